@@ -1,0 +1,29 @@
+import { status } from '@grpc/grpc-js';
+import { GatewayError } from '../errors.js';
+import { isServiceError } from './distribution-calls.js';
+
+/** For logs: the gRPC status name and the service's detail text (which never carries lead values). */
+export function describeCallFailure(error: unknown): string {
+  if (isServiceError(error)) return `${status[error.code]}: ${error.details}`;
+  return error instanceof Error ? error.name : 'unknown failure';
+}
+
+/** A failed SubmitLead call as the gateway's answer, following google/rpc/code.proto. */
+export function fromSubmitFailure(error: unknown): GatewayError {
+  const detail = describeCallFailure(error);
+  if (!isServiceError(error)) return GatewayError.of('INTERNAL_SERVER_ERROR', detail);
+  switch (error.code) {
+    case status.UNAUTHENTICATED:
+      return GatewayError.of('UNAUTHORIZED');
+    case status.RESOURCE_EXHAUSTED:
+      return GatewayError.rateLimited(1);
+    case status.INVALID_ARGUMENT:
+      return GatewayError.badRequest({ body: 'is not a valid lead request' });
+    case status.UNAVAILABLE:
+      return GatewayError.serviceUnavailable(detail);
+    case status.DEADLINE_EXCEEDED:
+      return GatewayError.of('GATEWAY_TIMEOUT', detail);
+    default:
+      return GatewayError.of('INTERNAL_SERVER_ERROR', detail);
+  }
+}

@@ -1,0 +1,140 @@
+import path from 'node:path';
+
+/** A bad environment value, reported at start with the variable's name. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, fallback: number): number {
+  return integer(env, name, fallback, 0, 65535);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function logLevel(env: Env): string {
+  const level = env.LEADFLOW_LOG_LEVEL || 'info';
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(level)) throw new ConfigError(`LEADFLOW_LOG_LEVEL must be one of ${levels.join(', ')}`);
+  return level;
+}
+
+export const DEFAULT_HTTP_PORT = 3000;
+export const DEFAULT_GRPC_PORT = 50051;
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+
+export function dataDir(env: Env): string {
+  return path.resolve(env.LEADFLOW_DATA_DIR || '.leadflow');
+}
+
+export interface TelemetryConfig {
+  /** OTLP/HTTP base endpoint; undefined = no export. */
+  otlpEndpoint: string | undefined;
+}
+
+export interface DistributionConfig {
+  grpcHost: string;
+  grpcPort: number;
+  dataDir: string;
+  /** mysql://... ; undefined = embedded SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** Overall time budget for selling one lead, below the gateway's gRPC deadline. */
+  sellDeadlineMs: number;
+  /** Secrets from the environment; on the embedded default, missing ones are generated into dataDir. */
+  secrets: {
+    adminToken: string | undefined;
+    piiKeys: string | undefined;
+    hmacKey: string | undefined;
+  };
+  logLevel: string;
+  telemetry: TelemetryConfig;
+}
+
+export interface GatewayConfig {
+  httpHost: string;
+  httpPort: number;
+  /** host:port of a distribution service (or of the load balancer in front of them). */
+  distributionAddress: string;
+  /** gRPC deadline of every intake call. */
+  intakeDeadlineMs: number;
+  /** redis://... ; undefined = in-process rate limiter. */
+  redisUrl: string | undefined;
+  defaultRateLimitPerMinute: number;
+  logLevel: string;
+  telemetry: TelemetryConfig;
+}
+
+function telemetry(env: Env): TelemetryConfig {
+  return { otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']) };
+}
+
+export function loadDistributionConfig(env: Env = process.env): DistributionConfig {
+  const databaseUrl = url(env, 'DATABASE_URL', ['mysql:']);
+  const secrets = {
+    adminToken: env.LEADFLOW_ADMIN_TOKEN || undefined,
+    piiKeys: env.LEADFLOW_PII_KEYS || undefined,
+    hmacKey: env.LEADFLOW_HMAC_KEY || undefined,
+  };
+  if (databaseUrl) {
+    const missing = Object.entries({
+      LEADFLOW_ADMIN_TOKEN: secrets.adminToken,
+      LEADFLOW_PII_KEYS: secrets.piiKeys,
+      LEADFLOW_HMAC_KEY: secrets.hmacKey,
+    })
+      .filter(([, value]) => !value)
+      .map(([name]) => name);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `${missing.join(', ')} must be set when DATABASE_URL is set: every instance must share the same secrets`,
+      );
+    }
+  }
+  const config: DistributionConfig = {
+    grpcHost: env.LEADFLOW_GRPC_HOST || '127.0.0.1',
+    grpcPort: port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT),
+    dataDir: dataDir(env),
+    databaseUrl,
+    sellDeadlineMs: integer(env, 'LEADFLOW_SELL_DEADLINE_MS', 10_000, 100, 600_000),
+    secrets,
+    logLevel: logLevel(env),
+    telemetry: telemetry(env),
+  };
+  return config;
+}
+
+export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  const grpcPort = port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT);
+  return {
+    httpHost: env.LEADFLOW_HTTP_HOST || '0.0.0.0',
+    httpPort: port(env, 'LEADFLOW_HTTP_PORT', DEFAULT_HTTP_PORT),
+    distributionAddress: env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort}`,
+    intakeDeadlineMs: integer(env, 'LEADFLOW_INTAKE_DEADLINE_MS', 15_000, 200, 600_000),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
+    logLevel: logLevel(env),
+    telemetry: telemetry(env),
+  };
+}

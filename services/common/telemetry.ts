@@ -1,0 +1,91 @@
+import {
+  propagation,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Metadata } from '@grpc/grpc-js';
+import type { TelemetryConfig } from './config.js';
+
+export interface Telemetry {
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the process-wide tracer provider: W3C trace context propagation,
+ * async context, and OTLP/HTTP export when an endpoint is configured. Without an
+ * endpoint and without extra processors, spans are still created (trace ids in
+ * logs) but go nowhere.
+ */
+export function startTelemetry(
+  serviceName: string,
+  config: TelemetryConfig,
+  extraProcessors: SpanProcessor[] = [],
+): Telemetry {
+  const spanProcessors = [...extraProcessors];
+  if (config.otlpEndpoint) {
+    const url = new URL('v1/traces', config.otlpEndpoint.endsWith('/') ? config.otlpEndpoint : `${config.otlpEndpoint}/`);
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: url.toString() })));
+  }
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    spanProcessors,
+  });
+  provider.register();
+  return { shutdown: () => provider.shutdown() };
+}
+
+const metadataSetter: TextMapSetter<Metadata> = {
+  set(metadata, key, value) {
+    metadata.set(key, value);
+  },
+};
+
+const metadataGetter: TextMapGetter<Metadata> = {
+  keys: (metadata) => Object.keys(metadata.getMap()),
+  get(metadata, key) {
+    const values = metadata.get(key);
+    if (values.length === 0) return undefined;
+    return values.map(String);
+  },
+};
+
+/** Puts the active trace context into outgoing gRPC metadata. */
+export function injectTraceContext(context: Context, metadata: Metadata): Metadata {
+  propagation.inject(context, metadata, metadataSetter);
+  return metadata;
+}
+
+/** The caller's trace context from incoming gRPC metadata. */
+export function extractTraceContext(metadata: Metadata): Context {
+  return propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
+}
+
+/** Runs `work` inside a child span of the active one; the span ends (and records a failure) with it. */
+export async function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  work: (span: Span) => Promise<T> | T,
+  attributes?: Attributes,
+): Promise<T> {
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.name });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, SqliteDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  /** mysql://... ; undefined = embedded SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** MySQL pool size. */
+  connectionLimit?: number;
+}
+
+export const SQLITE_FILE = 'leadflow.sqlite';
+
+function sqliteDialect(dataDir: string): SqliteDialect {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const database = new SqliteDatabase(path.join(dataDir, SQLITE_FILE));
+  database.pragma('journal_mode = WAL');
+  // WAL with NORMAL is durable across process crashes; only an OS crash can lose the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database });
+}
+
+function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialect {
+  return new MysqlDialect({
+    pool: createPool({
+      uri: databaseUrl,
+      connectionLimit,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      // BIGINT columns hold epoch ms and cents: well inside the safe integer range.
+      typeCast(field, next) {
+        if (field.type === 'LONGLONG') {
+          const value = field.string();
+          return value === null ? null : Number(value);
+        }
+        return next();
+      },
+    }),
+  });
+}
+
+export function createDatabase(options: DatabaseOptions): Db {
+  const dialect = options.databaseUrl
+    ? mysqlDialect(options.databaseUrl, options.connectionLimit ?? 20)
+    : sqliteDialect(options.dataDir);
+  return new Kysely<Database>({ dialect });
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+  }
+}
+
+/** True for a unique-key violation on either engine. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,116 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/** Times are epoch milliseconds; money is integer cents; flags are 0/1 (SQLite has no boolean). */
+export interface PublisherTable {
+  id: string;
+  name: string;
+  rate_limit_per_minute: number;
+  payout_share_bps: number;
+  created_at: number;
+}
+
+export interface PublisherKeyTable {
+  id: string;
+  publisher_id: string;
+  key_hash: string;
+  key_hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface BuyerTable {
+  id: string;
+  name: string;
+  active: number;
+  priority: number;
+  price_cents: number;
+  /** Comma-separated USPS codes; empty = every state. */
+  states: string;
+  min_loan_amount_cents: number;
+  max_loan_amount_cents: number;
+  post_url: string;
+  test_post_url: string;
+  timeout_ms: number;
+  redirect_url: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export type LeadStatus = 'processing' | 'sold' | 'rejected';
+
+export interface LeadTable {
+  id: string;
+  publisher_id: string;
+  clickid: string;
+  /** Keyed hash of the normalized lead: tells a retry from a reused clickid. */
+  fingerprint: string;
+  status: LeadStatus;
+  is_test: number;
+  /** Who is selling the lead right now; a stale claim may be taken over. */
+  claim_token: string;
+  claimed_at: number;
+  created_at: number;
+  completed_at: number | null;
+  price_floor_cents: number;
+  loan_amount_cents: number;
+  income_net_monthly_cents: number | null;
+  state: string;
+  ssn_hash: string;
+  email_hash: string;
+  phone_hash: string;
+  /** JSON of the non-sensitive normalized fields. */
+  fields: string;
+  /** Ciphertext of the JSON of the sensitive fields. */
+  sensitive: string;
+  /** JSON of the parsed tPar pairs. */
+  tracking: string;
+  buyer_id: string | null;
+  payout_cents: number | null;
+  redirect_url: string | null;
+  reason: string | null;
+  processing_ms: number | null;
+}
+
+export type BuyerAttemptOutcome = 'accepted' | 'rejected' | 'error' | 'timeout';
+
+export interface BuyerAttemptTable {
+  id: string;
+  lead_id: string;
+  buyer_id: string;
+  started_at: number;
+  duration_ms: number;
+  outcome: BuyerAttemptOutcome;
+  http_status: number | null;
+  reason: string | null;
+}
+
+export interface SaleTable {
+  id: string;
+  /** Unique: a lead can be sold once. */
+  lead_id: string;
+  publisher_id: string;
+  buyer_id: string;
+  charge_cents: number;
+  payout_cents: number;
+  margin_cents: number;
+  created_at: number;
+}
+
+export interface Database {
+  publishers: PublisherTable;
+  publisher_keys: PublisherKeyTable;
+  buyers: BuyerTable;
+  leads: LeadTable;
+  buyer_attempts: BuyerAttemptTable;
+  sales: SaleTable;
+}
+
+export type PublisherRow = Selectable<PublisherTable>;
+export type PublisherKeyRow = Selectable<PublisherKeyTable>;
+export type BuyerRow = Selectable<BuyerTable>;
+export type NewBuyerRow = Insertable<BuyerTable>;
+export type LeadRow = Selectable<LeadTable>;
+export type NewLeadRow = Insertable<LeadTable>;
+export type LeadUpdate = Updateable<LeadTable>;
+export type BuyerAttemptRow = Selectable<BuyerAttemptTable>;
+export type NewSaleRow = Insertable<SaleTable>;

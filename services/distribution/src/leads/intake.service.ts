@@ -1,0 +1,213 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import type { Logger } from '../../../common/logger.js';
+import { inSpan } from '../../../common/telemetry.js';
+import type { LeadSeller, SaleDecision } from '../buyers/lead-seller.js';
+import { isDuplicateKeyError, type Db } from '../db/database.js';
+import type { LeadRow } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { LiveKey } from '../publishers/publisher.repository.js';
+import type { PublisherService } from '../publishers/publisher.service.js';
+import type { KeyedHasher } from '../security/keyed-hash.js';
+import type { PiiCipher } from '../security/pii-cipher.js';
+import { buyerPayload, leadRow, type LeadIdentity } from './lead-record.js';
+import * as repository from './lead.repository.js';
+import { leadFingerprintSource, validateLead, type ValidLead } from './validation.js';
+
+export type IntakeOutcome =
+  | { kind: 'sold'; leadId: string; payoutCents: number; buyerId: string; redirectUrl: string }
+  | { kind: 'rejected'; leadId: string; reason: string }
+  | { kind: 'invalid'; errors: Record<string, string> };
+
+export interface IntakeResult {
+  outcome: IntakeOutcome;
+  buyerWaitMs: number;
+  replayed: boolean;
+}
+
+export interface IntakeDependencies {
+  db: Db;
+  publishers: PublisherService;
+  seller: LeadSeller;
+  cipher: PiiCipher;
+  hasher: KeyedHasher;
+  /** Overall time budget for selling one lead. */
+  sellDeadlineMs: number;
+  tracer: Tracer;
+  logger: Logger;
+}
+
+export const CLICKID_REUSED = 'was already used for a different lead';
+/** Time kept back from the caller's deadline to write the outcome. */
+const RECORD_MARGIN_MS = 250;
+const POLL_INTERVAL_MS = 25;
+/** A claim older than the sell deadline plus this is held by a process that died. */
+const STALE_CLAIM_GRACE_MS = 5000;
+
+class ClaimLostError extends Error {}
+
+function replay(row: LeadRow): IntakeResult {
+  const outcome: IntakeOutcome =
+    row.status === 'sold'
+      ? { kind: 'sold', leadId: row.id, payoutCents: row.payout_cents ?? 0, buyerId: row.buyer_id ?? '', redirectUrl: row.redirect_url ?? '' }
+      : { kind: 'rejected', leadId: row.id, reason: row.reason ?? '' };
+  return { outcome, buyerWaitMs: 0, replayed: true };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One lead from key to outcome: authenticate, validate, claim the
+ * (publisher, clickid) pair, store, sell, record. A retry of a stored lead gets
+ * the stored answer; a retry of a lead still being sold waits for it.
+ */
+export class IntakeService {
+  /** Sales running in this process, by lead id, so that a concurrent retry can wait on them. */
+  private readonly inFlight = new Map<string, Promise<IntakeResult>>();
+
+  constructor(private readonly deps: IntakeDependencies) {}
+
+  /** `answerBy`: epoch ms by which the caller needs the answer (Infinity when it set no deadline). */
+  async submit(key: string, lead: Lead, nonStringFields: readonly string[], answerBy: number): Promise<IntakeResult> {
+    const publisher = await this.deps.publishers.resolveKey(key);
+    if (!publisher) throw new ServiceError('unauthenticated', 'invalid webmaster key');
+    const validation = await inSpan(this.deps.tracer, 'leadflow.validate', (span) => {
+      const result = validateLead(lead, nonStringFields, new Date());
+      span.setAttribute('leadflow.valid', result.ok);
+      return result;
+    });
+    if (!validation.ok) return { outcome: { kind: 'invalid', errors: validation.errors }, buyerWaitMs: 0, replayed: false };
+
+    const valid = validation.lead;
+    const now = Date.now();
+    const identity: LeadIdentity = {
+      id: newId('lead', now),
+      publisherId: publisher.publisherId,
+      fingerprint: this.deps.hasher.hash('lead', leadFingerprintSource(valid)),
+      claimToken: newId('clm', now),
+      now,
+    };
+    const claimed = await inSpan(this.deps.tracer, 'leadflow.store', async (span) => {
+      span.setAttribute('leadflow.lead_id', identity.id);
+      try {
+        await repository.insertLead(this.deps.db, leadRow(valid, identity, this.deps.cipher, this.deps.hasher));
+        return true;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    });
+    if (claimed) return this.sellOnce(valid, identity, publisher, answerBy);
+    return this.answerRepeat(valid, identity, publisher, answerBy);
+  }
+
+  /** A second request for a (publisher, clickid) that is already stored. */
+  private async answerRepeat(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+    for (;;) {
+      const row = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
+      if (!row) throw new ServiceError('unavailable', 'lead is being stored: retry');
+      if (row.fingerprint !== identity.fingerprint) {
+        return { outcome: { kind: 'invalid', errors: { clickid: CLICKID_REUSED } }, buyerWaitMs: 0, replayed: false };
+      }
+      if (row.status !== 'processing') return replay(row);
+
+      const running = this.inFlight.get(row.id);
+      if (running) return { ...(await running), buyerWaitMs: 0, replayed: true };
+
+      const now = Date.now();
+      if (row.claimed_at + this.deps.sellDeadlineMs + STALE_CLAIM_GRACE_MS < now) {
+        const claimToken = newId('clm', now);
+        if (await repository.takeOverClaim(this.deps.db, row.id, row.claim_token, claimToken, now)) {
+          this.deps.logger.warn({ leadId: row.id }, 'took over a stale lead claim');
+          return this.sellOnce(valid, { ...identity, id: row.id, claimToken, now }, publisher, answerBy);
+        }
+        continue;
+      }
+      if (now + POLL_INTERVAL_MS >= answerBy) throw new ServiceError('unavailable', 'lead is still being processed: retry');
+      await sleep(POLL_INTERVAL_MS);
+    }
+  }
+
+  private sellOnce(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+    const sale = this.sell(valid, identity, publisher, answerBy).finally(() => this.inFlight.delete(identity.id));
+    this.inFlight.set(identity.id, sale);
+    return sale;
+  }
+
+  private async sell(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+    const started = performance.now();
+    const decision = await inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
+      const result = await this.deps.seller.sell({
+        leadId: identity.id,
+        terms: {
+          state: valid.fields.state,
+          loanAmountCents: valid.loanAmountCents,
+          priceFloorCents: valid.priceCents,
+          test: valid.test,
+        },
+        payload: buyerPayload(valid),
+        payoutShareBps: publisher.payoutShareBps,
+        deadline: Math.min(identity.now + this.deps.sellDeadlineMs, answerBy - RECORD_MARGIN_MS),
+      });
+      span.setAttributes({ 'leadflow.buyers_tried': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
+      return result;
+    });
+    const processingMs = Math.round((performance.now() - started) * 100) / 100;
+    try {
+      await inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, decision, valid.test, processingMs));
+    } catch (error) {
+      if (!(error instanceof ClaimLostError) && !isDuplicateKeyError(error)) throw error;
+      const row = await repository.findLead(this.deps.db, identity.id);
+      if (!row || row.status === 'processing') throw new ServiceError('unavailable', 'lead is still being processed: retry');
+      return replay(row);
+    }
+    const outcome: IntakeOutcome = decision.winner
+      ? {
+          kind: 'sold',
+          leadId: identity.id,
+          payoutCents: decision.winner.offer.payoutCents,
+          buyerId: decision.winner.offer.buyer.id,
+          redirectUrl: decision.winner.redirectUrl,
+        }
+      : { kind: 'rejected', leadId: identity.id, reason: decision.reason };
+    return { outcome, buyerWaitMs: decision.buyerWaitMs, replayed: false };
+  }
+
+  /** The attempts, the sale and the lead's outcome in one transaction: all of it or none. */
+  private async record(identity: LeadIdentity, decision: SaleDecision, test: boolean, processingMs: number): Promise<void> {
+    const completedAt = Date.now();
+    await this.deps.db.transaction().execute(async (trx) => {
+      await repository.insertBuyerAttempts(trx, decision.attempts);
+      const { winner } = decision;
+      if (winner && !test) {
+        await repository.insertSale(trx, {
+          id: newId('sale', completedAt),
+          lead_id: identity.id,
+          publisher_id: identity.publisherId,
+          buyer_id: winner.offer.buyer.id,
+          charge_cents: winner.offer.chargeCents,
+          payout_cents: winner.offer.payoutCents,
+          margin_cents: winner.offer.chargeCents - winner.offer.payoutCents,
+          created_at: completedAt,
+        });
+      }
+      const completed = await repository.completeLead(
+        trx,
+        identity.id,
+        identity.claimToken,
+        winner
+          ? {
+              status: 'sold',
+              completed_at: completedAt,
+              buyer_id: winner.offer.buyer.id,
+              payout_cents: winner.offer.payoutCents,
+              redirect_url: winner.redirectUrl,
+              processing_ms: processingMs,
+            }
+          : { status: 'rejected', completed_at: completedAt, reason: decision.reason, processing_ms: processingMs },
+      );
+      if (!completed) throw new ClaimLostError();
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../db/database.js';
+import type { BuyerAttemptRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+
+export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
+  await db.insertInto('leads').values(lead).execute();
+}
+
+export async function findLead(db: Db, id: string): Promise<LeadRow | undefined> {
+  return db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findLeadByClickid(db: Db, publisherId: string, clickid: string): Promise<LeadRow | undefined> {
+  return db
+    .selectFrom('leads')
+    .selectAll()
+    .where('publisher_id', '=', publisherId)
+    .where('clickid', '=', clickid)
+    .executeTakeFirst();
+}
+
+/** Moves a stale claim to a new owner; false when someone else moved it first. */
+export async function takeOverClaim(db: Db, leadId: string, staleToken: string, claimToken: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set({ claim_token: claimToken, claimed_at: now })
+    .where('id', '=', leadId)
+    .where('status', '=', 'processing')
+    .where('claim_token', '=', staleToken)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Writes the outcome of a lead still held under this claim; false when the claim was lost. */
+export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set(outcome)
+    .where('id', '=', leadId)
+    .where('status', '=', 'processing')
+    .where('claim_token', '=', claimToken)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function insertBuyerAttempts(db: Db, attempts: BuyerAttemptRow[]): Promise<void> {
+  if (attempts.length === 0) return;
+  await db.insertInto('buyer_attempts').values(attempts).execute();
+}
+
+export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAttemptRow[]> {
+  return db.selectFrom('buyer_attempts').selectAll().where('lead_id', '=', leadId).orderBy('started_at').orderBy('id').execute();
+}
+
+export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {
+  await db.insertInto('sales').values(sale).execute();
+}

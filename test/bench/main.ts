@@ -1,0 +1,63 @@
+// npm run bench: the floor of our shape and the full intake path, measured one after another on this machine.
+import { type BenchConfig, loadBenchConfig } from './config.js';
+import { runFloor } from './floor-scenario.js';
+import { runFull } from './full-scenario.js';
+import { LeadBodies } from './lead-body.js';
+import type { LoadSettings } from './load.js';
+import { describeScenario, errorCount, storeFigures, type StoreResults } from './report.js';
+import type { ScenarioResult } from './scenario.js';
+import { withScratchDatabase } from './scratch-database.js';
+
+type Scenario = (settings: LoadSettings, databaseUrl: string | undefined) => Promise<ScenarioResult>;
+
+async function runOn(
+  store: 'sqlite' | 'mysql',
+  config: BenchConfig,
+  scenario: Scenario,
+  kind: 'floor' | 'full',
+): Promise<ScenarioResult | undefined> {
+  if (config.only && config.only !== kind) return undefined;
+  console.log(`${kind} on ${store}: starting`);
+  const result =
+    store === 'mysql'
+      ? await withScratchDatabase(config.databaseUrl!, (url) => scenario(config, url))
+      : await scenario(config, undefined);
+  console.log(describeScenario(`${kind} (${store})`, result));
+  return result;
+}
+
+async function runStore(store: 'sqlite' | 'mysql', config: BenchConfig): Promise<StoreResults> {
+  const floor = await runOn(store, config, runFloor, 'floor');
+  const full = await runOn(store, config, runFull, 'full');
+  return { floor, full };
+}
+
+async function main(): Promise<void> {
+  const config = loadBenchConfig();
+  console.log(
+    `leadflow bench: ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured ` +
+      `per scenario, lead body ${new LeadBodies().next().length} bytes` +
+      (config.databaseUrl ? ', SQLite then MySQL' : ', SQLite (set DATABASE_URL to also measure MySQL)'),
+  );
+  const sqlite = await runStore('sqlite', config);
+  const mysql = config.databaseUrl ? await runStore('mysql', config) : undefined;
+
+  const errors = errorCount(sqlite) + (mysql ? errorCount(mysql) : 0);
+  if (errors > 0) {
+    console.log(`FAILED: ${errors} requests were not answered as expected; the figures above include them`);
+    process.exitCode = 1;
+  }
+  const summary = {
+    ...storeFigures(sqlite),
+    ...(mysql ? { mysql: storeFigures(mysql) } : {}),
+    connections: config.connections,
+    warmup_s: config.warmupS,
+    duration_s: config.durationS,
+  };
+  console.log(JSON.stringify(summary));
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
