@@ -31,7 +31,6 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
-  answers: number;
   processingP50Ms: number | undefined;
   processingP99Ms: number | undefined;
   /** Over the warm-up and the measured run. */
@@ -54,7 +53,6 @@ export async function applyLoad(target: LoadTarget, settings: LoadSettings): Pro
     rps: round(measured.result.requests.average),
     p50Ms: measured.result.latency.p50,
     p99Ms: measured.result.latency.p99,
-    answers: measured.answers.answers,
     processingP50Ms: percentile(processing, 0.5),
     processingP99Ms: percentile(processing, 0.99),
     errors: errorsOf([warmup, measured]),

@@ -1,44 +1,51 @@
 // npm run bench: the floor of our shape and the full intake path, measured one after another on this machine.
+import { loadavg } from 'node:os';
 import { type BenchConfig, loadBenchConfig } from './config.js';
 import { runFloor } from './floor-scenario.js';
 import { runFull } from './full-scenario.js';
 import { LeadBodies } from './lead-body.js';
-import type { LoadSettings } from './load.js';
 import { describeScenario, errorCount, storeFigures, type StoreResults } from './report.js';
 import type { ScenarioResult } from './scenario.js';
 import { withScratchDatabase } from './scratch-database.js';
 
-type Scenario = (settings: LoadSettings, databaseUrl: string | undefined) => Promise<ScenarioResult>;
+type Store = 'sqlite' | 'mysql';
 
-async function runOn(
-  store: 'sqlite' | 'mysql',
+const scenarios = { floor: runFloor, full: runFull };
+
+async function runScenario(
+  kind: keyof typeof scenarios,
+  store: Store,
   config: BenchConfig,
-  scenario: Scenario,
-  kind: 'floor' | 'full',
 ): Promise<ScenarioResult | undefined> {
   if (config.only && config.only !== kind) return undefined;
   console.log(`${kind} on ${store}: starting`);
-  const result =
-    store === 'mysql'
-      ? await withScratchDatabase(config.databaseUrl!, (url) => scenario(config, url))
-      : await scenario(config, undefined);
+  const run = (databaseUrl: string | undefined): Promise<ScenarioResult> => scenarios[kind](config, databaseUrl);
+  const result = store === 'mysql' ? await withScratchDatabase(config.databaseUrl!, run) : await run(undefined);
   console.log(describeScenario(`${kind} (${store})`, result));
   return result;
 }
 
-async function runStore(store: 'sqlite' | 'mysql', config: BenchConfig): Promise<StoreResults> {
-  const floor = await runOn(store, config, runFloor, 'floor');
-  const full = await runOn(store, config, runFull, 'full');
+async function runStore(store: Store, config: BenchConfig): Promise<StoreResults> {
+  const floor = await runScenario('floor', store, config);
+  const full = await runScenario('full', store, config);
   return { floor, full };
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
 }
 
 async function main(): Promise<void> {
   const config = loadBenchConfig();
   console.log(
     `leadflow bench: ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured ` +
-      `per scenario, lead body ${new LeadBodies().next().length} bytes` +
-      (config.databaseUrl ? ', SQLite then MySQL' : ', SQLite (set DATABASE_URL to also measure MySQL)'),
+      `per scenario, lead body ${new LeadBodies().next().length} bytes, ` +
+      (config.databaseUrl ? 'SQLite then MySQL' : 'SQLite (set DATABASE_URL to also measure MySQL)'),
   );
+  // Other work on the machine skews every figure; the load average tells a quiet run from a noisy one.
+  console.log(`load average: ${loadAverage()}`);
   const sqlite = await runStore('sqlite', config);
   const mysql = config.databaseUrl ? await runStore('mysql', config) : undefined;
 

@@ -1,5 +1,5 @@
-import { expect } from 'chai';
 import fc from 'fast-check';
+import { expect } from './expect.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 
 const SECOND = 1000;

@@ -86,10 +86,11 @@ export class RedisServerProcess {
       ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
       { stdio: 'ignore' },
     );
-    const spawned = await Promise.race([
-      once(child, 'spawn').then(() => true),
-      once(child, 'error').then(() => false),
-    ]);
+    // once() rejects on the 'error' event, which is how a missing binary shows up.
+    const spawned = await once(child, 'spawn').then(
+      () => true,
+      () => false,
+    );
     if (!spawned) return false;
     this.child = child;
     const deadline = Date.now() + 10_000;

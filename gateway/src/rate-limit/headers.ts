@@ -1,10 +1,11 @@
 import type { RateLimitDecision } from './rate-limiter.js';
 
-export interface RateLimitHeaders {
+/** A type alias, not an interface, so it fits header maps with an index signature (reply.headers). */
+export type RateLimitHeaders = {
   'RateLimit-Policy': string;
   RateLimit: string;
   'Retry-After'?: string;
-}
+};
 
 const POLICY = '"default"';
 

@@ -23,3 +23,24 @@ export function createRedisClient(url: string): Redis {
   redis.on('error', () => {});
   return redis;
 }
+
+/**
+ * Settles once the client is ready, its first attempt fails, or `maxWaitMs` after this call,
+ * whichever comes first; never rejects. Lets calls made while a fresh client is still
+ * connecting wait briefly for it instead of failing over to the local count.
+ */
+export function firstConnectionSettled(redis: Redis, maxWaitMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const settle = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', settle);
+      redis.off('error', settle);
+      resolve();
+    };
+    const timer = setTimeout(settle, maxWaitMs);
+    timer.unref();
+    redis.once('ready', settle);
+    redis.once('error', settle);
+  });
+}

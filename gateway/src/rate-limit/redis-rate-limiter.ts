@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimitDecision } from './rate-limiter.js';
+import { firstConnectionSettled, REDIS_COMMAND_TIMEOUT_MS } from './redis-client.js';
 import { assertValidLimit, decide, DEFAULT_WINDOW_SECONDS, windowMilliseconds } from './rolling-window.js';
 
 export const DEFAULT_KEY_PREFIX = 'leadflow:rl:';
@@ -57,6 +58,8 @@ export interface RedisRateLimiterOptions {
 export class RedisRateLimiter {
   private readonly redis: Redis;
   private readonly run: RollingWindowCommand;
+  /** Without it, the calls a gateway takes while its client is still connecting would all fail over. */
+  private readonly connecting: Promise<void>;
   private readonly windowSeconds: number;
   private readonly windowMs: number;
   private readonly keyPrefix: string;
@@ -72,10 +75,12 @@ export class RedisRateLimiter {
     this.redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: ROLLING_WINDOW_LUA });
     const commands = this.redis as unknown as Record<typeof COMMAND, RollingWindowCommand>;
     this.run = commands[COMMAND].bind(this.redis);
+    this.connecting = firstConnectionSettled(this.redis, REDIS_COMMAND_TIMEOUT_MS);
   }
 
   async consume(bucket: string, limit: number): Promise<RateLimitDecision> {
     assertValidLimit(limit);
+    await this.connecting;
     this.sequence += 1;
     const [allowed, counted, msUntilRoom] = await this.run(
       this.keyPrefix + bucket,

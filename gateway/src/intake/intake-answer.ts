@@ -1,0 +1,53 @@
+import type { SubmitLeadResponse } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { GatewayError } from '../errors.js';
+
+export interface SoldAnswer {
+  leadId: string;
+  status: 'sold';
+  /** USD, a JSON number. */
+  price: number;
+  redirectUrl?: string;
+  buyerId: string;
+  processingTime: number;
+}
+
+export interface RejectedAnswer {
+  leadId: string;
+  status: 'rejected';
+  reason: string;
+  processingTime: number;
+}
+
+export type IntakeAnswer = SoldAnswer | RejectedAnswer;
+
+/**
+ * The 200 answer for a processed lead, in the spec's field order. An invalid lead
+ * is thrown as a 400 with the service's per-field messages.
+ */
+export function intakeAnswer(response: SubmitLeadResponse, processingTime: () => number): IntakeAnswer {
+  const outcome = response.outcome;
+  switch (outcome?.$case) {
+    case 'sold': {
+      const { leadId, priceCents, buyerId, redirectUrl } = outcome.value;
+      return {
+        leadId,
+        status: 'sold',
+        price: priceCents / 100,
+        ...(redirectUrl ? { redirectUrl } : {}),
+        buyerId,
+        processingTime: processingTime(),
+      };
+    }
+    case 'rejected':
+      return {
+        leadId: outcome.value.leadId,
+        status: 'rejected',
+        reason: outcome.value.reason,
+        processingTime: processingTime(),
+      };
+    case 'invalid':
+      throw GatewayError.badRequest(outcome.value.errors);
+    case undefined:
+      throw GatewayError.of('INTERNAL_SERVER_ERROR', 'SubmitLead answered without an outcome');
+  }
+}

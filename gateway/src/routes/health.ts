@@ -1,0 +1,22 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+import type { FastifyPluginAsync } from 'fastify';
+import { ReadinessProbe } from '../distribution/readiness.js';
+import { errorBody, GatewayError } from '../errors.js';
+
+/**
+ * Liveness: the process answers. Readiness: the distribution service answers a
+ * cheap call (resolving the empty key), so a load balancer stops sending leads
+ * to a gateway that could only answer 503.
+ */
+export const healthRoutes: FastifyPluginAsync = async (app) => {
+  // Probes arrive every few seconds; their calls would only crowd the trace store.
+  const probe = new ReadinessProbe(() => app.distribution.resolvePublisherKey('', suppressTracing(ROOT_CONTEXT)));
+
+  app.get('/health/live', async () => ({ status: 'ok' }));
+
+  app.get('/health/ready', async (_request, reply) => {
+    if (await probe.isReady()) return { status: 'ok' };
+    return reply.code(503).send(errorBody(GatewayError.serviceUnavailable()));
+  });
+};

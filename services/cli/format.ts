@@ -1,0 +1,28 @@
+import { formatCents } from '../distribution/src/leads/amounts.js';
+
+/** 1250 -> "$12.50". */
+export function dollars(cents: number): string {
+  return `$${formatCents(cents)}`;
+}
+
+/** Epoch ms as an ISO time; zero (unset in the message) as "-". */
+export function timestamp(ms: number): string {
+  return ms === 0 ? '-' : new Date(ms).toISOString();
+}
+
+/** Left-aligned columns separated by two spaces, one line per row, with a trailing newline. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd();
+  return [headers, ...rows].map(line).join('\n') + '\n';
+}
+
+/** "label: value" lines with the values aligned, and a trailing newline. */
+export function fields(entries: [string, string][]): string {
+  const width = Math.max(...entries.map(([label]) => label.length)) + 1;
+  return entries.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`).join('\n') + '\n';
+}

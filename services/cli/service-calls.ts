@@ -1,0 +1,96 @@
+import { connectivityState, credentials, Metadata, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import {
+  AdminServiceClient,
+  type Buyer,
+  type CreatePublisherRequest,
+  type Publisher,
+  type PublisherKey,
+} from '../../proto/generated/leadflow/admin/v1/admin.js';
+import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { describeCallError } from './call-errors.js';
+import type { Connection } from './connection.js';
+import { CliFailure } from './errors.js';
+
+/** Every call answers within this or fails: a CLI should not hang on a service that does not answer. */
+export const CALL_DEADLINE_MS = 5000;
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** ts-proto types every message field as optional; the service always sets the ones the CLI reads. */
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new CliFailure(`the service answered without a ${what}`);
+  return value;
+}
+
+/**
+ * The admin calls the CLI makes, as promises carrying the admin token and a
+ * deadline; a failed call rejects with a CliFailure whose message is safe to print.
+ */
+export class ServiceCalls {
+  private readonly admin: AdminServiceClient;
+  private readonly distribution: DistributionServiceClient;
+
+  constructor(private readonly connection: Connection) {
+    this.admin = new AdminServiceClient(connection.address, credentials.createInsecure());
+    // Both services are served on one port: one channel, one connection.
+    this.distribution = new DistributionServiceClient(connection.address, credentials.createInsecure(), {
+      channelOverride: this.admin.getChannel(),
+    });
+  }
+
+  async createPublisher(request: CreatePublisherRequest): Promise<{ publisher: Publisher; key: string }> {
+    const response = await this.call(this.admin.createPublisher.bind(this.admin), request);
+    return { publisher: present(response.publisher, 'publisher'), key: response.key };
+  }
+
+  async listPublishers(): Promise<Publisher[]> {
+    return (await this.call(this.admin.listPublishers.bind(this.admin), {})).publishers;
+  }
+
+  async rotatePublisherKey(publisherId: string): Promise<{ keyInfo: PublisherKey; key: string }> {
+    const response = await this.call(this.admin.rotatePublisherKey.bind(this.admin), { publisherId });
+    return { keyInfo: present(response.keyInfo, 'key'), key: response.key };
+  }
+
+  async revokePublisherKey(keyId: string): Promise<PublisherKey> {
+    return present((await this.call(this.admin.revokePublisherKey.bind(this.admin), { keyId })).keyInfo, 'key');
+  }
+
+  async setPublisherRateLimit(publisherId: string, rateLimitPerMinute: number): Promise<Publisher> {
+    const response = await this.call(this.admin.setPublisherRateLimit.bind(this.admin), { publisherId, rateLimitPerMinute });
+    return present(response.publisher, 'publisher');
+  }
+
+  async upsertBuyer(buyer: Buyer): Promise<Buyer> {
+    return present((await this.call(this.admin.upsertBuyer.bind(this.admin), { buyer })).buyer, 'buyer');
+  }
+
+  async listBuyers(): Promise<Buyer[]> {
+    return (await this.call(this.admin.listBuyers.bind(this.admin), {})).buyers;
+  }
+
+  async getLead(leadId: string): Promise<LeadRecord> {
+    return present((await this.call(this.distribution.getLead.bind(this.distribution), { leadId })).lead, 'lead');
+  }
+
+  close(): void {
+    this.admin.close();
+  }
+
+  private call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${this.connection.token}`);
+    return new Promise((resolve, reject) => {
+      method(request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }, (error, response) => {
+        if (!error) return resolve(response);
+        const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
+        reject(new CliFailure(describeCallError(error, this.connection, { deadlineMs: CALL_DEADLINE_MS, serviceReached })));
+      });
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import type {
+  AdminServiceServer,
+  Buyer as BuyerMessage,
+  Publisher,
+  PublisherKey,
+} from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import type { Logger } from '../../../common/logger.js';
+import type { Buyer } from '../buyers/buyer.js';
+import type { BuyerService } from '../buyers/buyer.service.js';
+import type { PublisherKeyRow } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
+import { requireAdmin } from './admin-auth.js';
+import { unary } from './unary.js';
+
+export interface AdminHandlerDependencies {
+  publishers: PublisherService;
+  buyers: BuyerService;
+  adminToken: string;
+  tracer: Tracer;
+  logger: Logger;
+}
+
+function keyMessage(key: PublisherKeyRow): PublisherKey {
+  return { id: key.id, hint: key.key_hint, createdAtMs: key.created_at, revokedAtMs: key.revoked_at ?? 0 };
+}
+
+function publisherMessage(publisher: PublisherWithKeys): Publisher {
+  return {
+    id: publisher.id,
+    name: publisher.name,
+    rateLimitPerMinute: publisher.rate_limit_per_minute,
+    payoutShareBps: publisher.payout_share_bps,
+    createdAtMs: publisher.created_at,
+    keys: publisher.keys.map(keyMessage),
+  };
+}
+
+function buyerMessage(buyer: Buyer): BuyerMessage {
+  return { ...buyer };
+}
+
+export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServer {
+  const service = 'leadflow.admin.v1.AdminService';
+  /** Every admin call: authenticated first, then the handler. */
+  const admin = <Req, Res>(method: string, handler: (request: Req) => Promise<Res>) =>
+    unary<Req, Res>(`${service}/${method}`, deps.tracer, deps.logger, async (request, call: ServerUnaryCall<Req, Res>) => {
+      requireAdmin(call.metadata, deps.adminToken);
+      return handler(request);
+    });
+
+  return {
+    createPublisher: admin('CreatePublisher', async (request: { name: string; rateLimitPerMinute: number; payoutShareBps: number }) => {
+      const { publisher, key } = await deps.publishers.create({
+        name: request.name,
+        rateLimitPerMinute: request.rateLimitPerMinute,
+        payoutShareBps: request.payoutShareBps,
+      });
+      return { publisher: publisherMessage(publisher), key };
+    }),
+    listPublishers: admin('ListPublishers', async () => ({
+      publishers: (await deps.publishers.list()).map(publisherMessage),
+    })),
+    rotatePublisherKey: admin('RotatePublisherKey', async (request: { publisherId: string }) => {
+      const issued = await deps.publishers.rotateKey(request.publisherId);
+      return { keyInfo: keyMessage(issued.info), key: issued.key };
+    }),
+    revokePublisherKey: admin('RevokePublisherKey', async (request: { keyId: string }) => ({
+      keyInfo: keyMessage(await deps.publishers.revokeKey(request.keyId)),
+    })),
+    setPublisherRateLimit: admin('SetPublisherRateLimit', async (request: { publisherId: string; rateLimitPerMinute: number }) => ({
+      publisher: publisherMessage(await deps.publishers.setRateLimit(request.publisherId, request.rateLimitPerMinute)),
+    })),
+    upsertBuyer: admin('UpsertBuyer', async (request: { buyer: BuyerMessage | undefined }) => {
+      if (!request.buyer) throw new ServiceError('invalid_argument', 'buyer is required');
+      const { id: _id, ...settings } = request.buyer;
+      return { buyer: buyerMessage(await deps.buyers.upsert(settings)) };
+    }),
+    listBuyers: admin('ListBuyers', async () => ({ buyers: (await deps.buyers.list()).map(buyerMessage) })),
+  };
+}

@@ -1,0 +1,50 @@
+import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import type { BuyerAttemptRow, LeadRow } from '../db/schema.js';
+import type { PiiCipher } from '../security/pii-cipher.js';
+
+/** Everything but the last four characters becomes '*'; short values are hidden whole. */
+export function maskValue(value: string): string {
+  if (value.length <= 4) return '*'.repeat(value.length);
+  return '*'.repeat(value.length - 4) + value.slice(-4);
+}
+
+/** A date of birth shows nothing at all: its last four characters are the birthday. */
+function maskSensitive(field: string, value: string): string {
+  return field === 'dob' ? '*'.repeat(value.length) : maskValue(value);
+}
+
+function attemptView(row: BuyerAttemptRow): BuyerAttempt {
+  return {
+    buyerId: row.buyer_id,
+    startedAtMs: row.started_at,
+    durationMs: row.duration_ms,
+    outcome: row.outcome,
+    httpStatus: row.http_status ?? 0,
+    reason: row.reason ?? '',
+  };
+}
+
+/** A stored lead as operators see it: sensitive fields masked. */
+export function leadView(row: LeadRow, attempts: BuyerAttemptRow[], cipher: PiiCipher): LeadRecord {
+  const fields: Record<string, string> = JSON.parse(row.fields);
+  const sensitive: Record<string, string> = JSON.parse(cipher.decrypt(row.sensitive));
+  for (const [field, value] of Object.entries(sensitive)) fields[field] = maskSensitive(field, value);
+  return {
+    leadId: row.id,
+    publisherId: row.publisher_id,
+    clickid: row.clickid,
+    status: row.status,
+    test: row.is_test === 1,
+    createdAtMs: row.created_at,
+    completedAtMs: row.completed_at ?? 0,
+    priceFloorCents: row.price_floor_cents,
+    buyerId: row.buyer_id ?? '',
+    payoutCents: row.payout_cents ?? 0,
+    reason: row.reason ?? '',
+    redirectUrl: row.redirect_url ?? '',
+    processingMs: row.processing_ms ?? 0,
+    fields,
+    tracking: JSON.parse(row.tracking),
+    attempts: attempts.map(attemptView),
+  };
+}

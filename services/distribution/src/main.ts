@@ -1,0 +1,34 @@
+import { ConfigError, loadDistributionConfig } from '../../common/config.js';
+import { createLogger } from '../../common/logger.js';
+import { startTelemetry } from '../../common/telemetry.js';
+import { startDistribution } from './server.js';
+
+async function main(): Promise<void> {
+  const config = loadDistributionConfig();
+  const logger = createLogger('leadflow-distribution', config.logLevel);
+  const telemetry = startTelemetry('leadflow-distribution', config.telemetry);
+  // The embedded default is what a newcomer runs first: give them something to sell to.
+  const service = await startDistribution(config, { logger, seedDemo: !config.databaseUrl });
+  logger.info({ port: service.port, storage: config.databaseUrl ? 'mysql' : 'sqlite' }, 'distribution service listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    await service.close();
+    await telemetry.shutdown();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(`leadflow-distribution: ${error.message}`);
+  } else {
+    console.error('leadflow-distribution: failed to start:', (error as Error)?.message ?? error);
+  }
+  process.exit(1);
+});

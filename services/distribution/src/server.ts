@@ -1,0 +1,99 @@
+import { trace } from '@opentelemetry/api';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import type { DistributionConfig } from '../../common/config.js';
+import type { Logger } from '../../common/logger.js';
+import { BuyerService } from './buyers/buyer.service.js';
+import { PriorityOrderSeller, type LeadSeller } from './buyers/lead-seller.js';
+import { createDatabase, migrateToLatest, type Db } from './db/database.js';
+import { seedDemo } from './demo/demo-seed.js';
+import { adminHandlers } from './grpc/admin.handlers.js';
+import { distributionHandlers } from './grpc/distribution.handlers.js';
+import { IntakeService } from './leads/intake.service.js';
+import { PublisherService } from './publishers/publisher.service.js';
+import { KeyedHasher } from './security/keyed-hash.js';
+import { PiiCipher } from './security/pii-cipher.js';
+import { loadSecrets } from './security/secrets.js';
+
+export interface RunningDistribution {
+  port: number;
+  db: Db;
+  adminToken: string;
+  /** The demo publisher's key when this start created it. */
+  demoKey: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface DistributionOptions {
+  logger: Logger;
+  /** Replaces the built-in buyer selection (tests). */
+  seller?: LeadSeller;
+  /** Create the demo publisher and buyer when the database has no publisher yet. */
+  seedDemo?: boolean;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function bind(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+  });
+}
+
+/** Drains in-flight calls, then forces the rest closed after the grace period. */
+function shutdown(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), SHUTDOWN_GRACE_MS);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
+
+/** Opens storage, migrates it, and serves the distribution and admin gRPC services. */
+export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
+  const { logger } = options;
+  const secrets = await loadSecrets(config);
+  const cipher = new PiiCipher(secrets.piiKeys);
+  const hasher = new KeyedHasher(secrets.hmacKey);
+  const db = createDatabase(config);
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const tracer = trace.getTracer('leadflow-distribution');
+  const publishers = new PublisherService(db);
+  const buyers = new BuyerService(db);
+  const seller = options.seller ?? new PriorityOrderSeller(buyers, tracer);
+  const intake = new IntakeService({ db, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
+  const demoKey = options.seedDemo ? await seedDemo(config.dataDir, publishers, buyers) : undefined;
+
+  const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
+  server.addService(
+    DistributionServiceService,
+    distributionHandlers({ db, intake, publishers, cipher, adminToken: secrets.adminToken, tracer, logger }),
+  );
+  server.addService(AdminServiceService, adminHandlers({ publishers, buyers, adminToken: secrets.adminToken, tracer, logger }));
+  let port: number;
+  try {
+    port = await bind(server, `${config.grpcHost}:${config.grpcPort}`);
+  } catch (error) {
+    server.forceShutdown();
+    await db.destroy();
+    throw error;
+  }
+  return {
+    port,
+    db,
+    adminToken: secrets.adminToken,
+    demoKey,
+    async close() {
+      await shutdown(server);
+      await db.destroy();
+    },
+  };
+}

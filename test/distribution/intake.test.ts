@@ -1,0 +1,227 @@
+import { status, type ServiceError } from '@grpc/grpc-js';
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { bearer, call } from '../support/grpc.js';
+import { validLeadBody } from '../support/leads.js';
+import { describeEachDatabase } from '../support/test-database.js';
+
+describeEachDatabase('distribution service: intake over gRPC', (database) => {
+  let stack: TestDistribution;
+  let buyers: TestBuyerServer;
+  let key: string;
+
+  before(async () => {
+    stack = await startTestDistribution(database());
+    buyers = await startBuyerServer();
+  });
+  after(async () => {
+    await stack?.close();
+    await buyers?.close();
+  });
+  beforeEach(async () => {
+    // Every test sets up its own market: pause whatever earlier tests created.
+    const { buyers: existing } = await call(stack.admin.listBuyers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    for (const buyer of existing) await stack.upsertBuyer({ ...buyer, active: false });
+    ({ key } = await stack.createPublisher());
+  });
+
+  const db = () => stack.service.db;
+  const leadCount = async () => Number((await db().selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const saleCount = async (leadId: string) =>
+    Number((await db().selectFrom('sales').select((eb) => eb.fn.countAll().as('n')).where('lead_id', '=', leadId).executeTakeFirstOrThrow()).n);
+
+  it('sells to a fixed-price buyer and pays the publisher its share', async () => {
+    const buyer = await stack.upsertBuyer({ name: 'fixed', priceCents: 2500, redirectUrl: 'https://lender.example/apply' });
+    const answer = await stack.submit(key, validLeadBody());
+    expect(answer.outcome?.$case).to.equal('sold');
+    const sold = answer.outcome!.$case === 'sold' ? answer.outcome!.value : undefined;
+    expect(sold).to.include({ priceCents: 2000, buyerId: buyer.id, redirectUrl: 'https://lender.example/apply' });
+    expect(sold!.leadId).to.match(/^lead_/);
+    const sale = await db().selectFrom('sales').selectAll().where('lead_id', '=', sold!.leadId).executeTakeFirstOrThrow();
+    expect(sale).to.include({ charge_cents: 2500, payout_cents: 2000, margin_cents: 500, buyer_id: buyer.id });
+  });
+
+  it('offers the lead only to buyers whose payout meets the price floor', async () => {
+    await stack.upsertBuyer({ name: 'cheap', priceCents: 1000 });
+    const answer = await stack.submit(key, validLeadBody({ price: '9.00' }));
+    expect(answer.outcome).to.deep.include({ $case: 'rejected' });
+    const cheaper = await stack.submit(key, validLeadBody({ price: '8.00' }));
+    expect(cheaper.outcome?.$case).to.equal('sold');
+    expect(cheaper.outcome?.$case === 'sold' && cheaper.outcome.value.priceCents).to.equal(800);
+  });
+
+  it('tries buyers in priority order and records every attempt', async () => {
+    buyers.behave('/first', { kind: 'reject', reason: 'duplicate in our system' });
+    buyers.behave('/second', { kind: 'accept', redirectUrl: 'https://second.example/r/1' });
+    const first = await stack.upsertBuyer({ name: 'first', priority: 1, postUrl: buyers.url('/first') });
+    const second = await stack.upsertBuyer({ name: 'second', priority: 2, priceCents: 1500, postUrl: buyers.url('/second') });
+    await stack.upsertBuyer({ name: 'third', priority: 3, postUrl: buyers.url('/third') });
+    const answer = await stack.submit(key, validLeadBody());
+    expect(answer.outcome?.$case).to.equal('sold');
+    if (answer.outcome?.$case !== 'sold') return;
+    expect(answer.outcome.value).to.include({ buyerId: second.id, priceCents: 1200, redirectUrl: 'https://second.example/r/1' });
+    expect(buyers.received('/third')).to.have.length(0);
+    const attempts = await db().selectFrom('buyer_attempts').selectAll().where('lead_id', '=', answer.outcome.value.leadId).orderBy('started_at').execute();
+    expect(attempts.map((attempt) => [attempt.buyer_id, attempt.outcome])).to.deep.equal([
+      [first.id, 'rejected'],
+      [second.id, 'accepted'],
+    ]);
+    const posted = buyers.received('/second').at(-1)!.body;
+    expect(posted).to.include({ ssn: '123456789', state: 'CA', leadId: answer.outcome.value.leadId, test: false });
+  });
+
+  it('skips buyers whose state or loan amount filters do not match', async () => {
+    await stack.upsertBuyer({ name: 'texas only', states: ['TX'] });
+    await stack.upsertBuyer({ name: 'big loans', minLoanAmountCents: 500000 });
+    const answer = await stack.submit(key, validLeadBody({ state: 'CA', loanAmount: '1500' }));
+    expect(answer.outcome?.$case).to.equal('rejected');
+    const texan = await stack.submit(key, validLeadBody({ state: 'TX', zip: '73301' }));
+    expect(texan.outcome?.$case).to.equal('sold');
+  });
+
+  it('never sells on a buyer error, an unparseable reply or a timeout', async () => {
+    buyers.behave('/down', { kind: 'status', status: 503 });
+    buyers.behave('/html', { kind: 'garbage' });
+    buyers.behave('/slow', { kind: 'hang' });
+    await stack.upsertBuyer({ name: 'down', priority: 1, postUrl: buyers.url('/down') });
+    await stack.upsertBuyer({ name: 'html', priority: 2, postUrl: buyers.url('/html') });
+    await stack.upsertBuyer({ name: 'slow', priority: 3, postUrl: buyers.url('/slow'), timeoutMs: 300 });
+    const answer = await stack.submit(key, validLeadBody());
+    expect(answer.outcome?.$case).to.equal('rejected');
+    if (answer.outcome?.$case !== 'rejected') return;
+    const outcomes = await db().selectFrom('buyer_attempts').select(['outcome', 'http_status']).where('lead_id', '=', answer.outcome.value.leadId).orderBy('started_at').execute();
+    expect(outcomes.map((attempt) => attempt.outcome)).to.deep.equal(['error', 'error', 'timeout']);
+    expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
+  });
+
+  it('answers invalid leads with every error at once and stores nothing', async () => {
+    const before = await leadCount();
+    const answer = await stack.submit(key, validLeadBody({ ssn: '000-12-3456', email: 'nope', loanAmount: 1500 }));
+    expect(answer.outcome?.$case).to.equal('invalid');
+    if (answer.outcome?.$case !== 'invalid') return;
+    expect(answer.outcome.value.errors).to.have.keys('ssn', 'email', 'loanAmount');
+    expect(await leadCount()).to.equal(before);
+  });
+
+  it('refuses unknown and revoked keys with UNAUTHENTICATED', async () => {
+    const unknown = await stack.submit('lfpk_' + 'x'.repeat(43), validLeadBody()).catch((error: ServiceError) => error);
+    expect((unknown as ServiceError).code).to.equal(status.UNAUTHENTICATED);
+    const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
+    await call(stack.admin.revokePublisherKey.bind(stack.admin), { keyId: mine.keys[0]!.id }, bearer(stack.service.adminToken));
+    const revoked = await stack.submit(key, validLeadBody()).catch((error: ServiceError) => error);
+    expect((revoked as ServiceError).code).to.equal(status.UNAUTHENTICATED);
+  });
+
+  it('accepts both keys of a publisher during rotation', async () => {
+    await stack.upsertBuyer({ name: 'fixed' });
+    const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
+    const rotated = await call(stack.admin.rotatePublisherKey.bind(stack.admin), { publisherId: mine.id }, bearer(stack.service.adminToken));
+    expect((await stack.submit(key, validLeadBody())).outcome?.$case).to.equal('sold');
+    expect((await stack.submit(rotated.key, validLeadBody())).outcome?.$case).to.equal('sold');
+    const third = await call(stack.admin.rotatePublisherKey.bind(stack.admin), { publisherId: mine.id }, bearer(stack.service.adminToken)).catch(
+      (error: ServiceError) => error,
+    );
+    expect((third as ServiceError).code).to.equal(status.FAILED_PRECONDITION);
+  });
+
+  it('replays the stored answer for a retry with the same clickid and body', async () => {
+    buyers.behave('/once', { kind: 'accept' });
+    await stack.upsertBuyer({ name: 'once', postUrl: buyers.url('/once') });
+    const body = validLeadBody();
+    const calls = buyers.received('/once').length;
+    const first = await stack.submit(key, body);
+    const retry = await stack.submit(key, { ...body, unknownField: 'ignored' });
+    expect(retry.replayed).to.equal(true);
+    expect(retry.outcome).to.deep.equal(first.outcome);
+    expect(buyers.received('/once').length - calls).to.equal(1);
+  });
+
+  it('rejects the same clickid with a different body as a clickid error', async () => {
+    await stack.upsertBuyer({ name: 'fixed' });
+    const body = validLeadBody();
+    await stack.submit(key, body);
+    const reused = await stack.submit(key, { ...body, firstName: 'Someone' });
+    expect(reused.outcome).to.deep.equal({ $case: 'invalid', value: { errors: { clickid: 'was already used for a different lead' } } });
+  });
+
+  it('gives 20 concurrent identical posts one lead, one sale and one buyer call', async () => {
+    buyers.behave('/slowish', { kind: 'accept', delayMs: 150 });
+    await stack.upsertBuyer({ name: 'slowish', postUrl: buyers.url('/slowish') });
+    const body = validLeadBody();
+    const calls = buyers.received('/slowish').length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => stack.submit(key, body)));
+    const leadIds = new Set(answers.map((answer) => answer.outcome?.$case === 'sold' && answer.outcome.value.leadId));
+    expect(leadIds.size).to.equal(1);
+    expect([...leadIds][0]).to.be.a('string');
+    expect(answers.filter((answer) => !answer.replayed)).to.have.length(1);
+    expect(buyers.received('/slowish').length - calls).to.equal(1);
+    expect(await saleCount([...leadIds][0] as string)).to.equal(1);
+    const rows = await db().selectFrom('leads').select('id').where('clickid', '=', body.clickid as string).execute();
+    expect(rows).to.have.length(1);
+  });
+
+  it('sends test leads only to test endpoints and writes no sale', async () => {
+    buyers.behave('/live', { kind: 'accept' });
+    buyers.behave('/test', { kind: 'accept' });
+    await stack.upsertBuyer({ name: 'with test endpoint', postUrl: buyers.url('/live'), testPostUrl: buyers.url('/test') });
+    const live = buyers.received('/live').length;
+    const answer = await stack.submit(key, validLeadBody({ testMode: '1' }));
+    expect(answer.outcome?.$case).to.equal('sold');
+    if (answer.outcome?.$case !== 'sold') return;
+    expect(buyers.received('/live').length).to.equal(live);
+    expect(buyers.received('/test').at(-1)!.body).to.include({ test: true });
+    const row = await db().selectFrom('leads').select(['is_test', 'status']).where('id', '=', answer.outcome.value.leadId).executeTakeFirstOrThrow();
+    expect(row).to.deep.equal({ is_test: 1, status: 'sold' });
+    expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
+  });
+
+  it('validates test leads by the same rules', async () => {
+    const answer = await stack.submit(key, validLeadBody({ testMode: '1', ssn: '' }));
+    expect(answer.outcome).to.deep.equal({ $case: 'invalid', value: { errors: { ssn: 'is required' } } });
+  });
+
+  it('stores sensitive fields encrypted and keyed-hashed, and shows them masked', async () => {
+    await stack.upsertBuyer({ name: 'fixed' });
+    const answer = await stack.submit(key, validLeadBody({ ssn: '219-09-9999', bankAccountNumber: '9876543210' }));
+    if (answer.outcome?.$case !== 'sold') throw new Error('expected a sale');
+    const leadId = answer.outcome.value.leadId;
+    const row = await db().selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
+    const stored = JSON.stringify(row);
+    expect(stored).not.to.include('219099999');
+    expect(stored).not.to.include('9876543210');
+    expect(stored).not.to.include('1986-04-12');
+    expect(row.ssn_hash).not.to.equal(createHash('sha256').update('219099999').digest('hex'));
+    expect(row.sensitive).to.match(/^v1\.k1\./);
+
+    const view = await call(stack.client.getLead.bind(stack.client), { leadId }, bearer(stack.service.adminToken));
+    expect(view.lead!.fields).to.include({ ssn: '*****9999', bankAccountNumber: '******3210', dob: '**********', firstName: 'Maria' });
+    expect(view.lead!.tracking).to.deep.equal({ affiliate: 'aff42', sub: 'spring', transaction: 'tx-9001' });
+    expect(view.lead!.attempts).to.have.length(1);
+    const anonymous = await call(stack.client.getLead.bind(stack.client), { leadId }).catch((error: ServiceError) => error);
+    expect((anonymous as ServiceError).code).to.equal(status.UNAUTHENTICATED);
+  });
+
+  it('finishes a lead whose first owner died mid-sale when the publisher retries', async () => {
+    await stack.upsertBuyer({ name: 'fixed' });
+    const body = validLeadBody();
+    const first = await stack.submit(key, body);
+    if (first.outcome?.$case !== 'sold') throw new Error('expected a sale');
+    const leadId = first.outcome.value.leadId;
+    // Rewind the lead to what a process that crashed after storing it leaves behind.
+    await db().deleteFrom('sales').where('lead_id', '=', leadId).execute();
+    await db().deleteFrom('buyer_attempts').where('lead_id', '=', leadId).execute();
+    await db()
+      .updateTable('leads')
+      .set({ status: 'processing', claimed_at: Date.now() - 60 * 60 * 1000, buyer_id: null, payout_cents: null, completed_at: null })
+      .where('id', '=', leadId)
+      .execute();
+    const retry = await stack.submit(key, body);
+    expect(retry.outcome?.$case).to.equal('sold');
+    expect(retry.outcome?.$case === 'sold' && retry.outcome.value.leadId).to.equal(leadId);
+    expect(await saleCount(leadId)).to.equal(1);
+  });
+});

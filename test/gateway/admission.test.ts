@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from '../support/expect.js';
+import { postLead, testGateway } from './support/gateway.js';
+import { ScriptedDistribution } from './support/scripted-distribution.js';
+
+describe('gateway: keys and rate limit', () => {
+  const distribution = new ScriptedDistribution();
+  let app: FastifyInstance;
+
+  before(async () => {
+    await distribution.start();
+    distribution.keys.set('lf_test_old_key', { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
+    distribution.keys.set('lf_test_new_key', { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
+    distribution.keys.set('lf_test_default_limit', { publisherId: 'pub-default', rateLimitPerMinute: 0 });
+  });
+  after(() => distribution.stop());
+  beforeEach(() => {
+    distribution.reset();
+    app = testGateway(distribution.address, { defaultRateLimitPerMinute: 2 });
+  });
+  afterEach(() => app.close());
+
+  it('answers 401 to an unknown key without submitting the lead', async () => {
+    const response = await postLead(app, 'lf_test_unknown');
+    expect(response.statusCode).to.equal(401);
+    expect(response.json()).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
+    expect(response.headers['ratelimit-policy']).to.equal('"default";q=2;w=60');
+    expect(response.headers['ratelimit']).to.equal('"default";r=1;t=0');
+    expect(distribution.submitCalls).to.have.length(0);
+  });
+
+  it("sets the publisher's limit in the headers of every answer", async () => {
+    const response = await postLead(app, 'lf_test_old_key');
+    expect(response.statusCode).to.equal(200);
+    expect(response.headers['ratelimit-policy']).to.equal('"default";q=3;w=60');
+    expect(response.headers['ratelimit']).to.equal('"default";r=2;t=0');
+    expect(response.headers).to.not.have.property('retry-after');
+  });
+
+  it('answers 429 with Retry-After and retryAfter once the limit is used up', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await postLead(app, 'lf_test_old_key')).statusCode).to.equal(200);
+    const response = await postLead(app, 'lf_test_old_key');
+    expect(response.statusCode).to.equal(429);
+    const body = response.json();
+    expect(body).to.include({ status: 'error', message: 'Rate limit exceeded' });
+    expect(body.retryAfter).to.be.a('number').and.to.be.within(1, 60);
+    expect(response.headers['retry-after']).to.equal(String(body.retryAfter));
+    expect(response.headers['ratelimit']).to.equal(`"default";r=0;t=${body.retryAfter}`);
+    expect(distribution.submitCalls).to.have.length(3);
+  });
+
+  it("counts both of a publisher's keys in one bucket", async () => {
+    await postLead(app, 'lf_test_old_key');
+    await postLead(app, 'lf_test_new_key');
+    await postLead(app, 'lf_test_old_key');
+    expect((await postLead(app, 'lf_test_new_key')).statusCode).to.equal(429);
+  });
+
+  it('counts malformed requests too', async () => {
+    expect((await postLead(app, 'lf_test_old_key', '{not json')).statusCode).to.equal(400);
+    expect((await postLead(app, 'lf_test_old_key', '[]')).statusCode).to.equal(400);
+    expect((await postLead(app, 'lf_test_old_key', 'x', 'text/plain')).statusCode).to.equal(415);
+    expect((await postLead(app, 'lf_test_old_key')).statusCode).to.equal(429);
+  });
+
+  it('uses the default limit for a publisher without one', async () => {
+    const response = await postLead(app, 'lf_test_default_limit');
+    expect(response.headers['ratelimit-policy']).to.equal('"default";q=2;w=60');
+  });
+
+  it('limits an unknown key by the default limit, then answers 429 instead of 401', async () => {
+    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(401);
+    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(401);
+    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(429);
+    expect((await postLead(app, 'lf_test_other_guess')).statusCode).to.equal(401);
+  });
+
+  it('resolves a key once and serves the next requests from the cache', async () => {
+    await postLead(app, 'lf_test_old_key');
+    await postLead(app, 'lf_test_old_key');
+    await postLead(app, 'lf_test_unknown');
+    await postLead(app, 'lf_test_unknown');
+    expect(distribution.resolveCalls).to.deep.equal(['lf_test_old_key', 'lf_test_unknown']);
+  });
+
+  it('answers 401 to a key longer than any route parameter, without echoing it', async () => {
+    const key = `lf_test_${'k'.repeat(300)}`;
+    const response = await postLead(app, key);
+    expect(response.statusCode).to.equal(401);
+    expect(response.json()).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
+  });
+
+  it('answers 400 to a malformed percent-encoding in the key, without echoing it', async () => {
+    const response = await postLead(app, 'lf_test_%zz_secret');
+    expect(response.statusCode).to.equal(400);
+    expect(response.body).to.not.include('secret');
+    expect(response.json()).to.include({ status: 'error' });
+  });
+});
+
+describe('gateway: distribution service down', () => {
+  it('answers 503 with Retry-After when the key cannot be resolved', async () => {
+    const stopped = new ScriptedDistribution();
+    await stopped.start();
+    stopped.stop();
+    const app = testGateway(stopped.address);
+    try {
+      const response = await postLead(app, 'lf_test_any');
+      expect(response.statusCode).to.equal(503);
+      expect(response.headers['retry-after']).to.equal('1');
+      expect(response.json()).to.deep.equal({
+        status: 'error',
+        message: 'Service temporarily unavailable; retry with backoff',
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers 503 when the service goes away after the key was resolved', async () => {
+    const distribution = new ScriptedDistribution();
+    await distribution.start();
+    distribution.keys.set('lf_test_key', { publisherId: 'pub-1', rateLimitPerMinute: 60 });
+    const app = testGateway(distribution.address);
+    try {
+      expect((await postLead(app, 'lf_test_key')).statusCode).to.equal(200);
+      distribution.stop();
+      const response = await postLead(app, 'lf_test_key');
+      expect(response.statusCode).to.equal(503);
+      expect(response.headers['retry-after']).to.equal('1');
+      expect(response.headers).to.have.property('ratelimit');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
+import { buildGateway } from '../../../gateway/src/app.js';
+import type { GatewayConfig } from '../../../services/common/config.js';
+import type { Logger } from '../../../services/common/logger.js';
+
+export function testConfig(distributionAddress: string, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return {
+    httpHost: '127.0.0.1',
+    httpPort: 0,
+    distributionAddress,
+    intakeDeadlineMs: 2000,
+    redisUrl: undefined,
+    defaultRateLimitPerMinute: 60,
+    logLevel: 'info',
+    telemetry: { otlpEndpoint: undefined },
+    ...overrides,
+  };
+}
+
+/** A pino logger that keeps every line it writes, for tests that read the logs. */
+export function memoryLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  return { logger, lines };
+}
+
+/** The gateway against a distribution service, with its own gRPC client and in-process limiter. */
+export function testGateway(
+  distributionAddress: string,
+  overrides: Partial<GatewayConfig> = {},
+  logger: Logger = pino({ level: 'silent' }),
+): FastifyInstance {
+  return buildGateway({ config: testConfig(distributionAddress, overrides), logger });
+}
+
+export const VALID_LEAD = {
+  price: '5.00',
+  loanAmount: '1000',
+  ssn: '535221234',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  dob: '1980-12-10',
+  address: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  zip: '62701',
+  homePhone: '2175550123',
+  cellPhone: '2175550124',
+  userIp: '203.0.113.7',
+  clickid: 'click-1',
+};
+
+export function postLead(
+  app: FastifyInstance,
+  key: string,
+  payload: string | object = VALID_LEAD,
+  contentType: string | undefined = 'application/json',
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: `/api/intake/${key}`,
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+}

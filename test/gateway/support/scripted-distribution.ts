@@ -1,0 +1,96 @@
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type Metadata,
+  type ServerUnaryCall,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
+import {
+  DistributionServiceService,
+  type DistributionServiceServer,
+  type SubmitLeadRequest,
+  type SubmitLeadResponse,
+} from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+
+export interface ScriptedFailure {
+  code: status;
+  details: string;
+}
+
+export type SubmitScript = (request: SubmitLeadRequest) => SubmitLeadResponse | ScriptedFailure;
+
+export interface KnownKey {
+  publisherId: string;
+  rateLimitPerMinute: number;
+}
+
+export const SOLD: SubmitLeadResponse = {
+  outcome: {
+    $case: 'sold',
+    value: { leadId: 'lead-1', priceCents: 1250, buyerId: 'buyer-1', redirectUrl: 'https://buyer.example/r/1' },
+  },
+  buyerWaitMs: 3,
+  replayed: false,
+};
+
+function isFailure(answer: SubmitLeadResponse | ScriptedFailure): answer is ScriptedFailure {
+  return 'code' in answer;
+}
+
+/**
+ * A real grpc-js DistributionService on 127.0.0.1 with scripted answers: keys
+ * come from `keys`, SubmitLead answers with `submit` after `submitDelayMs`.
+ * Every call is recorded with its metadata.
+ */
+export class ScriptedDistribution {
+  readonly keys = new Map<string, KnownKey>();
+  submit: SubmitScript = () => SOLD;
+  submitDelayMs = 0;
+  readonly submitCalls: Array<{ request: SubmitLeadRequest; metadata: Metadata }> = [];
+  readonly resolveCalls: string[] = [];
+
+  private readonly server = new Server();
+  private port = 0;
+
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const implementation: DistributionServiceServer = {
+      submitLead: (call: ServerUnaryCall<SubmitLeadRequest, SubmitLeadResponse>, callback: sendUnaryData<SubmitLeadResponse>) => {
+        this.submitCalls.push({ request: call.request, metadata: call.metadata });
+        const answer = this.submit(call.request);
+        setTimeout(() => {
+          if (isFailure(answer)) callback({ code: answer.code, details: answer.details });
+          else callback(null, answer);
+        }, this.submitDelayMs);
+      },
+      resolvePublisherKey: (call, callback) => {
+        this.resolveCalls.push(call.request.webmasterKey);
+        const known = this.keys.get(call.request.webmasterKey);
+        callback(null, known ? { valid: true, ...known } : { valid: false, publisherId: '', rateLimitPerMinute: 0 });
+      },
+      getLead: (_call, callback) => callback({ code: status.UNIMPLEMENTED, details: 'not scripted' }),
+    };
+    this.server.addService(DistributionServiceService, implementation);
+    this.port = await new Promise<number>((resolve, reject) => {
+      this.server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) =>
+        error ? reject(error) : resolve(port),
+      );
+    });
+  }
+
+  /** Back to the default script, with no calls recorded. */
+  reset(): void {
+    this.submit = () => SOLD;
+    this.submitDelayMs = 0;
+    this.submitCalls.length = 0;
+    this.resolveCalls.length = 0;
+  }
+
+  stop(): void {
+    this.server.forceShutdown();
+  }
+}

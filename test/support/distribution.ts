@@ -1,0 +1,79 @@
+import { credentials } from '@grpc/grpc-js';
+import { AdminServiceClient, type Buyer } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import {
+  DistributionServiceClient,
+  Lead,
+  type SubmitLeadResponse,
+} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { loadDistributionConfig } from '../../services/common/config.js';
+import { isLeadField } from '../../services/common/lead-fields.js';
+import { createLogger, type Logger } from '../../services/common/logger.js';
+import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
+import { bearer, call } from './grpc.js';
+import type { TestDatabase } from './test-database.js';
+
+export interface TestDistribution {
+  service: RunningDistribution;
+  address: string;
+  client: DistributionServiceClient;
+  admin: AdminServiceClient;
+  createPublisher(rateLimitPerMinute?: number): Promise<{ id: string; key: string }>;
+  upsertBuyer(buyer: Partial<Buyer> & { name: string }): Promise<Buyer>;
+  submit(key: string, body: Record<string, unknown>): Promise<SubmitLeadResponse>;
+  close(): Promise<void>;
+}
+
+/** A distribution service on a real loopback port over the given database, with admin and intake clients. */
+export async function startTestDistribution(
+  database: TestDatabase,
+  options: { env?: Record<string, string>; logger?: Logger } = {},
+): Promise<TestDistribution> {
+  const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', ...options.env });
+  const service = await startDistribution(config, { logger: options.logger ?? createLogger('test', 'silent') });
+  const address = `127.0.0.1:${service.port}`;
+  const client = new DistributionServiceClient(address, credentials.createInsecure());
+  const admin = new AdminServiceClient(address, credentials.createInsecure());
+  const auth = () => bearer(service.adminToken);
+  return {
+    service,
+    address,
+    client,
+    admin,
+    async createPublisher(rateLimitPerMinute = 0) {
+      const created = await call(admin.createPublisher.bind(admin), { name: 'Test publisher', rateLimitPerMinute, payoutShareBps: 0 }, auth());
+      return { id: created.publisher!.id, key: created.key };
+    },
+    async upsertBuyer(buyer) {
+      const full: Buyer = {
+        id: '',
+        active: true,
+        priority: 1,
+        priceCents: 2000,
+        states: [],
+        minLoanAmountCents: 0,
+        maxLoanAmountCents: 0,
+        postUrl: '',
+        testPostUrl: '',
+        timeoutMs: 2000,
+        redirectUrl: '',
+        ...buyer,
+      };
+      return (await call(admin.upsertBuyer.bind(admin), { buyer: full }, auth())).buyer!;
+    },
+    submit(key, body) {
+      const lead: Partial<Lead> = {};
+      const nonStringFields: string[] = [];
+      for (const [field, value] of Object.entries(body)) {
+        if (!isLeadField(field)) continue;
+        if (typeof value === 'string') lead[field] = value;
+        else nonStringFields.push(field);
+      }
+      return call(client.submitLead.bind(client), { webmasterKey: key, lead: Lead.fromPartial(lead), nonStringFields });
+    },
+    async close() {
+      client.close();
+      admin.close();
+      await service.close();
+    },
+  };
+}

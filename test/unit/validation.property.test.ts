@@ -1,0 +1,334 @@
+import fc from 'fast-check';
+import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { LEAD_FIELDS, type LeadField } from '../../services/common/lead-fields.js';
+import { leadFingerprintSource, validateLead } from '../../services/distribution/src/leads/validation.js';
+import { expect } from '../support/expect.js';
+
+// Every message the validation can give. A message outside this list fails the properties below, which
+// keeps the messages a closed, fixed set that cannot carry a submitted value.
+const KNOWN_MESSAGES: ReadonlySet<string> = new Set([
+  'is required',
+  'must be a string',
+  'must be 9 digits',
+  'is not a valid Social Security number',
+  'must be a valid e-mail address',
+  'must be a date in YYYY-MM-DD form',
+  'applicant must be 18 to 120 years old',
+  'must be a US state code',
+  'must be a 5-digit ZIP code or ZIP+4',
+  'must be a 10-digit phone number',
+  'must be a valid North American phone number',
+  'must be an IPv4 or IPv6 address',
+  'must be an amount such as 1000.00, with at most 2 decimals',
+  'must be from 0.00 to 10000.00',
+  'must be from 0.01 to 10000000.00',
+  'must be from 0.00 to 1000000.00',
+  'must be EMPLOYMENT, BENEFITS or SELF_EMPLOYED',
+  'is not a valid ABA routing number',
+  'must be 4 to 17 digits',
+  'must be 0 or 1',
+  'must be 1 to 128 printable ASCII characters, no spaces',
+  'must be a whole number from 0 to 1200',
+  'must be tPar[name]=value pairs joined by &, each name 1 to 64 letters, digits or _',
+  'has a malformed URL encoding',
+  'must not repeat a parameter name',
+  'must have at most 50 pairs',
+  'must not contain control characters',
+  ...[32, 64, 100, 200, 512, 2048, 4096].map((max) => `must be at most ${max} characters`),
+]);
+
+const NOW = new Date('2025-06-15T12:00:00Z');
+
+/** A valid value as sent, and how validation must normalize it. */
+interface Sample {
+  text: string;
+  normalized: string;
+}
+
+const same = (text: string): Sample => ({ text, normalized: text });
+
+const digits = (min: number, max = min) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+
+const cleanText = (maxLength: number) =>
+  fc
+    .string({ unit: fc.oneof(fc.constantFrom(...'abcXYZ019 .,-\''), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength })
+    .filter((text) => text.trim() !== '' && text.length <= maxLength && !/[\p{Cc}\p{Cs}]/u.test(text))
+    .map((text) => ({ text, normalized: text.trim() }));
+
+/** Cents as an amount text in the ways publishers write them: "12", "12.5", "12.50", "0012.50". */
+const amountSample = (minCents: number, maxCents: number) =>
+  fc.tuple(fc.integer({ min: minCents, max: maxCents }), fc.boolean(), fc.nat(2)).map(([cents, padWhole, style]) => {
+    const whole = String(Math.floor(cents / 100));
+    const fraction = String(cents % 100).padStart(2, '0');
+    const written = (padWhole ? '00' : '') + whole;
+    const trimmedFraction = fraction.endsWith('0') ? fraction.slice(0, 1) : fraction;
+    const text = style === 0 && cents % 100 === 0 ? written : style === 1 ? `${written}.${trimmedFraction}` : `${written}.${fraction}`;
+    return { sample: { text, normalized: `${whole}.${fraction}` }, cents };
+  });
+
+const ssnSample = fc
+  .tuple(fc.integer({ min: 1, max: 899 }).filter((area) => area !== 666), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 9999 }), fc.boolean())
+  .map(([area, group, serial, dashed]) => {
+    const parts = [String(area).padStart(3, '0'), String(group).padStart(2, '0'), String(serial).padStart(4, '0')];
+    return { text: parts.join(dashed ? '-' : ''), normalized: parts.join('') };
+  });
+
+const phoneSample = fc
+  .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), digits(4), fc.nat(5))
+  .map(([area, exchange, line, style]) => {
+    const normalized = `${area}${exchange}${line}`;
+    const written = [
+      normalized,
+      `(${area}) ${exchange}-${line}`,
+      `${area}-${exchange}-${line}`,
+      `${area}.${exchange}.${line}`,
+      `+1 ${area} ${exchange} ${line}`,
+      `1${normalized}`,
+    ][style];
+    return { text: written, normalized };
+  });
+
+const USPS_CODES = [
+  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME', 'MD',
+  'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC',
+  'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY', 'DC', 'PR', 'VI', 'GU', 'AS', 'MP', 'AA', 'AE', 'AP',
+];
+const stateSample = fc.constantFrom(...USPS_CODES).chain((code) => fc.mixedCase(fc.constant(code)).map((text) => ({ text, normalized: code })));
+
+const emailSample = fc
+  .emailAddress()
+  .filter((address) => address.length <= 254)
+  .map((address) => {
+    const at = address.lastIndexOf('@');
+    return { text: address, normalized: address.slice(0, at + 1) + address.slice(at + 1).toLowerCase() };
+  });
+
+const isoDate = (min: Date, max: Date) => fc.date({ min, max, noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+
+// Birth dates of applicants from exactly 18 to 120 years old at `now`, which is never a 29 February.
+const birthSample = (now: Date) => {
+  const [year, month, day] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+  return isoDate(new Date(Date.UTC(year - 121, month, day + 1)), new Date(Date.UTC(year - 18, month, day))).map(same);
+};
+
+const abaSample = digits(8)
+  .map((first) => {
+    const weights = [3, 7, 1, 3, 7, 1, 3, 7];
+    const sum = [...first].reduce((total, digit, i) => total + weights[i] * Number(digit), 0);
+    return first + String((10 - (sum % 10)) % 10);
+  })
+  .filter((number) => number !== '000000000')
+  .map(same);
+
+const printableAscii = fc.constantFrom(...Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)));
+
+const trackingSample = fc
+  .uniqueArray(
+    fc.tuple(
+      fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_'), minLength: 1, maxLength: 64 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !/[\p{Cc}\p{Cs}]/u.test(value)),
+      fc.boolean(),
+    ),
+    { maxLength: 50, selector: ([name]) => name },
+  )
+  .map((pairs) => {
+    const text = pairs
+      .map(([name, value, encodeKey]) => {
+        const key = encodeKey ? encodeURIComponent(`tPar[${name}]`) : `tPar[${name}]`;
+        return `${key}=${encodeURIComponent(value).replaceAll('%20', '+')}`;
+      })
+      .join('&');
+    return { text, params: Object.fromEntries(pairs.map(([name, value]) => [name, value])) };
+  })
+  .filter(({ text }) => text.length <= 4096);
+
+const monthsSample = fc.tuple(fc.integer({ min: 0, max: 1200 }), fc.boolean()).map(([months, padded]) => ({
+  text: (padded && months < 1000 ? '0' : '') + String(months),
+  normalized: String(months),
+}));
+
+const whitespace = fc.constantFrom('', ' ', '  ', '\t', '\n', '\u00a0');
+const padded = (sample: fc.Arbitrary<Sample>) =>
+  fc.tuple(whitespace, sample, whitespace).map(([before, { text, normalized }, after]) => ({ text: before + text + after, normalized }));
+const optional = (sample: fc.Arbitrary<Sample>) => fc.option(sample, { nil: { text: '', normalized: '' } });
+
+/** A lead that satisfies every rule, with what validation must make of it. */
+const validLead = (now: Date) =>
+  fc
+    .record({
+      price: amountSample(0, 10_000_00),
+      loanAmount: amountSample(1, 10_000_000_00),
+      incomeNetMonthly: fc.option(amountSample(0, 1_000_000_00), { nil: undefined }),
+      tPar: fc.option(trackingSample, { nil: undefined }),
+      testMode: fc.constantFrom('', '0', '1'),
+      samples: fc.record({
+        ssn: padded(ssnSample),
+        firstName: cleanText(100),
+        lastName: cleanText(100),
+        email: padded(emailSample),
+        dob: padded(birthSample(now)),
+        address: cleanText(200),
+        city: cleanText(100),
+        state: padded(stateSample),
+        zip: digits(5).chain((five) => fc.option(digits(4), { nil: undefined }).map((four) => same(four ? `${five}-${four}` : five))),
+        homePhone: padded(phoneSample),
+        cellPhone: phoneSample,
+        userIp: fc.oneof(fc.ipV4(), fc.ipV6()).map((ip) => ({ text: ip, normalized: ip.toLowerCase() })),
+        clickid: fc.string({ unit: printableAscii, minLength: 1, maxLength: 128 }).map(same),
+        incomeType: optional(
+          fc.constantFrom('EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED').chain((type) => fc.mixedCase(fc.constant(type)).map((text) => ({ text, normalized: type }))),
+        ),
+        bankAba: optional(abaSample),
+        bankAccountNumber: optional(digits(4, 17).map(same)),
+        driversLicenseNumber: optional(cleanText(32)),
+        driversLicenseState: optional(stateSample),
+        incomePaymentFrequency: optional(cleanText(64)),
+        incomeNextDate1: optional(isoDate(new Date('1000-01-01'), new Date('9999-12-31')).map(same)),
+        incomeNextDate2: optional(isoDate(new Date('2020-01-01'), new Date('2030-12-31')).map(same)),
+        bankDirectDeposit: optional(cleanText(64)),
+        bankAccountType: optional(cleanText(64)),
+        bankAccountLengthMonths: optional(monthsSample),
+        ownHome: optional(cleanText(64)),
+        addressLengthMonths: optional(monthsSample),
+        workPhone: optional(phoneSample),
+        consentEmailSms: optional(cleanText(64)),
+        userAgent: optional(cleanText(512)),
+        webSiteUrl: optional(fc.webUrl().filter((url) => url.length <= 2048).map(same)),
+        creditRating: optional(cleanText(64)),
+        loanPurpose: optional(cleanText(100)),
+      }),
+    })
+    .map(({ price, loanAmount, incomeNetMonthly, tPar, testMode, samples }) => {
+      const all: Record<LeadField, Sample> = {
+        ...samples,
+        price: price.sample,
+        loanAmount: loanAmount.sample,
+        incomeNetMonthly: incomeNetMonthly?.sample ?? { text: '', normalized: '' },
+        tPar: tPar ? same(tPar.text) : { text: '', normalized: '' },
+        testMode: same(testMode),
+      };
+      const lead = Lead.fromPartial({});
+      const fields = Lead.fromPartial({});
+      for (const field of LEAD_FIELDS) {
+        lead[field] = all[field].text;
+        fields[field] = all[field].normalized;
+      }
+      return {
+        lead,
+        expected: {
+          fields,
+          priceCents: price.cents,
+          loanAmountCents: loanAmount.cents,
+          incomeNetMonthlyCents: incomeNetMonthly?.cents ?? null,
+          test: testMode === '1',
+          tracking: tPar?.params ?? {},
+        },
+      };
+    });
+
+const controlCharacter = fc.integer({ min: 0, max: 0x9f }).filter((code) => code < 0x20 || code >= 0x7f).map((code) => String.fromCharCode(code));
+const anyUtf16Unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+
+/** Any text at all: unicode, control characters, lone surrogates, numbers, huge strings, near misses. */
+const anyText = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 300 }) },
+  { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 60 }) },
+  { weight: 3, arbitrary: fc.string({ unit: anyUtf16Unit, maxLength: 60 }) },
+  { weight: 2, arbitrary: fc.string({ unit: fc.oneof(controlCharacter, fc.constantFrom('a', '1', '-', '%', '&', '=', '[', ']')), maxLength: 40 }) },
+  { weight: 3, arbitrary: fc.oneof(fc.double().map(String), fc.integer().map(String), fc.bigInt().map(String), fc.float().map((n) => n.toFixed(3))) },
+  { weight: 2, arbitrary: fc.date({ noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)) },
+  { weight: 1, arbitrary: fc.tuple(fc.string({ unit: anyUtf16Unit, minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 30000 })).map(([s, n]) => s.repeat(n)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '', ' ', '\u0000', 'null', 'undefined', 'NaN', 'Infinity', '-0', '1e3', '0x1F', '[object Object]', '%', '%zz', '%E0%A4%A',
+      '__proto__', 'constructor', 'toString', 'tPar[__proto__]=1', 'tPar[a]=%ED%A0%80', '\ud800', '\udfff\ud800', '1\u00002',
+    ),
+  },
+);
+
+/** A valid value with one character inserted, deleted or replaced. */
+const mangled = (text: string) =>
+  fc.tuple(fc.nat(text.length), fc.nat(2), fc.oneof(anyUtf16Unit, controlCharacter, fc.constantFrom('0', '9', '-', '.', ' ', '@', '%'))).map(
+    ([at, edit, char]) =>
+      edit === 0 ? text.slice(0, at) + char + text.slice(at) : edit === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + char + text.slice(at + 1),
+  );
+
+/** A lead whose every field is valid, missing, mangled or arbitrary, with some fields flagged as non-strings. */
+const anyLead = fc
+  .tuple(
+    validLead(NOW),
+    fc.array(fc.nat(3), { minLength: LEAD_FIELDS.length, maxLength: LEAD_FIELDS.length }),
+    fc.array(anyText, { minLength: LEAD_FIELDS.length, maxLength: LEAD_FIELDS.length }),
+  )
+  .chain(([{ lead }, choices, texts]) =>
+    fc
+      .tuple(
+        fc.tuple(...LEAD_FIELDS.map((field) => mangled(lead[field]))),
+        fc.subarray([...LEAD_FIELDS, 'unknownField', '__proto__'], { maxLength: 5 }),
+      )
+      .map(([mangledTexts, nonStringFields]) => {
+        const mixed = Lead.fromPartial({});
+        LEAD_FIELDS.forEach((field, i) => {
+          mixed[field] = [lead[field], '', mangledTexts[i], texts[i]][choices[i]];
+        });
+        return { lead: mixed, nonStringFields };
+      }),
+  );
+
+describe('validateLead, property-based', () => {
+  it('never throws, and reports only known fields with fixed messages that never echo the value', () => {
+    fc.assert(
+      fc.property(anyLead, ({ lead, nonStringFields }) => {
+        const result = validateLead(lead, nonStringFields, NOW);
+        if (result.ok) {
+          expect(nonStringFields.filter((name) => (LEAD_FIELDS as readonly string[]).includes(name))).to.deep.equal([]);
+          return;
+        }
+        const errors = Object.entries(result.errors);
+        expect(errors.length).to.be.above(0);
+        for (const [field, message] of errors) {
+          expect(LEAD_FIELDS as readonly string[]).to.include(field);
+          expect(KNOWN_MESSAGES.has(message), `unknown message ${JSON.stringify(message)}`).to.equal(true);
+          const value = lead[field as LeadField].trim();
+          // Short values can occur in a message by chance ("0.00"); longer ones only if echoed.
+          if (value.length >= 12) expect(message).not.to.include(value);
+        }
+        for (const field of nonStringFields) {
+          if ((LEAD_FIELDS as readonly string[]).includes(field)) expect(result.errors[field]).to.equal('must be a string');
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('accepts every valid lead and normalizes it as expected', () => {
+    const now = fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2100-12-31'), noInvalidDate: true })
+      .filter((date) => !(date.getUTCMonth() === 1 && date.getUTCDate() === 29));
+    fc.assert(
+      fc.property(now.chain((at) => validLead(at).map((sample) => ({ at, ...sample }))), ({ at, lead, expected }) => {
+        const result = validateLead(lead, [], at);
+        if (!result.ok) expect.fail(`rejected ${JSON.stringify(result.errors)}`);
+        const { ageYears, ...normalized } = result.lead;
+        expect(normalized).to.deep.equal(expected);
+        expect(ageYears).to.be.within(18, 120);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives the same fingerprint whatever the key order of the body', () => {
+    fc.assert(
+      fc.property(validLead(NOW), fc.shuffledSubarray([...LEAD_FIELDS], { minLength: LEAD_FIELDS.length }), ({ lead }, shuffled) => {
+        const reordered = Object.fromEntries(shuffled.map((field) => [field, lead[field]])) as unknown as Lead;
+        const first = validateLead(lead, [], NOW);
+        const second = validateLead(reordered, [], NOW);
+        if (!first.ok || !second.ok) expect.fail('a valid lead was rejected');
+        expect(leadFingerprintSource(second.lead)).to.equal(leadFingerprintSource(first.lead));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
