@@ -19,8 +19,8 @@ export interface LoadSettings {
 
 export interface LoadErrors {
   total: number;
-  non2xx: Record<string, number>;
-  /** 2xx answers without the expected status. */
+  non200: Record<string, number>;
+  /** 200 answers without the expected status. */
   unexpected: number;
   /** Connection errors, timeouts included: requests that got no answer. */
   noAnswer: number;
@@ -91,10 +91,10 @@ function run(target: LoadTarget, bodies: LeadBodies, connections: number, durati
 }
 
 function errorsOf(runs: Run[]): LoadErrors {
-  const errors: LoadErrors = { total: 0, non2xx: {}, unexpected: 0, noAnswer: 0, samples: [] };
+  const errors: LoadErrors = { total: 0, non200: {}, unexpected: 0, noAnswer: 0, samples: [] };
   for (const { result, answers } of runs) {
-    for (const [code, count] of Object.entries(answers.non2xx)) {
-      errors.non2xx[code] = (errors.non2xx[code] ?? 0) + count;
+    for (const [code, count] of Object.entries(answers.non200)) {
+      errors.non200[code] = (errors.non200[code] ?? 0) + count;
       errors.total += count;
     }
     errors.unexpected += answers.unexpected;

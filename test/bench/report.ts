@@ -49,7 +49,7 @@ export function errorCount({ floor, full }: StoreResults): number {
 function errorFigures(errors: LoadErrors): Record<string, unknown> {
   return {
     total: errors.total,
-    non_2xx: errors.non2xx,
+    non_200: errors.non200,
     unexpected_status: errors.unexpected,
     no_answer: errors.noAnswer,
   };

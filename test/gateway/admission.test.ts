@@ -125,6 +125,8 @@ describe('gateway: distribution service down', () => {
     try {
       expect((await postLead(app, 'lf_test_key')).statusCode).to.equal(200);
       distribution.stop();
+      // A call sent while the server is tearing the connection down is CANCELLED (a 500); wait until the client has seen it go.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const response = await postLead(app, 'lf_test_key');
       expect(response.statusCode).to.equal(503);
       expect(response.headers['retry-after']).to.equal('1');

@@ -9,7 +9,7 @@ export interface CreateRateLimiterOptions {
   redisUrl?: string | undefined;
   logger: RateLimitLogger;
   windowSeconds?: number;
-  /** Called for every request answered locally because Redis failed. */
+  /** Called for every request answered locally because Redis is failing; feed a metric with it. */
   onFallback?: () => void;
 }
 

@@ -58,6 +58,7 @@ export class FallbackRateLimiter implements RateLimiter {
   }
 
   async consume(bucket: string, limit: number): Promise<RateLimitDecision> {
+    // Checked here so that a bad limit is not taken for a Redis failure.
     assertValidLimit(limit);
     if (this.shouldTryShared()) {
       try {

@@ -10,12 +10,13 @@ export type RateLimitHeaders = {
 const POLICY = '"default"';
 
 /**
- * Response headers per draft-ietf-httpapi-ratelimit-headers (-08 onwards, current as of -11),
- * both fields Structured Field Lists whose items are the policy name as an sf-string:
- *   RateLimit-Policy: "default";q=60;w=60   q = quota (requests), w = window in seconds
- *   RateLimit: "default";r=59;t=0           r = available quota, t = seconds until it grows
- * t is the decision's resetSeconds: 0 while requests remain, else the wait for a free slot, which
- * is also Retry-After (delay-seconds, RFC 9110 section 10.2.3), sent only on a denial.
+ * Response headers per draft-ietf-httpapi-ratelimit-headers (the two-field form of -08 onwards,
+ * unchanged through -11): each field is a Structured Field List whose item is the policy name as
+ * an sf-string, with parameters:
+ *   RateLimit-Policy: "default";q=60;w=60   q = quota in requests, w = window in seconds
+ *   RateLimit: "default";r=59;t=0           r = requests left, t = resetSeconds
+ * t is 0 while requests are left and otherwise the seconds until a slot frees; on a denial the same
+ * figure goes out as Retry-After (delay-seconds, RFC 9110 section 10.2.3).
  */
 export function rateLimitHeaders(decision: RateLimitDecision): RateLimitHeaders {
   const headers: RateLimitHeaders = {

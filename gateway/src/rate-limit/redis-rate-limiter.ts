@@ -58,7 +58,6 @@ export interface RedisRateLimiterOptions {
 export class RedisRateLimiter {
   private readonly redis: Redis;
   private readonly run: RollingWindowCommand;
-  /** Without it, the calls a gateway takes while its client is still connecting would all fail over. */
   private readonly connecting: Promise<void>;
   private readonly windowSeconds: number;
   private readonly windowMs: number;

@@ -1,0 +1,93 @@
+import { CommandArgs, type OptionSpecs } from './args.js';
+import { buyerCommands } from './commands/buyer.js';
+import type { Command } from './commands/command.js';
+import { leadCommands } from './commands/lead.js';
+import { publisherCommands } from './commands/publisher.js';
+import { resolveConnection } from './connection.js';
+import { CliFailure, UsageError } from './errors.js';
+import { ServiceCalls } from './service-calls.js';
+import { commandUsage, groupUsage, programUsage } from './usage.js';
+
+/** Where the CLI reads and writes: the process's streams, or a test's buffers. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+const COMMANDS: Command<unknown>[] = [...publisherCommands, ...buyerCommands, ...leadCommands];
+
+const COMMON_OPTIONS: OptionSpecs = {
+  json: { type: 'boolean' },
+  address: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const isHelp = (word: string) => word === '--help' || word === '-h';
+
+function usageError(io: CliIo, message: string, usage: string): number {
+  io.stderr.write(`leadflow: ${message}\n\n${usage}`);
+  return EXIT_USAGE;
+}
+
+function checkPositionals(command: Command<unknown>, positionals: string[]): void {
+  const missing = command.positionals.slice(positionals.length);
+  if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`);
+  const extra = positionals.slice(command.positionals.length);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+}
+
+async function runCommand(command: Command<unknown>, argv: string[], io: CliIo): Promise<number> {
+  try {
+    const args = CommandArgs.parse(argv, { ...command.options, ...COMMON_OPTIONS });
+    if (args.flag('help')) {
+      io.stdout.write(commandUsage(command));
+      return EXIT_OK;
+    }
+    checkPositionals(command, args.positionals);
+    const input = command.parse(args);
+    const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
+    let output;
+    try {
+      output = await command.run(calls, input);
+    } finally {
+      calls.close();
+    }
+    io.stdout.write(args.flag('json') ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(io, error.message, commandUsage(command));
+    // Anything else is a bug: one line, never a stack trace (it could hold request values).
+    const message = error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;
+    io.stderr.write(`leadflow: ${message}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** Runs one command line and returns the exit code: 0 done, 1 the command failed, 2 a usage error. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // `leadflow help X Y` is `leadflow X Y --help`.
+  const words = argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
+  const [group, name, ...rest] = words;
+  if (group === undefined) return usageError(io, 'no command given', programUsage(COMMANDS));
+  if (isHelp(group)) {
+    io.stdout.write(programUsage(COMMANDS));
+    return EXIT_OK;
+  }
+  const inGroup = COMMANDS.filter((command) => command.group === group);
+  if (inGroup.length === 0) return usageError(io, `unknown command "${group}"`, programUsage(COMMANDS));
+  if (name !== undefined && isHelp(name)) {
+    io.stdout.write(groupUsage(group, inGroup));
+    return EXIT_OK;
+  }
+  const command = inGroup.find((candidate) => candidate.name === name);
+  if (!command) {
+    const message = name === undefined ? `${group}: which command?` : `unknown command "${group} ${name}"`;
+    return usageError(io, message, groupUsage(group, inGroup));
+  }
+  return runCommand(command, rest, io);
+}

@@ -1,0 +1,39 @@
+import { DEFAULT_GRPC_PORT } from '../common/config.js';
+import { SECRETS_FILE } from '../distribution/src/security/secrets.js';
+import type { Command } from './commands/command.js';
+
+const COMMON_SYNOPSIS = '[--json] [--address HOST:PORT]';
+
+const COMMON_OPTIONS = `Options of every command:
+  --json                print one JSON document on stdout, for scripts
+  --address HOST:PORT   the admin gRPC service (default: LEADFLOW_ADMIN_ADDRESS,
+                        else 127.0.0.1:LEADFLOW_GRPC_PORT, port ${DEFAULT_GRPC_PORT} unless set)
+  --help, -h            show a command's usage
+`;
+
+const TOKEN_NOTE = `The admin token is LEADFLOW_ADMIN_TOKEN, else the one a local service generated into
+LEADFLOW_DATA_DIR/${SECRETS_FILE} (default .leadflow, relative to the current directory).
+`;
+
+function commandList(commands: Command<unknown>[]): string {
+  return commands.map((command) => `  leadflow ${command.group} ${command.name} ${command.synopsis}`.trimEnd() + `\n      ${command.summary}\n`).join('');
+}
+
+export function programUsage(commands: Command<unknown>[]): string {
+  return (
+    'Usage: leadflow COMMAND [ARGUMENTS] [--json] [--address HOST:PORT]\n\n' +
+    "Manages leadflow's publishers, their keys and buyers through its admin gRPC service.\n\n" +
+    `Commands:\n${commandList(commands)}  leadflow help [COMMAND]\n      show this help, or a command's\n\n` +
+    `${COMMON_OPTIONS}\n${TOKEN_NOTE}`
+  );
+}
+
+export function groupUsage(group: string, commands: Command<unknown>[]): string {
+  return `Usage: leadflow ${group} COMMAND [ARGUMENTS] ${COMMON_SYNOPSIS}\n\nCommands:\n${commandList(commands)}\n${COMMON_OPTIONS}`;
+}
+
+export function commandUsage(command: Command<unknown>): string {
+  const synopsis = [command.group, command.name, command.synopsis, COMMON_SYNOPSIS].filter(Boolean).join(' ');
+  const details = command.details.map((line) => `  ${line}\n`).join('');
+  return `Usage: leadflow ${synopsis}\n\n${command.summary[0].toUpperCase()}${command.summary.slice(1)}.\n\n${details}\n${COMMON_OPTIONS}`;
+}
