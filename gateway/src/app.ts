@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../../services/common/logger.js';
 import { handleError, handleNotFound } from './error-handler.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
 import { distribution } from './plugins/distribution.js';
+import { gracefulClose } from './plugins/graceful-close.js';
 import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
 import type { RateLimiter } from './rate-limit/index.js';
@@ -27,7 +28,7 @@ export interface GatewayOptions {
  * Whatever Fastify logs about a request names its route template, never its URL,
  * which carries the webmaster key.
  */
-function withoutUrls(logger: Logger): Logger {
+function withoutUrls(logger: Logger): FastifyBaseLogger {
   return logger.child(
     {},
     {
@@ -42,7 +43,7 @@ function withoutUrls(logger: Logger): Logger {
 export function buildGateway(options: GatewayOptions): FastifyInstance {
   const { config } = options;
   const app = fastify({
-    loggerInstance: withoutUrls(options.logger ?? createLogger(GATEWAY_SERVICE_NAME, config.logLevel)) as FastifyBaseLogger,
+    loggerInstance: withoutUrls(options.logger ?? createLogger(GATEWAY_SERVICE_NAME, config.logLevel)),
     // The request telemetry plugin writes the one line per request instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
@@ -53,6 +54,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   });
 
   app.register(requestTelemetry);
+  app.register(gracefulClose);
   app.register(distribution, {
     address: config.distributionAddress,
     intakeDeadlineMs: config.intakeDeadlineMs,

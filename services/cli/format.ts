@@ -22,7 +22,7 @@ export function table(headers: string[], rows: string[][]): string {
 }
 
 /** "label: value" lines with the values aligned, and a trailing newline. */
-export function fields(entries: [string, string][]): string {
+export function fields(entries: [string, string][], indent = ''): string {
   const width = Math.max(...entries.map(([label]) => label.length)) + 1;
-  return entries.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}`).join('\n') + '\n';
+  return entries.map(([label, value]) => `${indent}${`${label}:`.padEnd(width)} ${value}`).join('\n') + '\n';
 }

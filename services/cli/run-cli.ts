@@ -15,9 +15,9 @@ export interface CliIo {
   env: Record<string, string | undefined>;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
 
 const COMMANDS: Command<unknown>[] = [...publisherCommands, ...buyerCommands, ...leadCommands];
 
@@ -51,17 +51,12 @@ async function runCommand(command: Command<unknown>, argv: string[], io: CliIo):
     checkPositionals(command, args.positionals);
     const input = command.parse(args);
     const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
-    let output;
-    try {
-      output = await command.run(calls, input);
-    } finally {
-      calls.close();
-    }
+    const output = await command.run(calls, input).finally(() => calls.close());
     io.stdout.write(args.flag('json') ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
     return EXIT_OK;
   } catch (error) {
     if (error instanceof UsageError) return usageError(io, error.message, commandUsage(command));
-    // Anything else is a bug: one line, never a stack trace (it could hold request values).
+    // A CliFailure is worded for the operator; anything else is a bug, still one line, never a stack trace.
     const message = error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;
     io.stderr.write(`leadflow: ${message}\n`);
     return EXIT_FAILED;

@@ -12,7 +12,7 @@ import type { Connection } from './connection.js';
 import { CliFailure } from './errors.js';
 
 /** Every call answers within this or fails: a CLI should not hang on a service that does not answer. */
-export const CALL_DEADLINE_MS = 5000;
+const CALL_DEADLINE_MS = 5000;
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -21,7 +21,7 @@ type UnaryMethod<Req, Res> = (
   callback: (error: ServiceError | null, response: Res) => void,
 ) => ClientUnaryCall;
 
-/** ts-proto types every message field as optional; the service always sets the ones the CLI reads. */
+/** ts-proto types a field holding a message as possibly undefined; the service always sets the ones read here. */
 function present<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new CliFailure(`the service answered without a ${what}`);
   return value;

@@ -16,7 +16,9 @@ LEADFLOW_DATA_DIR/${SECRETS_FILE} (default .leadflow, relative to the current di
 `;
 
 function commandList(commands: Command<unknown>[]): string {
-  return commands.map((command) => `  leadflow ${command.group} ${command.name} ${command.synopsis}`.trimEnd() + `\n      ${command.summary}\n`).join('');
+  return commands
+    .map((command) => `  leadflow ${command.group} ${command.name} ${command.synopsis}`.trimEnd() + `\n      ${command.summary}\n`)
+    .join('');
 }
 
 export function programUsage(commands: Command<unknown>[]): string {

@@ -1,5 +1,7 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from '../bench/free-port.js';
+import { withTempDir } from '../bench/temp-dir.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { expect } from '../support/expect.js';
 import { validLeadBody } from '../support/leads.js';
@@ -199,6 +201,18 @@ describe('leadflow CLI against a running distribution service', () => {
       expect(run.code).to.equal(1);
       expect(run.stderr).to.match(/^leadflow: no admin token: set LEADFLOW_ADMIN_TOKEN/);
       expect(run.stderr).to.include(path.join(emptyDir, 'secrets.json'));
+    });
+
+    it('reports an unreadable secrets file without quoting it', async () => {
+      await withTempDir(async (dir) => {
+        await writeFile(path.join(dir, 'secrets.json'), '{"adminToken": "lfadm_half-written');
+        const run = await leadflow(['publisher', 'list'], { LEADFLOW_DATA_DIR: dir });
+        expect(run).to.deep.equal({
+          code: 1,
+          stdout: '',
+          stderr: `leadflow: cannot read the admin token from ${path.join(dir, 'secrets.json')}: it is not valid JSON\n`,
+        });
+      });
     });
 
     it('reports a wrong token as permission denied, without printing either token', async () => {

@@ -1,6 +1,9 @@
+import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import { expect } from '../support/expect.js';
-import { postLead, testGateway } from './support/gateway.js';
+import { pino } from 'pino';
+import { buildGateway } from '../../gateway/src/app.js';
+import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
+import { postLead, testConfig, testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 describe('gateway: keys and rate limit', () => {
@@ -81,6 +84,23 @@ describe('gateway: keys and rate limit', () => {
     await postLead(app, 'lf_test_unknown');
     await postLead(app, 'lf_test_unknown');
     expect(distribution.resolveCalls).to.deep.equal(['lf_test_old_key', 'lf_test_unknown']);
+  });
+
+  it("counts in a caller's limiter shared by two gateways, and leaves it open on close", async () => {
+    const logger = pino({ level: 'silent' });
+    const rateLimiter = createRateLimiter({ logger });
+    const config = testConfig(distribution.address);
+    const [first, second] = [1, 2].map(() => buildGateway({ config, logger, rateLimiter }));
+    try {
+      expect((await postLead(first!, 'lf_test_old_key')).statusCode).to.equal(200);
+      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(200);
+      await first!.close();
+      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(200);
+      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(429);
+    } finally {
+      await Promise.all([first!.close(), second!.close()]);
+      await rateLimiter.close();
+    }
   });
 
   it('answers 401 to a key longer than any route parameter, without echoing it', async () => {

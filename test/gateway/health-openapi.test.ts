@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS } from '../../services/common/lead-fields.js';
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 import { postLead, testGateway, VALID_LEAD } from './support/gateway.js';
 import { ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
 

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 import { testSpanExporter } from '../support/tracing.js';
 import { memoryLogger, postLead, testGateway, VALID_LEAD } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { expect } from './expect.js';
+import { expect } from 'chai';
 import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';

@@ -1,4 +1,4 @@
-import { expect } from './expect.js';
+import { expect } from 'chai';
 import { rateLimitHeaders } from '../../gateway/src/rate-limit/index.js';
 
 describe('rateLimitHeaders', () => {

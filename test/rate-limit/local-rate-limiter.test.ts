@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { expect } from './expect.js';
+import { expect } from 'chai';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 
 const SECOND = 1000;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { expect } from './expect.js';
+import { expect } from 'chai';
 import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
 import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';

@@ -11,7 +11,7 @@ import {
 import { injectTraceContext } from '../../../services/common/telemetry.js';
 
 /** Key resolution is a cached lookup on the service side: it answers fast or not at all. */
-export const RESOLVE_KEY_DEADLINE_MS = 1000;
+const RESOLVE_KEY_DEADLINE_MS = 1000;
 
 const tracer = trace.getTracer('leadflow-gateway');
 

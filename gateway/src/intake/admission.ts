@@ -33,7 +33,7 @@ export function admission(options: AdmissionOptions) {
           publisher.rateLimitPerMinute > 0 ? publisher.rateLimitPerMinute : options.defaultRateLimitPerMinute,
         )
       : await options.rateLimiter.consume(`key:${keyHash}`, options.defaultRateLimitPerMinute);
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) reply.header(name, value);
+    reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) throw GatewayError.rateLimited(decision.resetSeconds);
     if (!publisher) throw GatewayError.of('UNAUTHORIZED');
   };

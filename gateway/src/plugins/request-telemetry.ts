@@ -25,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-export const PROCESSING_TIME_ATTRIBUTE = 'leadflow.processing_time_ms';
+const PROCESSING_TIME_ATTRIBUTE = 'leadflow.processing_time_ms';
 
 const tracer = trace.getTracer('leadflow-gateway');
 

@@ -11,7 +11,7 @@ export interface IntakeRoutesOptions {
   defaultRateLimitPerMinute: number;
 }
 
-export const INTAKE_PATH = '/api/intake/:webmasterKey';
+const INTAKE_PATH = '/api/intake/:webmasterKey';
 
 /** POST /api/intake/:webmasterKey: one lead in, one gRPC SubmitLead call, the outcome as HTTP. */
 export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app, options) => {

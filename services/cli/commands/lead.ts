@@ -4,7 +4,7 @@ import type { Command } from './command.js';
 
 function section(title: string, entries: Record<string, string>): string {
   const rows = Object.entries(entries);
-  return `\n${title}:\n` + (rows.length === 0 ? '(none)\n' : fields(rows));
+  return rows.length === 0 ? `\n${title}: (none)\n` : `\n${title}:\n${fields(rows, '  ')}`;
 }
 
 function attemptTable(attempts: BuyerAttempt[]): string {

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { expect } from '../support/expect.js';
+import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
+import type { CliRun } from './run-leadflow.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `leadflow ARGS` as a real process from the repository root, with none of this process's LEADFLOW_ settings. */
+async function spawnLeadflow(argv: string[], env: Record<string, string>): Promise<CliRun> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LEADFLOW_')));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', ...argv], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
+  const [code] = (await once(child, 'close')) as [number];
+  return { code, ...run };
+}
+
+describe('leadflow bin as a process', () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let env: Record<string, string>;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database);
+    // What a local `npm start` leaves behind: the port and the data directory's secrets, no token in the environment.
+    env = { LEADFLOW_DATA_DIR: database.env.LEADFLOW_DATA_DIR, LEADFLOW_GRPC_PORT: String(stack.service.port) };
+  });
+  after(async () => {
+    await stack?.close();
+    await database?.drop();
+  });
+
+  it('creates a publisher with no setup beyond the local service', async () => {
+    const run = await spawnLeadflow(['publisher', 'create', '--name', 'Spawned', '--json'], env);
+    expect(run.stderr).to.equal('');
+    expect(run.code).to.equal(0);
+    const created = JSON.parse(run.stdout);
+    expect(Object.keys(created)).to.deep.equal(['id', 'key']);
+    expect(created.key).to.match(/^lfpk_/);
+  });
+
+  it('exits 1 with one line on stderr when a call fails', async () => {
+    const run = await spawnLeadflow(['lead', 'show', 'lead_nope'], env);
+    expect(run).to.deep.equal({ code: 1, stdout: '', stderr: 'leadflow: not found: no such lead\n' });
+  });
+});

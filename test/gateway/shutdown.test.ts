@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import { testGateway, VALID_LEAD } from './support/gateway.js';
+import { ScriptedDistribution } from './support/scripted-distribution.js';
+
+describe('gateway: closing', () => {
+  it('finishes a lead in flight, then stops accepting', async () => {
+    const distribution = new ScriptedDistribution();
+    await distribution.start();
+    distribution.keys.set('lf_test_key', { publisherId: 'pub-1', rateLimitPerMinute: 60 });
+    distribution.submitDelayMs = 300;
+    const app = testGateway(distribution.address);
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const inFlight = fetch(`${base}/api/intake/lf_test_key`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(VALID_LEAD),
+      });
+      while (distribution.submitCalls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+
+      await app.close();
+      const response = await inFlight;
+      expect(response.status).to.equal(200);
+      expect(await response.json()).to.include({ status: 'sold' });
+      let refused = false;
+      await fetch(`${base}/health/live`).catch(() => (refused = true));
+      expect(refused).to.equal(true);
+    } finally {
+      distribution.stop();
+    }
+  });
+});

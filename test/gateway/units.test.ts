@@ -1,0 +1,107 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import type { ResolvePublisherKeyResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { ReadinessProbe } from '../../gateway/src/distribution/readiness.js';
+import { GatewayError } from '../../gateway/src/errors.js';
+import { leadFromBody } from '../../gateway/src/intake/lead-body.js';
+import { hashKey, PublisherKeys } from '../../gateway/src/keys/publisher-keys.js';
+import { expect } from 'chai';
+
+function fakeService(answers: Record<string, ResolvePublisherKeyResponse>) {
+  const calls: string[] = [];
+  let failing = false;
+  const resolve = async (key: string): Promise<ResolvePublisherKeyResponse> => {
+    calls.push(key);
+    if (failing) throw new Error('unreachable');
+    return answers[key] ?? { valid: false, publisherId: '', rateLimitPerMinute: 0 };
+  };
+  return { calls, resolve, fail: (value: boolean) => (failing = value) };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('PublisherKeys', () => {
+  const live = { valid: true, publisherId: 'pub-1', rateLimitPerMinute: 90 };
+
+  it('names keys by their SHA-256', () => {
+    expect(hashKey('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('caches live and unknown keys, and shares a lookup in flight', async () => {
+    const service = fakeService({ live });
+    const keys = new PublisherKeys(service.resolve);
+    const [a, b] = await Promise.all([
+      keys.lookup('live', hashKey('live'), ROOT_CONTEXT),
+      keys.lookup('live', hashKey('live'), ROOT_CONTEXT),
+    ]);
+    expect(a).to.deep.equal({ id: 'pub-1', rateLimitPerMinute: 90 });
+    expect(b).to.equal(a);
+    expect(await keys.lookup('nope', hashKey('nope'), ROOT_CONTEXT)).to.equal(null);
+    expect(await keys.lookup('nope', hashKey('nope'), ROOT_CONTEXT)).to.equal(null);
+    expect(service.calls).to.deep.equal(['live', 'nope']);
+  });
+
+  it('asks again once an answer is older than the TTL, so a revocation takes effect', async () => {
+    const answers: Record<string, ResolvePublisherKeyResponse> = { live };
+    const service = fakeService(answers);
+    const keys = new PublisherKeys(service.resolve, { ttlMs: 20 });
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.not.equal(null);
+    delete answers.live;
+    await sleep(30);
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.equal(null);
+  });
+
+  it('does not cache a failed lookup', async () => {
+    const service = fakeService({ live });
+    const keys = new PublisherKeys(service.resolve);
+    service.fail(true);
+    let failure: unknown;
+    await keys.lookup('live', hashKey('live'), ROOT_CONTEXT).catch((error: unknown) => (failure = error));
+    expect(failure).to.be.ok;
+    service.fail(false);
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.not.equal(null);
+  });
+
+  it('holds at most maxEntries keys', async () => {
+    const service = fakeService({});
+    const keys = new PublisherKeys(service.resolve, { maxEntries: 2 });
+    for (const key of ['a', 'b', 'c', 'a']) await keys.lookup(key, hashKey(key), ROOT_CONTEXT);
+    expect(service.calls).to.deep.equal(['a', 'b', 'c', 'a']);
+  });
+});
+
+describe('leadFromBody', () => {
+  it('copies strings, names non-strings and ignores the rest', () => {
+    const { lead, nonStringFields } = leadFromBody({ firstName: 'Ada', zip: 62701, dob: null, extra: 'x' });
+    expect(lead.firstName).to.equal('Ada');
+    expect(lead.zip).to.equal('');
+    expect(nonStringFields).to.deep.equal(['dob', 'zip']);
+    expect(lead).to.not.have.property('extra');
+  });
+
+  it('ignores fields inherited from the prototype', () => {
+    const body = Object.create({ firstName: 'inherited' }) as Record<string, unknown>;
+    expect(leadFromBody(body).lead.firstName).to.equal('');
+  });
+
+  it('refuses what is not a JSON object', () => {
+    for (const body of [[], null, 'lead', 1, true]) {
+      expect(() => leadFromBody(body), JSON.stringify(body)).to.throw(GatewayError);
+    }
+  });
+});
+
+describe('ReadinessProbe', () => {
+  it('reuses an answer for cacheMs, then asks again', async () => {
+    let calls = 0;
+    let up = true;
+    const probe = new ReadinessProbe(async () => {
+      calls += 1;
+      if (!up) throw new Error('down');
+    }, 1000);
+    expect(await probe.isReady(0)).to.equal(true);
+    up = false;
+    expect(await probe.isReady(999)).to.equal(true);
+    expect(await probe.isReady(1000)).to.equal(false);
+    expect(calls).to.equal(2);
+  });
+});
