@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { dataDir, DEFAULT_GRPC_PORT } from '../common/config.js';
+import { ConfigError, dataDir, grpcPort } from '../common/config.js';
 import { readLocalAdminToken, SECRETS_FILE } from '../distribution/src/security/secrets.js';
 import { CliFailure, UsageError } from './errors.js';
 
@@ -13,12 +13,13 @@ export interface Connection {
   tokenSource: string;
 }
 
-function grpcPort(env: Env): number {
-  const raw = env.LEADFLOW_GRPC_PORT;
-  if (raw === undefined || raw === '') return DEFAULT_GRPC_PORT;
-  const port = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(port >= 1 && port <= 65535)) throw new CliFailure(`LEADFLOW_GRPC_PORT must be a port number from 1 to 65535, got "${raw}"`);
-  return port;
+function localServicePort(env: Env): number {
+  try {
+    return grpcPort(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliFailure(error.message);
+    throw error;
+  }
 }
 
 /** `--address`, else LEADFLOW_ADMIN_ADDRESS, else the local service's port, as the service itself reads it. */
@@ -27,7 +28,7 @@ function resolveAddress(env: Env, addressFlag: string | undefined): string {
     if (addressFlag === '') throw new UsageError('--address must be HOST:PORT');
     return addressFlag;
   }
-  return env.LEADFLOW_ADMIN_ADDRESS || `127.0.0.1:${grpcPort(env)}`;
+  return env.LEADFLOW_ADMIN_ADDRESS || `127.0.0.1:${localServicePort(env)}`;
 }
 
 /**

@@ -46,6 +46,10 @@ export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_GRPC_PORT = 50051;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 
+export function grpcPort(env: Env): number {
+  return port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT);
+}
+
 export function dataDir(env: Env): string {
   return path.resolve(env.LEADFLOW_DATA_DIR || '.leadflow');
 }
@@ -114,7 +118,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
   }
   const config: DistributionConfig = {
     grpcHost: env.LEADFLOW_GRPC_HOST || '127.0.0.1',
-    grpcPort: port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT),
+    grpcPort: grpcPort(env),
     dataDir: dataDir(env),
     databaseUrl,
     sellDeadlineMs: integer(env, 'LEADFLOW_SELL_DEADLINE_MS', 10_000, 100, 600_000),
@@ -126,11 +130,10 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
 }
 
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
-  const grpcPort = port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT);
   return {
     httpHost: env.LEADFLOW_HTTP_HOST || '0.0.0.0',
     httpPort: port(env, 'LEADFLOW_HTTP_PORT', DEFAULT_HTTP_PORT),
-    distributionAddress: env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort}`,
+    distributionAddress: env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`,
     intakeDeadlineMs: integer(env, 'LEADFLOW_INTAKE_DEADLINE_MS', 15_000, 200, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
