@@ -64,7 +64,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
 
   app.register(intakeRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
   app.register(healthRoutes);
-  app.register(openApiRoutes);
+  app.register(openApiRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);

@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, GatewayError } from './errors.js';
 
-const INVALID_JSON = { body: 'must be valid JSON' };
-
 /** Fastify's own failures (parsing, routing) as gateway errors, by their stable codes. */
 function fromFastifyError(error: FastifyError): GatewayError | undefined {
   switch (error.code) {
@@ -14,7 +12,7 @@ function fromFastifyError(error: FastifyError): GatewayError | undefined {
       return GatewayError.badRequest({ body: 'must be a JSON object' });
     // Also raised by the secure parser for `__proto__` and `constructor.prototype` keys.
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return GatewayError.badRequest(INVALID_JSON);
+      return GatewayError.badRequest({ body: 'must be valid JSON' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return GatewayError.badRequest({ body: 'does not match Content-Length' });
     case 'FST_ERR_BAD_URL':
@@ -48,7 +46,8 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   const gatewayError = toGatewayError(error);
   if (gatewayError.statusCode >= 500) {
     const cause = error === gatewayError ? { detail: gatewayError.internalDetail } : { err: error };
-    request.log.error({ code: gatewayError.code, ...cause }, 'request failed');
+    const traceId = request.telemetry?.span.spanContext().traceId;
+    request.log.error({ code: gatewayError.code, ...cause, trace_id: traceId }, 'request failed');
   }
   if (gatewayError.retryAfterSeconds !== undefined) {
     reply.header('retry-after', String(gatewayError.retryAfterSeconds));

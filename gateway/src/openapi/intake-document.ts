@@ -1,4 +1,3 @@
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../../services/common/config.js';
 import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS, type LeadField } from '../../../services/common/lead-fields.js';
 import { messageOf, statusOf, type ErrorCode } from '../errors.js';
 import { MAX_BODY_BYTES } from '../intake/lead-body.js';
@@ -68,10 +67,13 @@ const RETRIES =
   'The same clickid with a different body is a 400 with errors.clickid. ' +
   'Answers 400, 401 and 429 are not stored: correct the request, or wait Retry-After seconds, and post again.';
 
-const RATE_LIMIT =
-  `Rate limit: ${DEFAULT_RATE_LIMIT_PER_MINUTE} requests in any rolling 60 seconds per publisher by default ` +
-  '(all keys of a publisher share it; the limit can be raised per publisher). Every request counts, valid or not. ' +
-  'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After.';
+function rateLimitText(defaultLimit: number): string {
+  return (
+    `Rate limit: ${defaultLimit} requests in any rolling 60 seconds per publisher by default ` +
+    '(all keys of a publisher share it; the limit can be set per publisher). Every request counts, valid or not. ' +
+    'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After.'
+  );
+}
 
 const rateLimitHeaders = {
   'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
@@ -117,7 +119,7 @@ function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[n
 }
 
 /** The OpenAPI 3.1 description of the public intake endpoint. */
-export function intakeOpenApiDocument(): Schema {
+export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema {
   const leadProperties = Object.fromEntries(LEAD_FIELDS.map((field) => [field, { type: 'string', ...FIELDS[field] }]));
   return {
     openapi: '3.1.0',
@@ -132,7 +134,7 @@ export function intakeOpenApiDocument(): Schema {
         post: {
           operationId: 'submitLead',
           summary: 'Submit one lead',
-          description: `${RATE_LIMIT}\n\n${RETRIES}`,
+          description: `${rateLimitText(defaultRateLimitPerMinute)}\n\n${RETRIES}`,
           parameters: [
             {
               name: 'webmasterKey',
@@ -247,12 +249,12 @@ export function intakeOpenApiDocument(): Schema {
           description:
             'The limit that applies (draft-ietf-httpapi-ratelimit-headers): q = requests allowed, w = window in seconds.',
           schema: { type: 'string' },
-          example: `"default";q=${DEFAULT_RATE_LIMIT_PER_MINUTE};w=60`,
+          example: `"default";q=${defaultRateLimitPerMinute};w=60`,
         },
         RateLimit: {
           description: 'Requests still available (r) and seconds until more become available (t).',
           schema: { type: 'string' },
-          example: `"default";r=${DEFAULT_RATE_LIMIT_PER_MINUTE - 1};t=0`,
+          example: `"default";r=${defaultRateLimitPerMinute - 1};t=0`,
         },
         'Retry-After': {
           description: 'Seconds to wait before posting again.',
