@@ -7,6 +7,6 @@ const fromHere = (relative: string): string => fileURLToPath(new URL(relative, i
 export const scripts = {
   floorServer: fromHere('./floor/server.js'),
   floorGateway: fromHere('./floor/gateway.js'),
-  distribution: fromHere('../../services/distribution/main.js'),
-  gateway: fromHere('../../gateway/main.js'),
+  distribution: fromHere('../../services/distribution/src/main.js'),
+  gateway: fromHere('../../gateway/src/main.js'),
 };
