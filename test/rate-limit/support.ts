@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { recordSkippedSuite } from '../support/skipped-suites.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_REQUIRED = process.env.LEADFLOW_REQUIRE_REDIS === '1';
@@ -22,7 +23,7 @@ export function skipUnlessAvailable(context: Mocha.Context, available: boolean, 
   if (available) return;
   const suite = context.test?.parent?.fullTitle() ?? 'rate-limit Redis suite';
   if (REDIS_REQUIRED) throw new Error(`${suite}: ${what} (LEADFLOW_REQUIRE_REDIS=1)`);
-  console.warn(`    skipping "${suite}": ${what}`);
+  recordSkippedSuite(suite, what);
   context.skip();
 }
 
