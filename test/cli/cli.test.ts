@@ -3,7 +3,7 @@ import path from 'node:path';
 import { freePort } from '../bench/free-port.js';
 import { withTempDir } from '../bench/temp-dir.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { runLeadflow, type CliRun } from './run-leadflow.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { LEAD_FIELDS, type LeadField } from '../../services/common/lead-fields.js';
 import { leadFingerprintSource, validateLead } from '../../services/distribution/src/leads/validation.js';
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 
 // Every message the validation can give. A message outside this list fails the properties below, which
 // keeps the messages a closed, fixed set that cannot carry a submitted value.

@@ -1,4 +1,4 @@
-import { expect } from '../support/expect.js';
+import { expect } from 'chai';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import {
   isLeadField,
