@@ -1,4 +1,4 @@
-import { connectivityState, credentials, Metadata, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { connectivityState, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
   AdminServiceClient,
   type Buyer,
@@ -7,19 +7,13 @@ import {
   type PublisherKey,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
 import { describeCallError } from './call-errors.js';
 import type { Connection } from './connection.js';
 import { CliFailure } from './errors.js';
 
 /** Every call answers within this or fails: a CLI should not hang on a service that does not answer. */
 const CALL_DEADLINE_MS = 5000;
-
-type UnaryMethod<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
 
 /** ts-proto types a field holding a message as possibly undefined; the service always sets the ones read here. */
 function present<T>(value: T | undefined, what: string): T {
@@ -85,12 +79,9 @@ export class ServiceCalls {
   private call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${this.connection.token}`);
-    return new Promise((resolve, reject) => {
-      method(request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }, (error, response) => {
-        if (!error) return resolve(response);
-        const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
-        reject(new CliFailure(describeCallError(error, this.connection, { deadlineMs: CALL_DEADLINE_MS, serviceReached })));
-      });
+    return callUnary(method, request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }).catch((error: ServiceError) => {
+      const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
+      throw new CliFailure(describeCallError(error, this.connection, { deadlineMs: CALL_DEADLINE_MS, serviceReached }));
     });
   }
 }

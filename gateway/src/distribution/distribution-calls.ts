@@ -1,4 +1,4 @@
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
 import {
@@ -8,6 +8,7 @@ import {
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { callUnary, type UnaryMethod } from '../../../services/common/grpc-unary.js';
 import { injectTraceContext } from '../../../services/common/telemetry.js';
 
 /** Key resolution is a cached lookup on the service side: it answers fast or not at all. */
@@ -26,13 +27,6 @@ export function createDistributionClient(address: string): DistributionServiceCl
 export function isServiceError(error: unknown): error is ServiceError {
   return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number' && 'metadata' in error;
 }
-
-type UnaryMethod<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
 
 /**
  * The gateway's calls to the distribution service, as promises, each with a
@@ -80,16 +74,22 @@ export class DistributionCalls {
     );
     const callContext = trace.setSpan(parent, span);
     const metadata = injectTraceContext(callContext, new Metadata());
-    return new Promise<Res>((resolve, reject) => {
-      otelContext.with(callContext, () => {
-        method(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
-          span.setAttribute(ATTR_RPC_STATUS_CODE, status[error ? error.code : status.OK]);
-          if (error) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-          if (error) reject(error);
-          else resolve(response);
-        });
-      });
-    });
+    const ended = (code: status) => {
+      span.setAttribute(ATTR_RPC_STATUS_CODE, status[code]);
+      if (code !== status.OK) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    };
+    return otelContext
+      .with(callContext, () => callUnary(method, request, metadata, { deadline: Date.now() + deadlineMs }))
+      .then(
+        (response) => {
+          ended(status.OK);
+          return response;
+        },
+        (error: ServiceError) => {
+          ended(error.code);
+          throw error;
+        },
+      );
   }
 }
