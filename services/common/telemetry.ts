@@ -23,9 +23,10 @@ export interface Telemetry {
 
 /**
  * Registers the process-wide tracer provider: W3C trace context propagation,
- * async context, and OTLP/HTTP export when an endpoint is configured. Without an
- * endpoint and without extra processors, spans are still created (trace ids in
- * logs) but go nowhere.
+ * async context, and OTLP/HTTP export when an endpoint is configured. With
+ * nowhere to send spans, nothing is registered: the API's no-op tracer costs
+ * nothing per lead, where recording spans nobody reads costs a share of the
+ * distribution service's CPU.
  */
 export function startTelemetry(
   serviceName: string,
@@ -37,6 +38,7 @@ export function startTelemetry(
     const url = new URL('v1/traces', config.otlpEndpoint.endsWith('/') ? config.otlpEndpoint : `${config.otlpEndpoint}/`);
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: url.toString() })));
   }
+  if (spanProcessors.length === 0) return { shutdown: async () => undefined };
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors,

@@ -17,7 +17,9 @@ export class NodeProcess {
     script: string,
     env: NodeJS.ProcessEnv,
   ) {
-    this.child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    this.child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.stdout = tail(this.stdout + chunk)));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = tail(this.stderr + chunk)));
     this.exited = new Promise((resolve) => {

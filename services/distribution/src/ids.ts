@@ -1,6 +1,20 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+const RANDOM_BYTES = 10;
+// One call to the system's generator per 409 ids instead of one per id: ids are made several times a lead.
+const pool = Buffer.alloc(RANDOM_BYTES * 409);
+let poolOffset = pool.length;
+
+function randomBits(): Buffer {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += RANDOM_BYTES;
+  return pool.subarray(poolOffset - RANDOM_BYTES, poolOffset);
+}
 
 /**
  * A ULID (48-bit millisecond time + 80 random bits, Crockford base32) behind a
@@ -13,7 +27,7 @@ export function newId(prefix: string, now = Date.now()): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const random = randomBytes(10);
+  const random = randomBits();
   let bits = 0;
   let value = 0;
   let tail = '';

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, MysqlDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, MysqlDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
+import { TtlCache } from '../../../common/ttl-cache.js';
 import { createPool } from 'mysql2';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -18,6 +19,24 @@ export interface DatabaseOptions {
 
 export const SQLITE_FILE = 'leadflow.sqlite';
 
+/** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
+const PREPARED_STATEMENTS = 256;
+
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new TtlCache<string, SqliteDatabase.Statement>(Number.POSITIVE_INFINITY, PREPARED_STATEMENTS);
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function sqliteDialect(dataDir: string): SqliteDialect {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const database = new SqliteDatabase(path.join(dataDir, SQLITE_FILE));
@@ -26,7 +45,7 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
 }
 
 function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialect {

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 
 // Frozen: a migration never changes once released. Types stay portable between
 // SQLite and MySQL (no RETURNING, no partial indexes, no native booleans).
+// Only the indexes something queries: each one is written on every lead insert.
+// The keyed hashes get theirs with the duplicate checks that read them.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('publishers')
@@ -70,10 +72,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('processing_ms', 'double precision')
     .addUniqueConstraint('leads_publisher_clickid_unique', ['publisher_id', 'clickid'])
     .execute();
-  await db.schema.createIndex('leads_created_at_idx').on('leads').column('created_at').execute();
-  await db.schema.createIndex('leads_ssn_hash_idx').on('leads').column('ssn_hash').execute();
-  await db.schema.createIndex('leads_email_hash_idx').on('leads').column('email_hash').execute();
-  await db.schema.createIndex('leads_phone_hash_idx').on('leads').column('phone_hash').execute();
 
   await db.schema
     .createTable('buyer_attempts')
@@ -99,7 +97,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('margin_cents', 'bigint', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('sales_created_at_idx').on('sales').column('created_at').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
