@@ -7,6 +7,7 @@ import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { PriorityOrderSeller, type LeadSeller } from './buyers/lead-seller.js';
 import { createDatabase, migrateToLatest, type Db } from './db/database.js';
+import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
@@ -69,7 +70,8 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db);
   const seller = options.seller ?? new PriorityOrderSeller(buyers, tracer);
-  const intake = new IntakeService({ db, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
+  const writes = new GroupCommit(db);
+  const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
   const demoKey = options.seedDemo ? await seedDemo(config.dataDir, publishers, buyers) : undefined;
 
   const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });

@@ -45,6 +45,7 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  database.pragma('wal_autocheckpoint = 4000');
   return new SqliteDialect({ database: withStatementCache(database) });
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../../common/logger.js';
 import { inSpan } from '../../../common/telemetry.js';
 import type { LeadSeller, SaleDecision } from '../buyers/lead-seller.js';
 import { isDuplicateKeyError, type Db } from '../db/database.js';
+import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -28,6 +29,8 @@ export interface IntakeResult {
 
 export interface IntakeDependencies {
   db: Db;
+  /** Where the lead's writes go: committed together with other leads' writes. */
+  writes: GroupCommit;
   publishers: PublisherService;
   seller: LeadSeller;
   cipher: PiiCipher;
@@ -91,7 +94,8 @@ export class IntakeService {
     const claimed = await inSpan(this.deps.tracer, 'leadflow.store', async (span) => {
       span.setAttribute('leadflow.lead_id', identity.id);
       try {
-        await repository.insertLead(this.deps.db, leadRow(valid, identity, this.deps.cipher, this.deps.hasher));
+        const row = leadRow(valid, identity, this.deps.cipher, this.deps.hasher);
+        await this.deps.writes.run((trx) => repository.insertLead(trx, row));
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
@@ -177,7 +181,7 @@ export class IntakeService {
   /** The attempts, the sale and the lead's outcome in one transaction: all of it or none. */
   private async record(identity: LeadIdentity, decision: SaleDecision, test: boolean, processingMs: number): Promise<void> {
     const completedAt = Date.now();
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.writes.run(async (trx) => {
       await repository.insertBuyerAttempts(trx, decision.attempts);
       const { winner } = decision;
       if (winner && !test) {

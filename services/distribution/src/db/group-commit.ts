@@ -1,0 +1,70 @@
+import type { Transaction } from 'kysely';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
+
+export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface QueuedWrite {
+  write: Write<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Enough to amortise a commit; few enough that one slow batch does not hold many leads. */
+const MAX_BATCH = 64;
+
+/**
+ * Commits the small write transactions that arrive while the event loop turns
+ * as one transaction, so that N concurrent leads pay for one commit (one WAL
+ * append on SQLite, one log flush on MySQL) instead of N. Each write still
+ * commits all or nothing, and a caller hears only of its own failure: when the
+ * shared transaction fails, every write of the batch is run again alone.
+ */
+export class GroupCommit {
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(write: Write<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      const batch = this.queue.splice(0, MAX_BATCH);
+      if (this.queue.length > 0) this.scheduleFlush();
+      void this.commit(batch);
+    });
+  }
+
+  private async commit(batch: QueuedWrite[]): Promise<void> {
+    if (batch.length === 1) return this.commitAlone(batch[0]!);
+    let results: unknown[];
+    try {
+      results = await this.db.transaction().execute(async (trx) => {
+        const done: unknown[] = [];
+        for (const queued of batch) done.push(await queued.write(trx));
+        return done;
+      });
+    } catch {
+      for (const queued of batch) await this.commitAlone(queued);
+      return;
+    }
+    batch.forEach((queued, index) => queued.resolve(results[index]));
+  }
+
+  private async commitAlone(queued: QueuedWrite): Promise<void> {
+    try {
+      queued.resolve(await this.db.transaction().execute(queued.write));
+    } catch (error) {
+      queued.reject(error);
+    }
+  }
+}
