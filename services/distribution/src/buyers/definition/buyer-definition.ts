@@ -1,0 +1,165 @@
+import type { LeadField } from '../../../../common/lead-fields.js';
+
+/**
+ * A buyer as the operator declares it (`leadflow buyer apply -f FILE`) and as
+ * selection reads it. Money is integer cents, times are milliseconds, after
+ * parsing; the file itself takes dollars ("25.00") and names.
+ */
+export interface BuyerDefinition {
+  /** Unique; the key `apply` matches on. */
+  name: string;
+  active: boolean;
+  /** Tiers are tried in ascending order; a lower tier is asked only when no buyer of a higher one bought. */
+  tier: number;
+  /** Inside a tier, among equal offers, lower priority goes first. */
+  priority: number;
+  /** Share of rotation among buyers of equal tier, priority and offer (weighted round robin). */
+  weight: number;
+  integration: Integration;
+  filters: FilterRule | undefined;
+  schedule: Schedule | undefined;
+  caps: Caps;
+  duplicates: DuplicatePolicy | undefined;
+  pricing: Pricing;
+  payout: PayoutPolicy;
+}
+
+// ---------------------------------------------------------------- filters
+
+/** Values a filter can read besides the lead's own fields. */
+export type DerivedField =
+  | 'age'
+  | 'loanAmount'
+  | 'incomeNetMonthly'
+  | 'daysUntilNextPayDate'
+  /** 0-23 in the buyer's schedule time zone (UTC without a schedule). */
+  | 'hourOfDay'
+  /** mon..sun in the buyer's time zone. */
+  | 'dayOfWeek'
+  | 'testMode'
+  | 'publisherId';
+
+export type FilterField = LeadField | DerivedField;
+
+export type FilterRule =
+  | { all: FilterRule[] }
+  | { any: FilterRule[] }
+  | { not: FilterRule }
+  | { field: FilterField; equals: string | number | boolean }
+  | { field: FilterField; in: (string | number)[] }
+  /** Inclusive bounds; either may be absent. Amount fields compare in dollars as written in the file. */
+  | { field: FilterField; range: { min?: number; max?: number } }
+  /** A JavaScript regular expression, anchored only if the pattern says so. */
+  | { field: FilterField; pattern: string }
+  | { field: FilterField; exists: boolean };
+
+// ---------------------------------------------------------------- schedule
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+export interface Schedule {
+  /** IANA zone, e.g. America/Chicago. */
+  timezone: string;
+  /** Open days; all seven when absent in the file. */
+  days: Weekday[];
+  /** Open from `from` (inclusive) to `to` (exclusive), "HH:MM" in the zone; to < from wraps past midnight. */
+  hours: { from: string; to: string } | undefined;
+}
+
+// ---------------------------------------------------------------- caps, duplicates
+
+export interface Caps {
+  leadsPerHour: number | undefined;
+  leadsPerDay: number | undefined;
+  leadsPerMonth: number | undefined;
+  spendPerDayCents: number | undefined;
+}
+
+export interface DuplicatePolicy {
+  lookbackDays: number;
+  /** Which keyed hashes count as the same person. */
+  match: ('ssn' | 'email' | 'phone')[];
+  /** Also leads this buyer was offered and turned down, not only those it bought. */
+  includeRejected: boolean;
+}
+
+// ---------------------------------------------------------------- money
+
+export type Pricing =
+  | { type: 'fixed'; priceCents: number }
+  /** First rule whose filter matches sets the price; none matches: defaultCents. */
+  | { type: 'rules'; defaultCents: number; rules: { when: FilterRule; priceCents: number }[] }
+  /** The price is the buyer's bid (ping-post) or the price its post answer names. */
+  | { type: 'bid' };
+
+export type Payout = { revenueShareBps: number } | { fixedCents: number };
+
+export interface PayoutPolicy {
+  default: Payout;
+  /** By publisher id. */
+  publishers: Record<string, Payout>;
+}
+
+// ---------------------------------------------------------------- integration
+
+export interface Integration {
+  mode: 'direct_post' | 'ping_post';
+  /** Required when mode is ping_post. Carries no PII: the parser refuses sensitive or contact fields in its mapping. */
+  ping: HttpExchange | undefined;
+  post: HttpExchange;
+  /** Per call (ping and post each). */
+  timeoutMs: number;
+  /** http:// allowed (and private addresses); otherwise https:// only. */
+  local: boolean;
+  /** What a test-mode lead gets: the post/ping sent to testUrl, or an answer without any call. */
+  testBehaviour: 'test_url' | 'accept' | 'reject';
+}
+
+export interface HttpExchange {
+  url: string;
+  /** Used for test-mode leads when testBehaviour is test_url. */
+  testUrl: string | undefined;
+  method: 'POST' | 'PUT';
+  format: 'json' | 'form';
+  headers: Record<string, string>;
+  auth: { type: 'bearer'; token: string } | { type: 'basic'; username: string; password: string } | undefined;
+  /** Output key (dotted path for nested JSON, e.g. "applicant.firstName") -> where its value comes from. */
+  mapping: Record<string, FieldSource>;
+  response: ResponseParser;
+}
+
+export type Transform =
+  | 'digits'
+  | 'upper'
+  | 'lower'
+  | 'trim'
+  /** Date field re-written, tokens YYYY, MM, DD (e.g. "MM/DD/YYYY"). */
+  | { date: string }
+  /** 10-digit phone re-written, token digits by X (e.g. "(XXX) XXX-XXXX"). */
+  | { phone: string }
+  /** Amount in cents as dollars: "number" (1500.5) or "string" ("1500.50"). */
+  | { money: 'number' | 'string' }
+  | { map: Record<string, string>; default?: string };
+
+export type FieldSource =
+  | { field: FilterField | 'leadId'; transform: Transform[] }
+  | { value: string | number | boolean };
+
+export type ResponseFormat = 'json' | 'xml' | 'text';
+
+/** A value located in a reply: a JSON path ("$.result.status"), an XPath ("/response/status"), or a regex with one group (text). */
+export interface ReplyLocator {
+  path: string;
+}
+
+export interface ResponseParser {
+  format: ResponseFormat;
+  /** The reply is an acceptance when the located value matches. */
+  accepted: ReplyLocator & ({ equals: string } | { in: string[] } | { matches: string });
+  /** Price (post) or bid (ping), in dollars in the reply. */
+  price: ReplyLocator | undefined;
+  reason: ReplyLocator | undefined;
+  /** The buyer's own id for the lead. */
+  reference: ReplyLocator | undefined;
+  redirectUrl: ReplyLocator | undefined;
+}
