@@ -5,7 +5,10 @@ import { DistributionServiceService } from '../../../proto/generated/leadflow/di
 import type { DistributionConfig } from '../../common/config.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
-import { PriorityOrderSeller, type LeadSeller } from './buyers/lead-seller.js';
+import { BuyerReports } from './buyers/buyer-reports.js';
+import { CircuitBreakers } from './buyers/circuit-breaker.js';
+import type { LeadSeller } from './buyers/lead-seller.js';
+import { PingTreeSeller } from './buyers/ping-tree.js';
 import { createDatabase, migrateToLatest, type Db } from './db/database.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
@@ -35,6 +38,8 @@ export interface DistributionOptions {
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Five failed calls in a row pause a buyer for 30 s; then one lead probes it. */
+const CIRCUIT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 };
 
 function bind(server: Server, address: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,7 +74,8 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db);
-  const seller = options.seller ?? new PriorityOrderSeller(buyers, tracer);
+  const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
+  const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer });
   const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
   const demoKey = options.seedDemo ? await seedDemo(config.dataDir, publishers, buyers) : undefined;
@@ -79,7 +85,10 @@ export async function startDistribution(config: DistributionConfig, options: Dis
     DistributionServiceService,
     distributionHandlers({ db, intake, publishers, cipher, adminToken: secrets.adminToken, tracer, logger }),
   );
-  server.addService(AdminServiceService, adminHandlers({ publishers, buyers, adminToken: secrets.adminToken, tracer, logger }));
+  server.addService(
+    AdminServiceService,
+    adminHandlers({ publishers, buyers, buyerReports: new BuyerReports(db, breakers), adminToken: secrets.adminToken, tracer, logger }),
+  );
   let port: number;
   try {
     port = await bind(server, `${config.grpcHost}:${config.grpcPort}`);

@@ -1,22 +1,35 @@
 import type { Db } from '../db/database.js';
-import type { BuyerRow, NewBuyerRow } from '../db/schema.js';
+import type { BuyerRow } from '../db/schema.js';
 
 export async function listBuyers(db: Db): Promise<BuyerRow[]> {
-  return db.selectFrom('buyers').selectAll().orderBy('priority').orderBy('name').execute();
+  return db.selectFrom('buyers').selectAll().orderBy('name').execute();
 }
 
 export async function listActiveBuyers(db: Db): Promise<BuyerRow[]> {
-  return db.selectFrom('buyers').selectAll().where('active', '=', 1).orderBy('priority').orderBy('name').execute();
+  return db.selectFrom('buyers').selectAll().where('active', '=', 1).execute();
 }
 
-export async function findBuyerByName(db: Db, name: string): Promise<BuyerRow | undefined> {
-  return db.selectFrom('buyers').selectAll().where('name', '=', name).executeTakeFirst();
+export async function findBuyersByName(db: Db, names: string[]): Promise<BuyerRow[]> {
+  if (names.length === 0) return [];
+  return db.selectFrom('buyers').selectAll().where('name', 'in', names).execute();
 }
 
-export async function insertBuyer(db: Db, buyer: NewBuyerRow): Promise<void> {
+export async function findBuyer(db: Db, idOrName: string): Promise<BuyerRow | undefined> {
+  return db
+    .selectFrom('buyers')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+    .executeTakeFirst();
+}
+
+export async function insertBuyer(db: Db, buyer: BuyerRow): Promise<void> {
   await db.insertInto('buyers').values(buyer).execute();
 }
 
-export async function updateBuyer(db: Db, id: string, changes: Omit<NewBuyerRow, 'id' | 'created_at'>): Promise<void> {
-  await db.updateTable('buyers').set(changes).where('id', '=', id).execute();
+export async function updateBuyerDefinition(db: Db, id: string, active: number, definition: string, updatedAt: number): Promise<void> {
+  await db.updateTable('buyers').set({ active, definition, updated_at: updatedAt }).where('id', '=', id).execute();
+}
+
+export async function setBuyerActive(db: Db, id: string, active: number, updatedAt: number): Promise<void> {
+  await db.updateTable('buyers').set({ active, updated_at: updatedAt }).where('id', '=', id).execute();
 }

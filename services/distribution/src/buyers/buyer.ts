@@ -1,38 +1,35 @@
 import type { BuyerRow } from '../db/schema.js';
+import type { BuyerDefinition } from './definition/buyer-definition.js';
 
-/** A buyer as selection sees it. */
+/** A buyer as stored: its id and its declared definition. */
 export interface Buyer {
   id: string;
-  name: string;
-  active: boolean;
-  priority: number;
-  priceCents: number;
-  /** USPS codes; empty = every state. */
-  states: string[];
-  /** Zero = no bound. */
-  minLoanAmountCents: number;
-  maxLoanAmountCents: number;
-  /** Empty = the buyer accepts every lead offered without a call. */
-  postUrl: string;
-  /** Empty = test leads are accepted without a call. */
-  testPostUrl: string;
-  timeoutMs: number;
-  redirectUrl: string;
+  definition: BuyerDefinition;
+  updatedAt: number;
 }
 
 export function buyerFromRow(row: BuyerRow): Buyer {
+  const definition = JSON.parse(row.definition) as BuyerDefinition;
+  // `active` has its own column so that pause and resume need not rewrite the definition.
+  return { id: row.id, definition: { ...definition, active: row.active === 1 }, updatedAt: row.updated_at };
+}
+
+const REDACTED = '[redacted]';
+
+/** The definition with header values and credentials hidden, for showing to operators. */
+export function redactedDefinition(definition: BuyerDefinition): BuyerDefinition {
+  const redactExchange = <T extends { headers: Record<string, string>; auth: unknown }>(exchange: T): T => ({
+    ...exchange,
+    headers: Object.fromEntries(Object.keys(exchange.headers).map((name) => [name, REDACTED])),
+    auth: exchange.auth === undefined ? undefined : REDACTED,
+  });
+  const { integration } = definition;
   return {
-    id: row.id,
-    name: row.name,
-    active: row.active === 1,
-    priority: row.priority,
-    priceCents: row.price_cents,
-    states: row.states ? row.states.split(',') : [],
-    minLoanAmountCents: row.min_loan_amount_cents,
-    maxLoanAmountCents: row.max_loan_amount_cents,
-    postUrl: row.post_url,
-    testPostUrl: row.test_post_url,
-    timeoutMs: row.timeout_ms,
-    redirectUrl: row.redirect_url,
+    ...definition,
+    integration: {
+      ...integration,
+      post: redactExchange(integration.post),
+      ping: integration.ping === undefined ? undefined : redactExchange(integration.ping),
+    },
   };
 }

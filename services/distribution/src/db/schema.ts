@@ -22,18 +22,18 @@ export interface BuyerTable {
   id: string;
   name: string;
   active: number;
-  priority: number;
-  price_cents: number;
-  /** Comma-separated USPS codes; empty = every state. */
-  states: string;
-  min_loan_amount_cents: number;
-  max_loan_amount_cents: number;
-  post_url: string;
-  test_post_url: string;
-  timeout_ms: number;
-  redirect_url: string;
+  /** JSON of the BuyerDefinition. */
+  definition: string;
   created_at: number;
   updated_at: number;
+}
+
+/** Leads and spend counted against a buyer's caps, one row per buyer and period ("h:2026-11-22T14", "d:2026-11-22", "m:2026-11"). */
+export interface BuyerCapCounterTable {
+  buyer_id: string;
+  period: string;
+  leads: number;
+  spend_cents: number;
 }
 
 export type LeadStatus = 'processing' | 'sold' | 'rejected';
@@ -71,16 +71,22 @@ export interface LeadTable {
   processing_ms: number | null;
 }
 
-export type BuyerAttemptOutcome = 'accepted' | 'rejected' | 'error' | 'timeout';
+export type BuyerAttemptOutcome = 'accepted' | 'rejected' | 'error' | 'timeout' | 'unknown' | 'skipped';
+export type BuyerAttemptKind = 'ping' | 'post' | 'skip';
 
 export interface BuyerAttemptTable {
   id: string;
   lead_id: string;
   buyer_id: string;
+  kind: BuyerAttemptKind;
   started_at: number;
   duration_ms: number;
   outcome: BuyerAttemptOutcome;
   http_status: number | null;
+  bid_cents: number | null;
+  price_cents: number | null;
+  reference: string | null;
+  /** Why it was skipped or turned down, in the buyer's words or ours. */
   reason: string | null;
 }
 
@@ -96,10 +102,25 @@ export interface SaleTable {
   created_at: number;
 }
 
+export type LedgerEntryType = 'buyer_charge' | 'publisher_payout' | 'platform_margin';
+
+/** Append-only; a sale's entries sum to zero (the buyer's charge is negative). */
+export interface LedgerEntryTable {
+  id: string;
+  lead_id: string;
+  entry_type: LedgerEntryType;
+  /** "buyer:<id>", "publisher:<id>" or "platform". */
+  account: string;
+  amount_cents: number;
+  created_at: number;
+}
+
 export interface Database {
   publishers: PublisherTable;
   publisher_keys: PublisherKeyTable;
   buyers: BuyerTable;
+  buyer_cap_counters: BuyerCapCounterTable;
+  ledger_entries: LedgerEntryTable;
   leads: LeadTable;
   buyer_attempts: BuyerAttemptTable;
   sales: SaleTable;
@@ -108,9 +129,9 @@ export interface Database {
 export type PublisherRow = Selectable<PublisherTable>;
 export type PublisherKeyRow = Selectable<PublisherKeyTable>;
 export type BuyerRow = Selectable<BuyerTable>;
-export type NewBuyerRow = Insertable<BuyerTable>;
 export type LeadRow = Selectable<LeadTable>;
 export type NewLeadRow = Insertable<LeadTable>;
 export type LeadUpdate = Updateable<LeadTable>;
 export type BuyerAttemptRow = Selectable<BuyerAttemptTable>;
 export type NewSaleRow = Insertable<SaleTable>;
+export type LedgerEntryRow = Selectable<LedgerEntryTable>;

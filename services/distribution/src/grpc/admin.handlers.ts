@@ -2,15 +2,16 @@ import type { Tracer } from '@opentelemetry/api';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import type {
   AdminServiceServer,
-  Buyer as BuyerMessage,
+  ApplyBuyersRequest,
+  BuyerSummary,
   Publisher,
   PublisherKey,
 } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
 import type { Logger } from '../../../common/logger.js';
-import type { Buyer } from '../buyers/buyer.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
+import type { BuyerReports } from '../buyers/buyer-reports.js';
 import type { PublisherKeyRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { redactedDefinition } from '../buyers/buyer.js';
 import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
 import { requireAdmin } from './admin-auth.js';
 import { unary } from './unary.js';
@@ -18,6 +19,7 @@ import { unary } from './unary.js';
 export interface AdminHandlerDependencies {
   publishers: PublisherService;
   buyers: BuyerService;
+  buyerReports: BuyerReports;
   adminToken: string;
   tracer: Tracer;
   logger: Logger;
@@ -36,10 +38,6 @@ function publisherMessage(publisher: PublisherWithKeys): Publisher {
     createdAtMs: publisher.created_at,
     keys: publisher.keys.map(keyMessage),
   };
-}
-
-function buyerMessage(buyer: Buyer): BuyerMessage {
-  return { ...buyer };
 }
 
 export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServer {
@@ -73,11 +71,21 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     setPublisherRateLimit: admin('SetPublisherRateLimit', async (request: { publisherId: string; rateLimitPerMinute: number }) => ({
       publisher: publisherMessage(await deps.publishers.setRateLimit(request.publisherId, request.rateLimitPerMinute)),
     })),
-    upsertBuyer: admin('UpsertBuyer', async (request: { buyer: BuyerMessage | undefined }) => {
-      if (!request.buyer) throw new ServiceError('invalid_argument', 'buyer is required');
-      const { id: _id, ...settings } = request.buyer;
-      return { buyer: buyerMessage(await deps.buyers.upsert(settings)) };
+    applyBuyers: admin('ApplyBuyers', async (request: ApplyBuyersRequest) => {
+      const result = await deps.buyers.apply(request.documentJson, request.dryRun);
+      return result.ok ? { buyers: result.buyers, errors: [] } : { buyers: [], errors: result.errors };
     }),
-    listBuyers: admin('ListBuyers', async () => ({ buyers: (await deps.buyers.list()).map(buyerMessage) })),
+    listBuyers: admin('ListBuyers', async () => ({
+      buyers: await deps.buyerReports.summaries(await deps.buyers.list()),
+    })),
+    getBuyer: admin('GetBuyer', async (request: { buyer: string }) => {
+      const buyer = await deps.buyers.get(request.buyer);
+      const [summary] = await deps.buyerReports.summaries([buyer]);
+      return { summary: summary as BuyerSummary, definitionJson: JSON.stringify(redactedDefinition(buyer.definition), null, 2) };
+    }),
+    setBuyerActive: admin('SetBuyerActive', async (request: { buyer: string; active: boolean }) => {
+      const [summary] = await deps.buyerReports.summaries([await deps.buyers.setActive(request.buyer, request.active)]);
+      return { summary };
+    }),
   };
 }

@@ -3,6 +3,7 @@ import type { Lead } from '../../../../proto/generated/leadflow/distribution/v1/
 import type { Logger } from '../../../common/logger.js';
 import { inSpan } from '../../../common/telemetry.js';
 import type { LeadSeller, SaleDecision } from '../buyers/lead-seller.js';
+import { saleEntries } from './ledger.js';
 import { isDuplicateKeyError, type Db } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
@@ -12,7 +13,7 @@ import type { LiveKey } from '../publishers/publisher.repository.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
-import { buyerPayload, leadRow, type LeadIdentity } from './lead-record.js';
+import { leadRow, personHashes, type LeadIdentity } from './lead-record.js';
 import * as repository from './lead.repository.js';
 import { leadFingerprintSource, validateLead, type ValidLead } from './validation.js';
 
@@ -94,7 +95,7 @@ export class IntakeService {
     const claimed = await inSpan(this.deps.tracer, 'leadflow.store', async (span) => {
       span.setAttribute('leadflow.lead_id', identity.id);
       try {
-        const row = leadRow(valid, identity, this.deps.cipher, this.deps.hasher);
+        const row = leadRow(valid, identity, personHashes(valid, this.deps.hasher), this.deps.cipher);
         await this.deps.writes.run((trx) => repository.insertLead(trx, row));
         return true;
       } catch (error) {
@@ -144,17 +145,13 @@ export class IntakeService {
     const decision = await inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
       const result = await this.deps.seller.sell({
         leadId: identity.id,
-        terms: {
-          state: valid.fields.state,
-          loanAmountCents: valid.loanAmountCents,
-          priceFloorCents: valid.priceCents,
-          test: valid.test,
-        },
-        payload: buyerPayload(valid),
-        payoutShareBps: publisher.payoutShareBps,
+        lead: valid,
+        publisherId: publisher.publisherId,
+        publisherPayoutShareBps: publisher.payoutShareBps,
+        person: personHashes(valid, this.deps.hasher),
         deadline: Math.min(identity.now + this.deps.sellDeadlineMs, answerBy - RECORD_MARGIN_MS),
       });
-      span.setAttributes({ 'leadflow.buyers_tried': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
+      span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
       return result;
     });
     const processingMs = Math.round((performance.now() - started) * 100) / 100;
@@ -170,15 +167,15 @@ export class IntakeService {
       ? {
           kind: 'sold',
           leadId: identity.id,
-          payoutCents: decision.winner.offer.payoutCents,
-          buyerId: decision.winner.offer.buyer.id,
+          payoutCents: decision.winner.payoutCents,
+          buyerId: decision.winner.buyerId,
           redirectUrl: decision.winner.redirectUrl,
         }
       : { kind: 'rejected', leadId: identity.id, reason: decision.reason };
     return { outcome, buyerWaitMs: decision.buyerWaitMs, replayed: false };
   }
 
-  /** The attempts, the sale and the lead's outcome in one transaction: all of it or none. */
+  /** The attempts, the sale, its ledger entries and the lead's outcome in one transaction: all of it or none. */
   private async record(identity: LeadIdentity, decision: SaleDecision, test: boolean, processingMs: number): Promise<void> {
     const completedAt = Date.now();
     await this.deps.writes.run(async (trx) => {
@@ -189,12 +186,13 @@ export class IntakeService {
           id: newId('sale', completedAt),
           lead_id: identity.id,
           publisher_id: identity.publisherId,
-          buyer_id: winner.offer.buyer.id,
-          charge_cents: winner.offer.chargeCents,
-          payout_cents: winner.offer.payoutCents,
-          margin_cents: winner.offer.chargeCents - winner.offer.payoutCents,
+          buyer_id: winner.buyerId,
+          charge_cents: winner.chargeCents,
+          payout_cents: winner.payoutCents,
+          margin_cents: winner.chargeCents - winner.payoutCents,
           created_at: completedAt,
         });
+        await repository.insertLedgerEntries(trx, saleEntries(identity, winner, completedAt));
       }
       const completed = await repository.completeLead(
         trx,
@@ -204,8 +202,8 @@ export class IntakeService {
           ? {
               status: 'sold',
               completed_at: completedAt,
-              buyer_id: winner.offer.buyer.id,
-              payout_cents: winner.offer.payoutCents,
+              buyer_id: winner.buyerId,
+              payout_cents: winner.payoutCents,
               redirect_url: winner.redirectUrl,
               processing_ms: processingMs,
             }

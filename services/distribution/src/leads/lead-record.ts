@@ -1,4 +1,5 @@
 import { LEAD_FIELDS, SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../common/lead-fields.js';
+import type { PersonHashes } from '../buyers/duplicates.js';
 import type { NewLeadRow } from '../db/schema.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
@@ -22,11 +23,20 @@ export interface LeadIdentity {
   now: number;
 }
 
+/** The keyed hashes that recognise the same person in later leads. */
+export function personHashes(lead: ValidLead, hasher: KeyedHasher): PersonHashes {
+  return {
+    ssn: hasher.hash('ssn', lead.fields.ssn),
+    email: hasher.hash('email', lead.fields.email.toLowerCase()),
+    phone: hasher.hash('phone', lead.fields.cellPhone),
+  };
+}
+
 /**
  * The stored form of a valid lead: sensitive fields encrypted together, keyed
  * hashes for duplicate checks, the rest as JSON.
  */
-export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCipher, hasher: KeyedHasher): NewLeadRow {
+export function leadRow(lead: ValidLead, identity: LeadIdentity, person: PersonHashes, cipher: PiiCipher): NewLeadRow {
   const { fields } = lead;
   return {
     id: identity.id,
@@ -43,9 +53,9 @@ export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCiph
     loan_amount_cents: lead.loanAmountCents,
     income_net_monthly_cents: lead.incomeNetMonthlyCents,
     state: fields.state,
-    ssn_hash: hasher.hash('ssn', fields.ssn),
-    email_hash: hasher.hash('email', fields.email.toLowerCase()),
-    phone_hash: hasher.hash('phone', fields.cellPhone),
+    ssn_hash: person.ssn,
+    email_hash: person.email,
+    phone_hash: person.phone,
     fields: JSON.stringify(pick(lead, false)),
     sensitive: cipher.encrypt(JSON.stringify(pick(lead, true))),
     tracking: JSON.stringify(lead.tracking),
@@ -57,7 +67,3 @@ export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCiph
   };
 }
 
-/** What a buyer receives: every sent field, normalized, sensitive ones included. */
-export function buyerPayload(lead: ValidLead): Record<string, unknown> {
-  return { ...pick(lead, false), ...pick(lead, true), tracking: lead.tracking };
-}

@@ -21,6 +21,10 @@ function attemptView(row: BuyerAttemptRow): BuyerAttempt {
     outcome: row.outcome,
     httpStatus: row.http_status ?? 0,
     reason: row.reason ?? '',
+    kind: row.kind,
+    bidCents: row.bid_cents ?? 0,
+    priceCents: row.price_cents ?? 0,
+    reference: row.reference ?? '',
   };
 }
 

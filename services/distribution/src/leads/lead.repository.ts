@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { BuyerAttemptRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { BuyerAttemptRow, LedgerEntryRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 
 export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
   await db.insertInto('leads').values(lead).execute();
@@ -53,4 +53,8 @@ export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAt
 
 export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {
   await db.insertInto('sales').values(sale).execute();
+}
+
+export async function insertLedgerEntries(db: Db, entries: LedgerEntryRow[]): Promise<void> {
+  await db.insertInto('ledger_entries').values(entries).execute();
 }

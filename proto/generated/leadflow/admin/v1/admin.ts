@@ -91,41 +91,87 @@ export interface SetPublisherRateLimitResponse {
   publisher: Publisher | undefined;
 }
 
-export interface Buyer {
+export interface BuyerSummary {
   id: string;
   name: string;
   active: boolean;
-  /** Lower numbers are tried first. */
+  tier: number;
   priority: number;
-  /** What the buyer pays for a lead, in integer cents. */
-  priceCents: number;
-  /** USPS codes the buyer takes; empty = every state. */
-  states: string[];
-  /** Loan amount range in integer cents; zero = no bound. */
-  minLoanAmountCents: number;
-  maxLoanAmountCents: number;
-  /** Where live leads are posted; empty = the buyer accepts every lead it is offered. */
-  postUrl: string;
-  /** Where test-mode leads are posted; empty = test leads are accepted without a call. */
-  testPostUrl: string;
-  timeoutMs: number;
-  /** Sent to the publisher when the buyer's answer names none. */
-  redirectUrl: string;
+  weight: number;
+  /** "direct_post" or "ping_post". */
+  mode: string;
+  /** "fixed", "rules" or "bid". */
+  pricing: string;
+  /** Where leads are posted, scheme and host only. */
+  postHost: string;
+  /** "closed", "open" or "half_open" on the instance that answered. */
+  circuit: string;
+  /** Leads and spend counted against the caps in the current hour, day and month. */
+  usage: BuyerUsage | undefined;
+  updatedAtMs: number;
 }
 
-export interface UpsertBuyerRequest {
-  buyer: Buyer | undefined;
+export interface BuyerUsage {
+  leadsThisHour: number;
+  leadsToday: number;
+  leadsThisMonth: number;
+  spendTodayCents: number;
 }
 
-export interface UpsertBuyerResponse {
-  buyer: Buyer | undefined;
+export interface DocumentError {
+  /** Where in the document, e.g. "buyers[2].caps.leadsPerDay". */
+  path: string;
+  message: string;
+}
+
+export interface AppliedBuyer {
+  id: string;
+  name: string;
+  /** "created", "updated" or "unchanged". */
+  action: string;
+}
+
+export interface ApplyBuyersRequest {
+  /** The document as JSON text. */
+  documentJson: string;
+  /** Check and report what would change, change nothing. */
+  dryRun: boolean;
+}
+
+export interface ApplyBuyersResponse {
+  buyers: AppliedBuyer[];
+  /** When not empty, nothing was applied. */
+  errors: DocumentError[];
 }
 
 export interface ListBuyersRequest {
 }
 
 export interface ListBuyersResponse {
-  buyers: Buyer[];
+  buyers: BuyerSummary[];
+}
+
+export interface GetBuyerRequest {
+  /** A buyer's id or name. */
+  buyer: string;
+}
+
+export interface GetBuyerResponse {
+  summary:
+    | BuyerSummary
+    | undefined;
+  /** The buyer's definition as JSON, header values and credentials redacted. */
+  definitionJson: string;
+}
+
+export interface SetBuyerActiveRequest {
+  /** A buyer's id or name. */
+  buyer: string;
+  active: boolean;
+}
+
+export interface SetBuyerActiveResponse {
+  summary: BuyerSummary | undefined;
 }
 
 function createBasePublisher(): Publisher {
@@ -1209,25 +1255,25 @@ export const SetPublisherRateLimitResponse: MessageFns<SetPublisherRateLimitResp
   },
 };
 
-function createBaseBuyer(): Buyer {
+function createBaseBuyerSummary(): BuyerSummary {
   return {
     id: "",
     name: "",
     active: false,
+    tier: 0,
     priority: 0,
-    priceCents: 0,
-    states: [],
-    minLoanAmountCents: 0,
-    maxLoanAmountCents: 0,
-    postUrl: "",
-    testPostUrl: "",
-    timeoutMs: 0,
-    redirectUrl: "",
+    weight: 0,
+    mode: "",
+    pricing: "",
+    postHost: "",
+    circuit: "",
+    usage: undefined,
+    updatedAtMs: 0,
   };
 }
 
-export const Buyer: MessageFns<Buyer> = {
-  encode(message: Buyer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const BuyerSummary: MessageFns<BuyerSummary> = {
+  encode(message: BuyerSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1237,37 +1283,37 @@ export const Buyer: MessageFns<Buyer> = {
     if (message.active !== false) {
       writer.uint32(24).bool(message.active);
     }
+    if (message.tier !== 0) {
+      writer.uint32(32).int32(message.tier);
+    }
     if (message.priority !== 0) {
-      writer.uint32(32).int32(message.priority);
+      writer.uint32(40).int32(message.priority);
     }
-    if (message.priceCents !== 0) {
-      writer.uint32(40).int64(message.priceCents);
+    if (message.weight !== 0) {
+      writer.uint32(48).int32(message.weight);
     }
-    for (const v of message.states) {
-      writer.uint32(50).string(v!);
+    if (message.mode !== "") {
+      writer.uint32(58).string(message.mode);
     }
-    if (message.minLoanAmountCents !== 0) {
-      writer.uint32(56).int64(message.minLoanAmountCents);
+    if (message.pricing !== "") {
+      writer.uint32(66).string(message.pricing);
     }
-    if (message.maxLoanAmountCents !== 0) {
-      writer.uint32(64).int64(message.maxLoanAmountCents);
+    if (message.postHost !== "") {
+      writer.uint32(74).string(message.postHost);
     }
-    if (message.postUrl !== "") {
-      writer.uint32(74).string(message.postUrl);
+    if (message.circuit !== "") {
+      writer.uint32(82).string(message.circuit);
     }
-    if (message.testPostUrl !== "") {
-      writer.uint32(82).string(message.testPostUrl);
+    if (message.usage !== undefined) {
+      BuyerUsage.encode(message.usage, writer.uint32(90).fork()).join();
     }
-    if (message.timeoutMs !== 0) {
-      writer.uint32(88).int32(message.timeoutMs);
-    }
-    if (message.redirectUrl !== "") {
-      writer.uint32(98).string(message.redirectUrl);
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(96).int64(message.updatedAtMs);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): Buyer {
+  decode(input: BinaryReader | Uint8Array, length?: number): BuyerSummary {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1276,7 +1322,7 @@ export const Buyer: MessageFns<Buyer> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBuyer();
+      const message = createBaseBuyerSummary();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1309,7 +1355,7 @@ export const Buyer: MessageFns<Buyer> = {
               break;
             }
 
-            message.priority = reader.int32();
+            message.tier = reader.int32();
             continue;
           }
           case 5: {
@@ -1317,31 +1363,31 @@ export const Buyer: MessageFns<Buyer> = {
               break;
             }
 
-            message.priceCents = longToNumber(reader.int64());
+            message.priority = reader.int32();
             continue;
           }
           case 6: {
-            if (tag !== 50) {
+            if (tag !== 48) {
               break;
             }
 
-            message.states.push(reader.string());
+            message.weight = reader.int32();
             continue;
           }
           case 7: {
-            if (tag !== 56) {
+            if (tag !== 58) {
               break;
             }
 
-            message.minLoanAmountCents = longToNumber(reader.int64());
+            message.mode = reader.string();
             continue;
           }
           case 8: {
-            if (tag !== 64) {
+            if (tag !== 66) {
               break;
             }
 
-            message.maxLoanAmountCents = longToNumber(reader.int64());
+            message.pricing = reader.string();
             continue;
           }
           case 9: {
@@ -1349,7 +1395,7 @@ export const Buyer: MessageFns<Buyer> = {
               break;
             }
 
-            message.postUrl = reader.string();
+            message.postHost = reader.string();
             continue;
           }
           case 10: {
@@ -1357,23 +1403,23 @@ export const Buyer: MessageFns<Buyer> = {
               break;
             }
 
-            message.testPostUrl = reader.string();
+            message.circuit = reader.string();
             continue;
           }
           case 11: {
-            if (tag !== 88) {
+            if (tag !== 90) {
               break;
             }
 
-            message.timeoutMs = reader.int32();
+            message.usage = BuyerUsage.decode(reader, reader.uint32());
             continue;
           }
           case 12: {
-            if (tag !== 98) {
+            if (tag !== 96) {
               break;
             }
 
-            message.redirectUrl = reader.string();
+            message.updatedAtMs = longToNumber(reader.int64());
             continue;
           }
         }
@@ -1388,52 +1434,32 @@ export const Buyer: MessageFns<Buyer> = {
     }
   },
 
-  fromJSON(object: any): Buyer {
+  fromJSON(object: any): BuyerSummary {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      tier: isSet(object.tier) ? globalThis.Number(object.tier) : 0,
       priority: isSet(object.priority) ? globalThis.Number(object.priority) : 0,
-      priceCents: isSet(object.priceCents)
-        ? globalThis.Number(object.priceCents)
-        : isSet(object.price_cents)
-        ? globalThis.Number(object.price_cents)
-        : 0,
-      states: globalThis.Array.isArray(object?.states) ? object.states.map((e: any) => globalThis.String(e)) : [],
-      minLoanAmountCents: isSet(object.minLoanAmountCents)
-        ? globalThis.Number(object.minLoanAmountCents)
-        : isSet(object.min_loan_amount_cents)
-        ? globalThis.Number(object.min_loan_amount_cents)
-        : 0,
-      maxLoanAmountCents: isSet(object.maxLoanAmountCents)
-        ? globalThis.Number(object.maxLoanAmountCents)
-        : isSet(object.max_loan_amount_cents)
-        ? globalThis.Number(object.max_loan_amount_cents)
-        : 0,
-      postUrl: isSet(object.postUrl)
-        ? globalThis.String(object.postUrl)
-        : isSet(object.post_url)
-        ? globalThis.String(object.post_url)
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      pricing: isSet(object.pricing) ? globalThis.String(object.pricing) : "",
+      postHost: isSet(object.postHost)
+        ? globalThis.String(object.postHost)
+        : isSet(object.post_host)
+        ? globalThis.String(object.post_host)
         : "",
-      testPostUrl: isSet(object.testPostUrl)
-        ? globalThis.String(object.testPostUrl)
-        : isSet(object.test_post_url)
-        ? globalThis.String(object.test_post_url)
-        : "",
-      timeoutMs: isSet(object.timeoutMs)
-        ? globalThis.Number(object.timeoutMs)
-        : isSet(object.timeout_ms)
-        ? globalThis.Number(object.timeout_ms)
+      circuit: isSet(object.circuit) ? globalThis.String(object.circuit) : "",
+      usage: isSet(object.usage) ? BuyerUsage.fromJSON(object.usage) : undefined,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
         : 0,
-      redirectUrl: isSet(object.redirectUrl)
-        ? globalThis.String(object.redirectUrl)
-        : isSet(object.redirect_url)
-        ? globalThis.String(object.redirect_url)
-        : "",
     };
   },
 
-  toJSON(message: Buyer): unknown {
+  toJSON(message: BuyerSummary): unknown {
     const obj: any = {};
     if (message.id !== "") {
       obj.id = message.id;
@@ -1444,70 +1470,81 @@ export const Buyer: MessageFns<Buyer> = {
     if (message.active !== false) {
       obj.active = message.active;
     }
+    if (message.tier !== 0) {
+      obj.tier = Math.round(message.tier);
+    }
     if (message.priority !== 0) {
       obj.priority = Math.round(message.priority);
     }
-    if (message.priceCents !== 0) {
-      obj.priceCents = Math.round(message.priceCents);
+    if (message.weight !== 0) {
+      obj.weight = Math.round(message.weight);
     }
-    if (message.states?.length) {
-      obj.states = message.states;
+    if (message.mode !== "") {
+      obj.mode = message.mode;
     }
-    if (message.minLoanAmountCents !== 0) {
-      obj.minLoanAmountCents = Math.round(message.minLoanAmountCents);
+    if (message.pricing !== "") {
+      obj.pricing = message.pricing;
     }
-    if (message.maxLoanAmountCents !== 0) {
-      obj.maxLoanAmountCents = Math.round(message.maxLoanAmountCents);
+    if (message.postHost !== "") {
+      obj.postHost = message.postHost;
     }
-    if (message.postUrl !== "") {
-      obj.postUrl = message.postUrl;
+    if (message.circuit !== "") {
+      obj.circuit = message.circuit;
     }
-    if (message.testPostUrl !== "") {
-      obj.testPostUrl = message.testPostUrl;
+    if (message.usage !== undefined) {
+      obj.usage = BuyerUsage.toJSON(message.usage);
     }
-    if (message.timeoutMs !== 0) {
-      obj.timeoutMs = Math.round(message.timeoutMs);
-    }
-    if (message.redirectUrl !== "") {
-      obj.redirectUrl = message.redirectUrl;
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<Buyer>, I>>(base?: I): Buyer {
-    return Buyer.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<BuyerSummary>, I>>(base?: I): BuyerSummary {
+    return BuyerSummary.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<Buyer>, I>>(object: I): Buyer {
-    const message = createBaseBuyer();
+  fromPartial<I extends Exact<DeepPartial<BuyerSummary>, I>>(object: I): BuyerSummary {
+    const message = createBaseBuyerSummary();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.active = object.active ?? false;
+    message.tier = object.tier ?? 0;
     message.priority = object.priority ?? 0;
-    message.priceCents = object.priceCents ?? 0;
-    message.states = object.states?.map((e) => e) || [];
-    message.minLoanAmountCents = object.minLoanAmountCents ?? 0;
-    message.maxLoanAmountCents = object.maxLoanAmountCents ?? 0;
-    message.postUrl = object.postUrl ?? "";
-    message.testPostUrl = object.testPostUrl ?? "";
-    message.timeoutMs = object.timeoutMs ?? 0;
-    message.redirectUrl = object.redirectUrl ?? "";
+    message.weight = object.weight ?? 0;
+    message.mode = object.mode ?? "";
+    message.pricing = object.pricing ?? "";
+    message.postHost = object.postHost ?? "";
+    message.circuit = object.circuit ?? "";
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? BuyerUsage.fromPartial(object.usage)
+      : undefined;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
     return message;
   },
 };
 
-function createBaseUpsertBuyerRequest(): UpsertBuyerRequest {
-  return { buyer: undefined };
+function createBaseBuyerUsage(): BuyerUsage {
+  return { leadsThisHour: 0, leadsToday: 0, leadsThisMonth: 0, spendTodayCents: 0 };
 }
 
-export const UpsertBuyerRequest: MessageFns<UpsertBuyerRequest> = {
-  encode(message: UpsertBuyerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.buyer !== undefined) {
-      Buyer.encode(message.buyer, writer.uint32(10).fork()).join();
+export const BuyerUsage: MessageFns<BuyerUsage> = {
+  encode(message: BuyerUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadsThisHour !== 0) {
+      writer.uint32(8).int32(message.leadsThisHour);
+    }
+    if (message.leadsToday !== 0) {
+      writer.uint32(16).int32(message.leadsToday);
+    }
+    if (message.leadsThisMonth !== 0) {
+      writer.uint32(24).int32(message.leadsThisMonth);
+    }
+    if (message.spendTodayCents !== 0) {
+      writer.uint32(32).int64(message.spendTodayCents);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): UpsertBuyerRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): BuyerUsage {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1516,16 +1553,40 @@ export const UpsertBuyerRequest: MessageFns<UpsertBuyerRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpsertBuyerRequest();
+      const message = createBaseBuyerUsage();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
           case 1: {
-            if (tag !== 10) {
+            if (tag !== 8) {
               break;
             }
 
-            message.buyer = Buyer.decode(reader, reader.uint32());
+            message.leadsThisHour = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leadsToday = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.leadsThisMonth = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spendTodayCents = longToNumber(reader.int64());
             continue;
           }
         }
@@ -1540,41 +1601,77 @@ export const UpsertBuyerRequest: MessageFns<UpsertBuyerRequest> = {
     }
   },
 
-  fromJSON(object: any): UpsertBuyerRequest {
-    return { buyer: isSet(object.buyer) ? Buyer.fromJSON(object.buyer) : undefined };
+  fromJSON(object: any): BuyerUsage {
+    return {
+      leadsThisHour: isSet(object.leadsThisHour)
+        ? globalThis.Number(object.leadsThisHour)
+        : isSet(object.leads_this_hour)
+        ? globalThis.Number(object.leads_this_hour)
+        : 0,
+      leadsToday: isSet(object.leadsToday)
+        ? globalThis.Number(object.leadsToday)
+        : isSet(object.leads_today)
+        ? globalThis.Number(object.leads_today)
+        : 0,
+      leadsThisMonth: isSet(object.leadsThisMonth)
+        ? globalThis.Number(object.leadsThisMonth)
+        : isSet(object.leads_this_month)
+        ? globalThis.Number(object.leads_this_month)
+        : 0,
+      spendTodayCents: isSet(object.spendTodayCents)
+        ? globalThis.Number(object.spendTodayCents)
+        : isSet(object.spend_today_cents)
+        ? globalThis.Number(object.spend_today_cents)
+        : 0,
+    };
   },
 
-  toJSON(message: UpsertBuyerRequest): unknown {
+  toJSON(message: BuyerUsage): unknown {
     const obj: any = {};
-    if (message.buyer !== undefined) {
-      obj.buyer = Buyer.toJSON(message.buyer);
+    if (message.leadsThisHour !== 0) {
+      obj.leadsThisHour = Math.round(message.leadsThisHour);
+    }
+    if (message.leadsToday !== 0) {
+      obj.leadsToday = Math.round(message.leadsToday);
+    }
+    if (message.leadsThisMonth !== 0) {
+      obj.leadsThisMonth = Math.round(message.leadsThisMonth);
+    }
+    if (message.spendTodayCents !== 0) {
+      obj.spendTodayCents = Math.round(message.spendTodayCents);
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<UpsertBuyerRequest>, I>>(base?: I): UpsertBuyerRequest {
-    return UpsertBuyerRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<BuyerUsage>, I>>(base?: I): BuyerUsage {
+    return BuyerUsage.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<UpsertBuyerRequest>, I>>(object: I): UpsertBuyerRequest {
-    const message = createBaseUpsertBuyerRequest();
-    message.buyer = (object.buyer !== undefined && object.buyer !== null) ? Buyer.fromPartial(object.buyer) : undefined;
+  fromPartial<I extends Exact<DeepPartial<BuyerUsage>, I>>(object: I): BuyerUsage {
+    const message = createBaseBuyerUsage();
+    message.leadsThisHour = object.leadsThisHour ?? 0;
+    message.leadsToday = object.leadsToday ?? 0;
+    message.leadsThisMonth = object.leadsThisMonth ?? 0;
+    message.spendTodayCents = object.spendTodayCents ?? 0;
     return message;
   },
 };
 
-function createBaseUpsertBuyerResponse(): UpsertBuyerResponse {
-  return { buyer: undefined };
+function createBaseDocumentError(): DocumentError {
+  return { path: "", message: "" };
 }
 
-export const UpsertBuyerResponse: MessageFns<UpsertBuyerResponse> = {
-  encode(message: UpsertBuyerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.buyer !== undefined) {
-      Buyer.encode(message.buyer, writer.uint32(10).fork()).join();
+export const DocumentError: MessageFns<DocumentError> = {
+  encode(message: DocumentError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): UpsertBuyerResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentError {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1583,7 +1680,7 @@ export const UpsertBuyerResponse: MessageFns<UpsertBuyerResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUpsertBuyerResponse();
+      const message = createBaseDocumentError();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1592,7 +1689,15 @@ export const UpsertBuyerResponse: MessageFns<UpsertBuyerResponse> = {
               break;
             }
 
-            message.buyer = Buyer.decode(reader, reader.uint32());
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
             continue;
           }
         }
@@ -1607,24 +1712,310 @@ export const UpsertBuyerResponse: MessageFns<UpsertBuyerResponse> = {
     }
   },
 
-  fromJSON(object: any): UpsertBuyerResponse {
-    return { buyer: isSet(object.buyer) ? Buyer.fromJSON(object.buyer) : undefined };
+  fromJSON(object: any): DocumentError {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
   },
 
-  toJSON(message: UpsertBuyerResponse): unknown {
+  toJSON(message: DocumentError): unknown {
     const obj: any = {};
-    if (message.buyer !== undefined) {
-      obj.buyer = Buyer.toJSON(message.buyer);
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<UpsertBuyerResponse>, I>>(base?: I): UpsertBuyerResponse {
-    return UpsertBuyerResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<DocumentError>, I>>(base?: I): DocumentError {
+    return DocumentError.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<UpsertBuyerResponse>, I>>(object: I): UpsertBuyerResponse {
-    const message = createBaseUpsertBuyerResponse();
-    message.buyer = (object.buyer !== undefined && object.buyer !== null) ? Buyer.fromPartial(object.buyer) : undefined;
+  fromPartial<I extends Exact<DeepPartial<DocumentError>, I>>(object: I): DocumentError {
+    const message = createBaseDocumentError();
+    message.path = object.path ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseAppliedBuyer(): AppliedBuyer {
+  return { id: "", name: "", action: "" };
+}
+
+export const AppliedBuyer: MessageFns<AppliedBuyer> = {
+  encode(message: AppliedBuyer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.action !== "") {
+      writer.uint32(26).string(message.action);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppliedBuyer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppliedBuyer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppliedBuyer {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+    };
+  },
+
+  toJSON(message: AppliedBuyer): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppliedBuyer>, I>>(base?: I): AppliedBuyer {
+    return AppliedBuyer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppliedBuyer>, I>>(object: I): AppliedBuyer {
+    const message = createBaseAppliedBuyer();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.action = object.action ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyBuyersRequest(): ApplyBuyersRequest {
+  return { documentJson: "", dryRun: false };
+}
+
+export const ApplyBuyersRequest: MessageFns<ApplyBuyersRequest> = {
+  encode(message: ApplyBuyersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.documentJson !== "") {
+      writer.uint32(10).string(message.documentJson);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(16).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyBuyersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyBuyersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.documentJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyBuyersRequest {
+    return {
+      documentJson: isSet(object.documentJson)
+        ? globalThis.String(object.documentJson)
+        : isSet(object.document_json)
+        ? globalThis.String(object.document_json)
+        : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplyBuyersRequest): unknown {
+    const obj: any = {};
+    if (message.documentJson !== "") {
+      obj.documentJson = message.documentJson;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyBuyersRequest>, I>>(base?: I): ApplyBuyersRequest {
+    return ApplyBuyersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyBuyersRequest>, I>>(object: I): ApplyBuyersRequest {
+    const message = createBaseApplyBuyersRequest();
+    message.documentJson = object.documentJson ?? "";
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseApplyBuyersResponse(): ApplyBuyersResponse {
+  return { buyers: [], errors: [] };
+}
+
+export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
+  encode(message: ApplyBuyersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.buyers) {
+      AppliedBuyer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.errors) {
+      DocumentError.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyBuyersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyBuyersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.buyers.push(AppliedBuyer.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errors.push(DocumentError.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyBuyersResponse {
+    return {
+      buyers: globalThis.Array.isArray(object?.buyers) ? object.buyers.map((e: any) => AppliedBuyer.fromJSON(e)) : [],
+      errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => DocumentError.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ApplyBuyersResponse): unknown {
+    const obj: any = {};
+    if (message.buyers?.length) {
+      obj.buyers = message.buyers.map((e) => AppliedBuyer.toJSON(e));
+    }
+    if (message.errors?.length) {
+      obj.errors = message.errors.map((e) => DocumentError.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyBuyersResponse>, I>>(base?: I): ApplyBuyersResponse {
+    return ApplyBuyersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyBuyersResponse>, I>>(object: I): ApplyBuyersResponse {
+    const message = createBaseApplyBuyersResponse();
+    message.buyers = object.buyers?.map((e) => AppliedBuyer.fromPartial(e)) || [];
+    message.errors = object.errors?.map((e) => DocumentError.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1688,7 +2079,7 @@ function createBaseListBuyersResponse(): ListBuyersResponse {
 export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   encode(message: ListBuyersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.buyers) {
-      Buyer.encode(v!, writer.uint32(10).fork()).join();
+      BuyerSummary.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -1711,7 +2102,7 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
               break;
             }
 
-            message.buyers.push(Buyer.decode(reader, reader.uint32()));
+            message.buyers.push(BuyerSummary.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1727,13 +2118,15 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   },
 
   fromJSON(object: any): ListBuyersResponse {
-    return { buyers: globalThis.Array.isArray(object?.buyers) ? object.buyers.map((e: any) => Buyer.fromJSON(e)) : [] };
+    return {
+      buyers: globalThis.Array.isArray(object?.buyers) ? object.buyers.map((e: any) => BuyerSummary.fromJSON(e)) : [],
+    };
   },
 
   toJSON(message: ListBuyersResponse): unknown {
     const obj: any = {};
     if (message.buyers?.length) {
-      obj.buyers = message.buyers.map((e) => Buyer.toJSON(e));
+      obj.buyers = message.buyers.map((e) => BuyerSummary.toJSON(e));
     }
     return obj;
   },
@@ -1743,7 +2136,319 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ListBuyersResponse>, I>>(object: I): ListBuyersResponse {
     const message = createBaseListBuyersResponse();
-    message.buyers = object.buyers?.map((e) => Buyer.fromPartial(e)) || [];
+    message.buyers = object.buyers?.map((e) => BuyerSummary.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetBuyerRequest(): GetBuyerRequest {
+  return { buyer: "" };
+}
+
+export const GetBuyerRequest: MessageFns<GetBuyerRequest> = {
+  encode(message: GetBuyerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.buyer !== "") {
+      writer.uint32(10).string(message.buyer);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBuyerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBuyerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.buyer = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBuyerRequest {
+    return { buyer: isSet(object.buyer) ? globalThis.String(object.buyer) : "" };
+  },
+
+  toJSON(message: GetBuyerRequest): unknown {
+    const obj: any = {};
+    if (message.buyer !== "") {
+      obj.buyer = message.buyer;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBuyerRequest>, I>>(base?: I): GetBuyerRequest {
+    return GetBuyerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBuyerRequest>, I>>(object: I): GetBuyerRequest {
+    const message = createBaseGetBuyerRequest();
+    message.buyer = object.buyer ?? "";
+    return message;
+  },
+};
+
+function createBaseGetBuyerResponse(): GetBuyerResponse {
+  return { summary: undefined, definitionJson: "" };
+}
+
+export const GetBuyerResponse: MessageFns<GetBuyerResponse> = {
+  encode(message: GetBuyerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.summary !== undefined) {
+      BuyerSummary.encode(message.summary, writer.uint32(10).fork()).join();
+    }
+    if (message.definitionJson !== "") {
+      writer.uint32(18).string(message.definitionJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBuyerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBuyerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.summary = BuyerSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.definitionJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBuyerResponse {
+    return {
+      summary: isSet(object.summary) ? BuyerSummary.fromJSON(object.summary) : undefined,
+      definitionJson: isSet(object.definitionJson)
+        ? globalThis.String(object.definitionJson)
+        : isSet(object.definition_json)
+        ? globalThis.String(object.definition_json)
+        : "",
+    };
+  },
+
+  toJSON(message: GetBuyerResponse): unknown {
+    const obj: any = {};
+    if (message.summary !== undefined) {
+      obj.summary = BuyerSummary.toJSON(message.summary);
+    }
+    if (message.definitionJson !== "") {
+      obj.definitionJson = message.definitionJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBuyerResponse>, I>>(base?: I): GetBuyerResponse {
+    return GetBuyerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBuyerResponse>, I>>(object: I): GetBuyerResponse {
+    const message = createBaseGetBuyerResponse();
+    message.summary = (object.summary !== undefined && object.summary !== null)
+      ? BuyerSummary.fromPartial(object.summary)
+      : undefined;
+    message.definitionJson = object.definitionJson ?? "";
+    return message;
+  },
+};
+
+function createBaseSetBuyerActiveRequest(): SetBuyerActiveRequest {
+  return { buyer: "", active: false };
+}
+
+export const SetBuyerActiveRequest: MessageFns<SetBuyerActiveRequest> = {
+  encode(message: SetBuyerActiveRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.buyer !== "") {
+      writer.uint32(10).string(message.buyer);
+    }
+    if (message.active !== false) {
+      writer.uint32(16).bool(message.active);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetBuyerActiveRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetBuyerActiveRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.buyer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.active = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetBuyerActiveRequest {
+    return {
+      buyer: isSet(object.buyer) ? globalThis.String(object.buyer) : "",
+      active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+    };
+  },
+
+  toJSON(message: SetBuyerActiveRequest): unknown {
+    const obj: any = {};
+    if (message.buyer !== "") {
+      obj.buyer = message.buyer;
+    }
+    if (message.active !== false) {
+      obj.active = message.active;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetBuyerActiveRequest>, I>>(base?: I): SetBuyerActiveRequest {
+    return SetBuyerActiveRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetBuyerActiveRequest>, I>>(object: I): SetBuyerActiveRequest {
+    const message = createBaseSetBuyerActiveRequest();
+    message.buyer = object.buyer ?? "";
+    message.active = object.active ?? false;
+    return message;
+  },
+};
+
+function createBaseSetBuyerActiveResponse(): SetBuyerActiveResponse {
+  return { summary: undefined };
+}
+
+export const SetBuyerActiveResponse: MessageFns<SetBuyerActiveResponse> = {
+  encode(message: SetBuyerActiveResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.summary !== undefined) {
+      BuyerSummary.encode(message.summary, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetBuyerActiveResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetBuyerActiveResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.summary = BuyerSummary.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetBuyerActiveResponse {
+    return { summary: isSet(object.summary) ? BuyerSummary.fromJSON(object.summary) : undefined };
+  },
+
+  toJSON(message: SetBuyerActiveResponse): unknown {
+    const obj: any = {};
+    if (message.summary !== undefined) {
+      obj.summary = BuyerSummary.toJSON(message.summary);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetBuyerActiveResponse>, I>>(base?: I): SetBuyerActiveResponse {
+    return SetBuyerActiveResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetBuyerActiveResponse>, I>>(object: I): SetBuyerActiveResponse {
+    const message = createBaseSetBuyerActiveResponse();
+    message.summary = (object.summary !== undefined && object.summary !== null)
+      ? BuyerSummary.fromPartial(object.summary)
+      : undefined;
     return message;
   },
 };
@@ -1813,15 +2518,20 @@ export const AdminServiceService = {
       Buffer.from(SetPublisherRateLimitResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetPublisherRateLimitResponse => SetPublisherRateLimitResponse.decode(value),
   },
-  /** Creates the buyer or replaces its settings (matched by name). */
-  upsertBuyer: {
-    path: "/leadflow.admin.v1.AdminService/UpsertBuyer" as const,
+  /**
+   * Creates or updates every buyer of a declarative document (YAML or JSON,
+   * sent as JSON), matched by name; buyers the document does not name are left
+   * alone. Every mistake comes back with its path in the document, and then
+   * nothing is changed.
+   */
+  applyBuyers: {
+    path: "/leadflow.admin.v1.AdminService/ApplyBuyers" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: UpsertBuyerRequest): Buffer => Buffer.from(UpsertBuyerRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): UpsertBuyerRequest => UpsertBuyerRequest.decode(value),
-    responseSerialize: (value: UpsertBuyerResponse): Buffer => Buffer.from(UpsertBuyerResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): UpsertBuyerResponse => UpsertBuyerResponse.decode(value),
+    requestSerialize: (value: ApplyBuyersRequest): Buffer => Buffer.from(ApplyBuyersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyBuyersRequest => ApplyBuyersRequest.decode(value),
+    responseSerialize: (value: ApplyBuyersResponse): Buffer => Buffer.from(ApplyBuyersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyBuyersResponse => ApplyBuyersResponse.decode(value),
   },
   listBuyers: {
     path: "/leadflow.admin.v1.AdminService/ListBuyers" as const,
@@ -1831,6 +2541,27 @@ export const AdminServiceService = {
     requestDeserialize: (value: Buffer): ListBuyersRequest => ListBuyersRequest.decode(value),
     responseSerialize: (value: ListBuyersResponse): Buffer => Buffer.from(ListBuyersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListBuyersResponse => ListBuyersResponse.decode(value),
+  },
+  getBuyer: {
+    path: "/leadflow.admin.v1.AdminService/GetBuyer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBuyerRequest): Buffer => Buffer.from(GetBuyerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBuyerRequest => GetBuyerRequest.decode(value),
+    responseSerialize: (value: GetBuyerResponse): Buffer => Buffer.from(GetBuyerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBuyerResponse => GetBuyerResponse.decode(value),
+  },
+  /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
+  setBuyerActive: {
+    path: "/leadflow.admin.v1.AdminService/SetBuyerActive" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetBuyerActiveRequest): Buffer =>
+      Buffer.from(SetBuyerActiveRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetBuyerActiveRequest => SetBuyerActiveRequest.decode(value),
+    responseSerialize: (value: SetBuyerActiveResponse): Buffer =>
+      Buffer.from(SetBuyerActiveResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetBuyerActiveResponse => SetBuyerActiveResponse.decode(value),
   },
 } as const;
 
@@ -1844,9 +2575,17 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   rotatePublisherKey: handleUnaryCall<RotatePublisherKeyRequest, RotatePublisherKeyResponse>;
   revokePublisherKey: handleUnaryCall<RevokePublisherKeyRequest, RevokePublisherKeyResponse>;
   setPublisherRateLimit: handleUnaryCall<SetPublisherRateLimitRequest, SetPublisherRateLimitResponse>;
-  /** Creates the buyer or replaces its settings (matched by name). */
-  upsertBuyer: handleUnaryCall<UpsertBuyerRequest, UpsertBuyerResponse>;
+  /**
+   * Creates or updates every buyer of a declarative document (YAML or JSON,
+   * sent as JSON), matched by name; buyers the document does not name are left
+   * alone. Every mistake comes back with its path in the document, and then
+   * nothing is changed.
+   */
+  applyBuyers: handleUnaryCall<ApplyBuyersRequest, ApplyBuyersResponse>;
   listBuyers: handleUnaryCall<ListBuyersRequest, ListBuyersResponse>;
+  getBuyer: handleUnaryCall<GetBuyerRequest, GetBuyerResponse>;
+  /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
+  setBuyerActive: handleUnaryCall<SetBuyerActiveRequest, SetBuyerActiveResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -1929,36 +2668,72 @@ export interface AdminServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetPublisherRateLimitResponse) => void,
   ): ClientUnaryCall;
-  /** Creates the buyer or replaces its settings (matched by name). */
-  upsertBuyer(
-    request: UpsertBuyerRequest,
-    callback: (error: ServiceError | null, response: UpsertBuyerResponse) => void,
+  /**
+   * Creates or updates every buyer of a declarative document (YAML or JSON,
+   * sent as JSON), matched by name; buyers the document does not name are left
+   * alone. Every mistake comes back with its path in the document, and then
+   * nothing is changed.
+   */
+  applyBuyers(
+    request: ApplyBuyersRequest,
+    callback: (error: ServiceError | null, response: ApplyBuyersResponse) => void,
   ): ClientUnaryCall;
-  upsertBuyer(
-    request: UpsertBuyerRequest,
+  applyBuyers(
+    request: ApplyBuyersRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: UpsertBuyerResponse) => void,
+    callback: (error: ServiceError | null, response: ApplyBuyersResponse) => void,
   ): ClientUnaryCall;
-  upsertBuyer(
-    request: UpsertBuyerRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: UpsertBuyerResponse) => void,
-  ): ClientUnaryCall;
-  listBuyers(
-    request: ListBuyersRequest,
-    callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
-  ): ClientUnaryCall;
-  listBuyers(
-    request: ListBuyersRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
-  ): ClientUnaryCall;
-  listBuyers(
-    request: ListBuyersRequest,
+  applyBuyers(
+    request: ApplyBuyersRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyBuyersResponse) => void,
+  ): ClientUnaryCall;
+  listBuyers(
+    request: ListBuyersRequest,
     callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
+  ): ClientUnaryCall;
+  listBuyers(
+    request: ListBuyersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
+  ): ClientUnaryCall;
+  listBuyers(
+    request: ListBuyersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
+  ): ClientUnaryCall;
+  getBuyer(
+    request: GetBuyerRequest,
+    callback: (error: ServiceError | null, response: GetBuyerResponse) => void,
+  ): ClientUnaryCall;
+  getBuyer(
+    request: GetBuyerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBuyerResponse) => void,
+  ): ClientUnaryCall;
+  getBuyer(
+    request: GetBuyerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBuyerResponse) => void,
+  ): ClientUnaryCall;
+  /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
+  setBuyerActive(
+    request: SetBuyerActiveRequest,
+    callback: (error: ServiceError | null, response: SetBuyerActiveResponse) => void,
+  ): ClientUnaryCall;
+  setBuyerActive(
+    request: SetBuyerActiveRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetBuyerActiveResponse) => void,
+  ): ClientUnaryCall;
+  setBuyerActive(
+    request: SetBuyerActiveRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetBuyerActiveResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -178,10 +178,23 @@ export interface BuyerAttempt {
   buyerId: string;
   startedAtMs: number;
   durationMs: number;
-  /** "accepted", "rejected", "error" or "timeout". */
+  /**
+   * "accepted", "rejected", "error", "timeout" (a ping, or a post before it was
+   * sent), "unknown" (a post whose answer never came: the buyer may have it) or
+   * "skipped" (not called; reason says why: filtered, closed, capped,
+   * duplicate, floor, circuit_open, deadline).
+   */
   outcome: string;
   httpStatus: number;
   reason: string;
+  /** "ping", "post" or "skip". */
+  kind: string;
+  /** A ping's bid, in cents; zero when none. */
+  bidCents: number;
+  /** The price of an accepted post, in cents. */
+  priceCents: number;
+  /** The buyer's own reference for the lead. */
+  reference: string;
 }
 
 function createBaseLead(): Lead {
@@ -2571,7 +2584,18 @@ export const LeadRecord_TrackingEntry: MessageFns<LeadRecord_TrackingEntry> = {
 };
 
 function createBaseBuyerAttempt(): BuyerAttempt {
-  return { buyerId: "", startedAtMs: 0, durationMs: 0, outcome: "", httpStatus: 0, reason: "" };
+  return {
+    buyerId: "",
+    startedAtMs: 0,
+    durationMs: 0,
+    outcome: "",
+    httpStatus: 0,
+    reason: "",
+    kind: "",
+    bidCents: 0,
+    priceCents: 0,
+    reference: "",
+  };
 }
 
 export const BuyerAttempt: MessageFns<BuyerAttempt> = {
@@ -2593,6 +2617,18 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     }
     if (message.reason !== "") {
       writer.uint32(50).string(message.reason);
+    }
+    if (message.kind !== "") {
+      writer.uint32(58).string(message.kind);
+    }
+    if (message.bidCents !== 0) {
+      writer.uint32(64).int64(message.bidCents);
+    }
+    if (message.priceCents !== 0) {
+      writer.uint32(72).int64(message.priceCents);
+    }
+    if (message.reference !== "") {
+      writer.uint32(82).string(message.reference);
     }
     return writer;
   },
@@ -2658,6 +2694,38 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
             message.reason = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.bidCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.priceCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2694,6 +2762,18 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
         ? globalThis.Number(object.http_status)
         : 0,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      bidCents: isSet(object.bidCents)
+        ? globalThis.Number(object.bidCents)
+        : isSet(object.bid_cents)
+        ? globalThis.Number(object.bid_cents)
+        : 0,
+      priceCents: isSet(object.priceCents)
+        ? globalThis.Number(object.priceCents)
+        : isSet(object.price_cents)
+        ? globalThis.Number(object.price_cents)
+        : 0,
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
     };
   },
 
@@ -2717,6 +2797,18 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.bidCents !== 0) {
+      obj.bidCents = Math.round(message.bidCents);
+    }
+    if (message.priceCents !== 0) {
+      obj.priceCents = Math.round(message.priceCents);
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
     return obj;
   },
 
@@ -2731,6 +2823,10 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     message.outcome = object.outcome ?? "";
     message.httpStatus = object.httpStatus ?? 0;
     message.reason = object.reason ?? "";
+    message.kind = object.kind ?? "";
+    message.bidCents = object.bidCents ?? 0;
+    message.priceCents = object.priceCents ?? 0;
+    message.reference = object.reference ?? "";
     return message;
   },
 };

@@ -142,7 +142,11 @@ export type Transform =
   | { map: Record<string, string>; default?: string };
 
 export type FieldSource =
-  | { field: FilterField | 'leadId'; transform: Transform[] }
+  /**
+   * `pingReference` is the reference the buyer's own ping answer named (its ping id), which most ping-post
+   * buyers require in the post; only a ping_post buyer's post mapping may use it.
+   */
+  | { field: FilterField | 'leadId' | 'pingReference'; transform: Transform[] }
   | { value: string | number | boolean };
 
 export type ResponseFormat = 'json' | 'xml' | 'text';

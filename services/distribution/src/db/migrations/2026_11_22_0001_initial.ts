@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 // Frozen: a migration never changes once released. Types stay portable between
 // SQLite and MySQL (no RETURNING, no partial indexes, no native booleans).
 // Only the indexes something queries: each one is written on every lead insert.
-// The keyed hashes get theirs with the duplicate checks that read them.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('publishers')
@@ -30,17 +29,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'varchar(40)', (col) => col.primaryKey())
     .addColumn('name', 'varchar(200)', (col) => col.notNull().unique())
     .addColumn('active', 'integer', (col) => col.notNull())
-    .addColumn('priority', 'integer', (col) => col.notNull())
-    .addColumn('price_cents', 'bigint', (col) => col.notNull())
-    .addColumn('states', 'varchar(400)', (col) => col.notNull())
-    .addColumn('min_loan_amount_cents', 'bigint', (col) => col.notNull())
-    .addColumn('max_loan_amount_cents', 'bigint', (col) => col.notNull())
-    .addColumn('post_url', 'varchar(2048)', (col) => col.notNull())
-    .addColumn('test_post_url', 'varchar(2048)', (col) => col.notNull())
-    .addColumn('timeout_ms', 'integer', (col) => col.notNull())
-    .addColumn('redirect_url', 'varchar(2048)', (col) => col.notNull())
+    .addColumn('definition', 'text', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('buyer_cap_counters')
+    .addColumn('buyer_id', 'varchar(40)', (col) => col.notNull())
+    .addColumn('period', 'varchar(16)', (col) => col.notNull())
+    .addColumn('leads', 'integer', (col) => col.notNull())
+    .addColumn('spend_cents', 'bigint', (col) => col.notNull())
+    .addPrimaryKeyConstraint('buyer_cap_counters_pk', ['buyer_id', 'period'])
     .execute();
 
   await db.schema
@@ -72,16 +72,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('processing_ms', 'double precision')
     .addUniqueConstraint('leads_publisher_clickid_unique', ['publisher_id', 'clickid'])
     .execute();
+  await db.schema.createIndex('leads_ssn_hash_idx').on('leads').column('ssn_hash').execute();
+  await db.schema.createIndex('leads_email_hash_idx').on('leads').column('email_hash').execute();
+  await db.schema.createIndex('leads_phone_hash_idx').on('leads').column('phone_hash').execute();
 
   await db.schema
     .createTable('buyer_attempts')
     .addColumn('id', 'varchar(40)', (col) => col.primaryKey())
     .addColumn('lead_id', 'varchar(40)', (col) => col.notNull().references('leads.id'))
     .addColumn('buyer_id', 'varchar(40)', (col) => col.notNull())
+    .addColumn('kind', 'varchar(8)', (col) => col.notNull())
     .addColumn('started_at', 'bigint', (col) => col.notNull())
     .addColumn('duration_ms', 'double precision', (col) => col.notNull())
     .addColumn('outcome', 'varchar(16)', (col) => col.notNull())
     .addColumn('http_status', 'integer')
+    .addColumn('bid_cents', 'bigint')
+    .addColumn('price_cents', 'bigint')
+    .addColumn('reference', 'varchar(200)')
     .addColumn('reason', 'varchar(500)')
     .execute();
   await db.schema.createIndex('buyer_attempts_lead_idx').on('buyer_attempts').column('lead_id').execute();
@@ -97,10 +104,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('margin_cents', 'bigint', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
+
+  // Append-only: rows are inserted, never updated or deleted. Each sale writes
+  // three entries that sum to zero.
+  await db.schema
+    .createTable('ledger_entries')
+    .addColumn('id', 'varchar(40)', (col) => col.primaryKey())
+    .addColumn('lead_id', 'varchar(40)', (col) => col.notNull().references('leads.id'))
+    .addColumn('entry_type', 'varchar(24)', (col) => col.notNull())
+    .addColumn('account', 'varchar(60)', (col) => col.notNull())
+    .addColumn('amount_cents', 'bigint', (col) => col.notNull())
+    .addColumn('created_at', 'bigint', (col) => col.notNull())
+    .addUniqueConstraint('ledger_entries_lead_type_unique', ['lead_id', 'entry_type'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['sales', 'buyer_attempts', 'leads', 'buyers', 'publisher_keys', 'publishers']) {
+  for (const table of ['ledger_entries', 'sales', 'buyer_attempts', 'leads', 'buyer_cap_counters', 'buyers', 'publisher_keys', 'publishers']) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -1,0 +1,51 @@
+import type { BuyerAttemptKind, BuyerAttemptOutcome, BuyerAttemptRow } from '../db/schema.js';
+import { newId } from '../ids.js';
+
+export type SkipReason = 'closed' | 'filtered' | 'capped' | 'duplicate' | 'floor' | 'circuit_open' | 'deadline';
+
+export interface CallRecord {
+  kind: Exclude<BuyerAttemptKind, 'skip'>;
+  startedAt: number;
+  durationMs: number;
+  outcome: BuyerAttemptOutcome;
+  httpStatus: number | null;
+  bidCents?: number;
+  priceCents?: number;
+  reference?: string;
+  reason?: string;
+}
+
+/** Every ping, post and skip of one lead, in order, as the rows the audit trail keeps. */
+export class AttemptLog {
+  readonly rows: BuyerAttemptRow[] = [];
+
+  constructor(private readonly leadId: string) {}
+
+  /** Returns undefined so that a caller dropping a buyer can `return log.skip(...)`. */
+  skip(buyerId: string, reason: SkipReason): undefined {
+    const now = Date.now();
+    this.rows.push(this.row(buyerId, { kind: 'skip', startedAt: now, durationMs: 0, outcome: 'skipped', httpStatus: null, reason }));
+    return undefined;
+  }
+
+  call(buyerId: string, record: CallRecord): void {
+    this.rows.push(this.row(buyerId, record));
+  }
+
+  private row(buyerId: string, record: Omit<CallRecord, 'kind'> & { kind: BuyerAttemptKind }): BuyerAttemptRow {
+    return {
+      id: newId('att', record.startedAt),
+      lead_id: this.leadId,
+      buyer_id: buyerId,
+      kind: record.kind,
+      started_at: record.startedAt,
+      duration_ms: Math.round(record.durationMs * 100) / 100,
+      outcome: record.outcome,
+      http_status: record.httpStatus,
+      bid_cents: record.bidCents ?? null,
+      price_cents: record.priceCents ?? null,
+      reference: record.reference?.slice(0, 200) ?? null,
+      reason: record.reason?.slice(0, 500) ?? null,
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import type { BuyerSummary } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import type { Db } from '../db/database.js';
+import type { Buyer } from './buyer.js';
+import { capPeriods } from './cap-periods.js';
+import { readCounters } from './cap.repository.js';
+import type { CircuitBreakers } from './circuit-breaker.js';
+
+function postHost(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return '';
+  }
+}
+
+/** What operators see of buyers: their settings at a glance, cap usage, circuit state. */
+export class BuyerReports {
+  constructor(
+    private readonly db: Db,
+    private readonly breakers: CircuitBreakers,
+  ) {}
+
+  async summaries(buyers: Buyer[]): Promise<BuyerSummary[]> {
+    const now = new Date();
+    const periods = new Map(buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, buyer.definition.schedule?.timezone ?? 'UTC')]));
+    const counters = await readCounters(
+      this.db,
+      buyers.map((buyer) => buyer.id),
+      [...new Set([...periods.values()].flat().map((period) => period.period))],
+    );
+    return buyers.map((buyer) => {
+      const { definition } = buyer;
+      const used = (prefix: string) => {
+        const period = periods.get(buyer.id)!.find((candidate) => candidate.period.startsWith(prefix));
+        return period ? counters.get(`${buyer.id} ${period.period}`) : undefined;
+      };
+      return {
+        id: buyer.id,
+        name: definition.name,
+        active: definition.active,
+        tier: definition.tier,
+        priority: definition.priority,
+        weight: definition.weight,
+        mode: definition.integration.mode,
+        pricing: definition.pricing.type,
+        postHost: postHost(definition.integration.post.url),
+        circuit: this.breakers.state(buyer.id),
+        usage: {
+          leadsThisHour: used('h:')?.leads ?? 0,
+          leadsToday: used('d:')?.leads ?? 0,
+          leadsThisMonth: used('m:')?.leads ?? 0,
+          spendTodayCents: used('d:')?.spendCents ?? 0,
+        },
+        updatedAtMs: buyer.updatedAt,
+      };
+    });
+  }
+}

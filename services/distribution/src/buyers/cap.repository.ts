@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { isDuplicateKeyError } from '../db/database.js';
+import type { CapPeriod } from './cap-periods.js';
+
+/**
+ * Counts one lead (and its price) against each period, only if every period
+ * stays within its limits; all or nothing. A conditional update under the
+ * row's lock is what keeps concurrent sales, on any instance, from
+ * overshooting a cap. False when a cap is reached.
+ */
+export async function reserveCapacity(db: Db, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<boolean> {
+  if (periods.length === 0) return true;
+  // Rows are created outside the counting transaction: a failed insert inside it
+  // would hold a shared lock on MySQL and deadlock two leads opening a period together.
+  for (const period of periods) {
+    try {
+      await db.insertInto('buyer_cap_counters').values({ buyer_id: buyerId, period: period.period, leads: 0, spend_cents: 0 }).execute();
+    } catch (error) {
+      // Another lead opened this period first; its row is the one to count in.
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (const period of periods) {
+        let update = trx
+          .updateTable('buyer_cap_counters')
+          .set({ leads: sql`leads + 1`, spend_cents: sql`spend_cents + ${spendCents}` })
+          .where('buyer_id', '=', buyerId)
+          .where('period', '=', period.period);
+        if (period.maxLeads !== undefined) update = update.where('leads', '<', period.maxLeads);
+        if (period.maxSpendCents !== undefined) update = update.where(sql<boolean>`spend_cents + ${spendCents} <= ${period.maxSpendCents}`);
+        const result = await update.executeTakeFirst();
+        if (result.numUpdatedRows === 0n) throw new CapReached();
+      }
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof CapReached) return false;
+    throw error;
+  }
+}
+
+/** Gives back what reserveCapacity counted, when the buyer did not take the lead after all. */
+export async function releaseCapacity(db: Db, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<void> {
+  if (periods.length === 0) return;
+  await db
+    .updateTable('buyer_cap_counters')
+    .set({ leads: sql`leads - 1`, spend_cents: sql`spend_cents - ${spendCents}` })
+    .where('buyer_id', '=', buyerId)
+    .where(
+      'period',
+      'in',
+      periods.map((period) => period.period),
+    )
+    .execute();
+}
+
+/** Moves the spend counted for a sale to its final price (a price the buyer named in its answer). */
+export async function adjustSpend(db: Db, buyerId: string, periods: CapPeriod[], deltaCents: number): Promise<void> {
+  if (periods.length === 0 || deltaCents === 0) return;
+  await db
+    .updateTable('buyer_cap_counters')
+    .set({ spend_cents: sql`spend_cents + ${deltaCents}` })
+    .where('buyer_id', '=', buyerId)
+    .where(
+      'period',
+      'in',
+      periods.map((period) => period.period),
+    )
+    .execute();
+}
+
+export async function readCounters(db: Db, buyerIds: string[], periods: string[]): Promise<Map<string, { leads: number; spendCents: number }>> {
+  const counters = new Map<string, { leads: number; spendCents: number }>();
+  if (buyerIds.length === 0 || periods.length === 0) return counters;
+  const rows = await db
+    .selectFrom('buyer_cap_counters')
+    .selectAll()
+    .where('buyer_id', 'in', buyerIds)
+    .where('period', 'in', periods)
+    .execute();
+  for (const row of rows) counters.set(`${row.buyer_id} ${row.period}`, { leads: row.leads, spendCents: row.spend_cents });
+  return counters;
+}
+
+class CapReached extends Error {}

@@ -1,0 +1,49 @@
+import type { Db } from '../db/database.js';
+import type { Buyer } from './buyer.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PersonHashes {
+  ssn: string;
+  email: string;
+  phone: string;
+}
+
+/**
+ * The buyers that already bought this person (or, if their policy says so, turned
+ * them down) within their look-back, judged by the keyed hashes of SSN, e-mail
+ * and phone. Test leads are not history.
+ */
+export async function buyersWithDuplicate(db: Db, leadId: string, person: PersonHashes, buyers: readonly Buyer[], now: number): Promise<Set<string>> {
+  const checking = buyers.filter((buyer) => buyer.definition.duplicates !== undefined);
+  const found = new Set<string>();
+  if (checking.length === 0) return found;
+  const longestLookbackDays = Math.max(...checking.map((buyer) => buyer.definition.duplicates!.lookbackDays));
+  const rows = await db
+    .selectFrom('leads')
+    .innerJoin('buyer_attempts', 'buyer_attempts.lead_id', 'leads.id')
+    .select(['buyer_attempts.buyer_id', 'buyer_attempts.outcome', 'leads.created_at', 'leads.ssn_hash', 'leads.email_hash', 'leads.phone_hash'])
+    .where((eb) =>
+      eb.or([eb('leads.ssn_hash', '=', person.ssn), eb('leads.email_hash', '=', person.email), eb('leads.phone_hash', '=', person.phone)]),
+    )
+    .where('leads.id', '<>', leadId)
+    .where('leads.is_test', '=', 0)
+    .where('leads.created_at', '>=', now - longestLookbackDays * DAY_MS)
+    .where('buyer_attempts.kind', '=', 'post')
+    .where('buyer_attempts.outcome', 'in', ['accepted', 'rejected'])
+    .where(
+      'buyer_attempts.buyer_id',
+      'in',
+      checking.map((buyer) => buyer.id),
+    )
+    .execute();
+  const policies = new Map(checking.map((buyer) => [buyer.id, buyer.definition.duplicates!]));
+  for (const row of rows) {
+    const policy = policies.get(row.buyer_id)!;
+    if (row.created_at < now - policy.lookbackDays * DAY_MS) continue;
+    if (row.outcome === 'rejected' && !policy.includeRejected) continue;
+    const samePerson = policy.match.some((what) => row[`${what}_hash`] === person[what]);
+    if (samePerson) found.add(row.buyer_id);
+  }
+  return found;
+}

@@ -1,0 +1,291 @@
+import { SpanKind, type Tracer } from '@opentelemetry/api';
+import type { Db } from '../db/database.js';
+import { AttemptLog, type SkipReason } from './attempt-log.js';
+import type { Buyer } from './buyer.js';
+import type { BuyerService } from './buyer.service.js';
+import { capPeriods, type CapPeriod } from './cap-periods.js';
+import { readCounters, releaseCapacity, reserveCapacity, adjustSpend } from './cap.repository.js';
+import type { CircuitBreakers } from './circuit-breaker.js';
+import type { HttpExchange } from './definition/buyer-definition.js';
+import { buyersWithDuplicate } from './duplicates.js';
+import { callBuyer, type BuyerCallResult, type LeadForBuyer } from './integration/buyer-call.js';
+import {
+  DEADLINE_REACHED,
+  NO_BUYER_ACCEPTED,
+  NO_ELIGIBLE_BUYER,
+  type LeadSeller,
+  type SaleDecision,
+  type SaleRequest,
+  type SaleWinner,
+} from './lead-seller.js';
+import { evaluateFilter } from './rules/filters.js';
+import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
+import { payoutFor } from './rules/payout.js';
+import { priceFor } from './rules/pricing.js';
+import { isOpen } from './rules/schedule.js';
+
+/** A buyer still in the running for this lead. */
+interface Candidate {
+  buyer: Buyer;
+  facts: LeadFacts;
+  periods: CapPeriod[];
+  /** Known once the price is: from the pricing rules, or from the ping's bid. */
+  chargeCents: number | undefined;
+  payoutCents: number | undefined;
+}
+
+export interface PingTreeDependencies {
+  db: Db;
+  buyers: BuyerService;
+  breakers: CircuitBreakers;
+  tracer: Tracer;
+  /** The call to a buyer's API; replaced in tests of the engine alone. */
+  call?: typeof callBuyer;
+  /** For the weighted rotation among equal offers. */
+  random?: () => number;
+}
+
+/**
+ * The ping tree: tiers in order; inside a tier every eligible ping-post buyer is
+ * pinged at once, then the lead is posted to the best offer first (bids and
+ * fixed prices ranked together), then the next, until one accepts or the
+ * deadline leaves no room. Every buyer considered and not tried is recorded with
+ * its reason; caps are reserved before a post so that concurrent sales never
+ * overshoot them.
+ */
+export class PingTreeSeller implements LeadSeller {
+  private readonly call: typeof callBuyer;
+  private readonly random: () => number;
+
+  constructor(private readonly deps: PingTreeDependencies) {
+    this.call = deps.call ?? callBuyer;
+    this.random = deps.random ?? Math.random;
+  }
+
+  async sell(request: SaleRequest): Promise<SaleDecision> {
+    const log = new AttemptLog(request.leadId);
+    const waited = { ms: 0 };
+    const candidates = await this.eligible(request, log);
+    if (candidates.length === 0) return { winner: undefined, attempts: log.rows, buyerWaitMs: 0, reason: NO_ELIGIBLE_BUYER };
+
+    let reason = NO_BUYER_ACCEPTED;
+    for (const tier of byTier(candidates)) {
+      const offers = await this.pingAll(tier, request, log, waited);
+      for (const candidate of this.rank(offers)) {
+        if (!this.fitsDeadline(candidate, request)) {
+          log.skip(candidate.buyer.id, 'deadline');
+          reason = DEADLINE_REACHED;
+          continue;
+        }
+        const winner = await this.post(candidate, request, log, waited);
+        if (winner) return { winner, attempts: log.rows, buyerWaitMs: waited.ms, reason: '' };
+      }
+    }
+    return { winner: undefined, attempts: log.rows, buyerWaitMs: waited.ms, reason };
+  }
+
+  /** The active buyers this lead may go to; every other one gets its reason in the log. */
+  private async eligible(request: SaleRequest, log: AttemptLog): Promise<Candidate[]> {
+    const { lead } = request;
+    const now = new Date();
+    const buyers = await this.deps.buyers.listActive();
+    const duplicates = lead.test
+      ? new Set<string>()
+      : await buyersWithDuplicate(this.deps.db, request.leadId, request.person, buyers, now.getTime());
+    const periodsOf = new Map(buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, timezoneOf(buyer))]));
+    const counters = lead.test
+      ? new Map()
+      : await readCounters(
+          this.deps.db,
+          buyers.filter((buyer) => periodsOf.get(buyer.id)!.length > 0).map((buyer) => buyer.id),
+          [...new Set([...periodsOf.values()].flat().map((period) => period.period))],
+        );
+
+    const candidates: Candidate[] = [];
+    for (const buyer of buyers) {
+      const { definition } = buyer;
+      const facts = leadFacts(
+        {
+          fields: lead.fields,
+          ageYears: lead.ageYears,
+          loanAmountCents: lead.loanAmountCents,
+          incomeNetMonthlyCents: lead.incomeNetMonthlyCents,
+          test: lead.test,
+          publisherId: request.publisherId,
+          now,
+        },
+        timezoneOf(buyer),
+      );
+      const periods = periodsOf.get(buyer.id)!;
+      const chargeCents = priceFor(definition.pricing, facts, undefined);
+      const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
+      const full = periods.some((period) => {
+        const used = counters.get(`${buyer.id} ${period.period}`);
+        return (
+          used !== undefined &&
+          ((period.maxLeads !== undefined && used.leads >= period.maxLeads) ||
+            (period.maxSpendCents !== undefined && used.spendCents + (chargeCents ?? 0) > period.maxSpendCents))
+        );
+      });
+      const skip: SkipReason | undefined = !isOpen(definition.schedule, now)
+        ? 'closed'
+        : definition.filters && !evaluateFilter(definition.filters, facts)
+          ? 'filtered'
+          : full
+            ? 'capped'
+            : duplicates.has(buyer.id)
+              ? 'duplicate'
+              : payoutCents !== undefined && payoutCents < lead.priceCents
+                ? 'floor'
+                : !lead.test && this.deps.breakers.state(buyer.id) === 'open'
+                  ? 'circuit_open'
+                  : undefined;
+      if (skip) log.skip(buyer.id, skip);
+      else candidates.push({ buyer, facts, periods, chargeCents, payoutCents });
+    }
+    return candidates;
+  }
+
+  private payout(buyer: Buyer, request: SaleRequest, chargeCents: number): number | undefined {
+    return payoutFor(buyer.definition.payout, request.publisherId, chargeCents, request.publisherPayoutShareBps);
+  }
+
+  /**
+   * Pings every ping-post buyer of the tier at once; a bid sets the buyer's
+   * price, no bid takes it out. The tier's offers: its direct-post buyers and
+   * the bidders whose payout meets the floor.
+   */
+  private async pingAll(tier: Candidate[], request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<Candidate[]> {
+    const pinged = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'ping_post');
+    if (pinged.length === 0) return tier;
+    const started = performance.now();
+    const bidders = await Promise.all(
+      pinged.map(async (candidate): Promise<Candidate | undefined> => {
+        const { buyer } = candidate;
+        if (!this.fitsDeadline(candidate, request)) return log.skip(buyer.id, 'deadline');
+        if (!request.lead.test && !this.deps.breakers.allow(buyer.id)) return log.skip(buyer.id, 'circuit_open');
+        const result = await this.callTraced('ping', candidate, buyer.definition.integration.ping!, request);
+        this.recordHealth(candidate, request, result);
+        const bidCents = result.outcome === 'accepted' ? result.reply.priceCents : undefined;
+        log.call(buyer.id, {
+          kind: 'ping',
+          startedAt: result.startedAt,
+          durationMs: result.latencyMs,
+          outcome: result.outcome,
+          httpStatus: result.httpStatus,
+          bidCents,
+          reference: result.reply.reference,
+          reason: result.reply.reason ?? result.reply.error,
+        });
+        if (bidCents === undefined) return undefined;
+        const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, bidCents);
+        const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
+        if (payoutCents === undefined || payoutCents < request.lead.priceCents) return log.skip(buyer.id, 'floor');
+        return { ...candidate, chargeCents, payoutCents };
+      }),
+    );
+    waited.ms += performance.now() - started;
+    const directPosts = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'direct_post');
+    return [...directPosts, ...bidders.filter((candidate) => candidate !== undefined)];
+  }
+
+  /** Best price first; equal prices by priority, then a weighted draw. Unpriced direct posts (price in the answer) last. */
+  private rank(tier: Candidate[]): Candidate[] {
+    const draw = new Map(tier.map((candidate) => [candidate, this.random() ** (1 / candidate.buyer.definition.weight)]));
+    return [...tier].sort(
+      (a, b) =>
+        (b.chargeCents ?? -1) - (a.chargeCents ?? -1) ||
+        a.buyer.definition.priority - b.buyer.definition.priority ||
+        draw.get(b)! - draw.get(a)!,
+    );
+  }
+
+  private fitsDeadline(candidate: Candidate, request: SaleRequest): boolean {
+    return Date.now() + candidate.buyer.definition.integration.timeoutMs <= request.deadline;
+  }
+
+  /** Posts to one buyer, its caps held while it decides. */
+  private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<SaleWinner | undefined> {
+    const { buyer } = candidate;
+    const live = !request.lead.test;
+    if (live && !this.deps.breakers.allow(buyer.id)) {
+      log.skip(buyer.id, 'circuit_open');
+      return undefined;
+    }
+    const heldSpend = candidate.chargeCents ?? 0;
+    if (live && !(await reserveCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend))) {
+      log.skip(buyer.id, 'capped');
+      return undefined;
+    }
+    const started = performance.now();
+    const result = await this.callTraced('post', candidate, buyer.definition.integration.post, request);
+    waited.ms += performance.now() - started;
+    this.recordHealth(candidate, request, result);
+
+    const chargeCents = candidate.chargeCents ?? (result.outcome === 'accepted' ? priceFor(buyer.definition.pricing, candidate.facts, result.reply.priceCents) : undefined);
+    const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
+    const sold = result.outcome === 'accepted' && payoutCents !== undefined && payoutCents >= request.lead.priceCents;
+    log.call(buyer.id, {
+      kind: 'post',
+      startedAt: result.startedAt,
+      durationMs: result.latencyMs,
+      // A post whose answer never came may have reached the buyer: its outcome is unknown.
+      outcome: result.outcome === 'timeout' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
+      httpStatus: result.httpStatus,
+      priceCents: sold ? chargeCents : undefined,
+      reference: result.reply.reference,
+      reason: result.outcome === 'accepted' && !sold ? 'price in the answer is below the floor or missing' : (result.reply.reason ?? result.reply.error),
+    });
+    if (!sold) {
+      if (live) await releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
+      return undefined;
+    }
+    if (live) await adjustSpend(this.deps.db, buyer.id, candidate.periods, chargeCents! - heldSpend);
+    return { buyerId: buyer.id, chargeCents: chargeCents!, payoutCents: payoutCents!, redirectUrl: result.reply.redirectUrl ?? '' };
+  }
+
+  private async callTraced(kind: 'ping' | 'post', candidate: Candidate, exchange: HttpExchange, request: SaleRequest): Promise<BuyerCallResult & { startedAt: number }> {
+    const { buyer } = candidate;
+    const lead: LeadForBuyer = {
+      leadId: request.leadId,
+      fields: request.lead.fields,
+      derived: { ...candidate.facts.derived, priceFloor: request.lead.priceCents / 100 },
+    };
+    const timeoutMs = Math.min(buyer.definition.integration.timeoutMs, Math.max(0, request.deadline - Date.now()));
+    const startedAt = Date.now();
+    const result = await this.deps.tracer.startActiveSpan(
+      `leadflow.buyer.${kind}`,
+      { kind: SpanKind.CLIENT, attributes: { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test } },
+      async (span) => {
+        const answer = await this.call(exchange, buyer.definition.integration, lead, { test: request.lead.test, kind, timeoutMs });
+        span.setAttribute('leadflow.buyer.outcome', answer.outcome);
+        if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
+        span.end();
+        return answer;
+      },
+    );
+    return { ...result, startedAt };
+  }
+
+  /** Live calls only: a test endpoint's troubles say nothing of the buyer's live API. */
+  private recordHealth(candidate: Candidate, request: SaleRequest, result: BuyerCallResult): void {
+    if (request.lead.test) return;
+    if (result.outcome === 'error' || result.outcome === 'timeout') this.deps.breakers.recordFailure(candidate.buyer.id);
+    else this.deps.breakers.recordSuccess(candidate.buyer.id);
+  }
+}
+
+function timezoneOf(buyer: Buyer): string {
+  return buyer.definition.schedule?.timezone ?? 'UTC';
+}
+
+/** Candidates grouped by tier, lowest tier first. */
+function byTier(candidates: Candidate[]): Candidate[][] {
+  const tiers = new Map<number, Candidate[]>();
+  for (const candidate of candidates) {
+    const tier = tiers.get(candidate.buyer.definition.tier) ?? [];
+    tier.push(candidate);
+    tiers.set(candidate.buyer.definition.tier, tier);
+  }
+  return [...tiers.entries()].sort(([a], [b]) => a - b).map(([, tier]) => tier);
+}

@@ -1,0 +1,44 @@
+import { isLeadField } from '../../../../common/lead-fields.js';
+import type { DerivedField, FilterField } from '../definition/buyer-definition.js';
+
+export const DERIVED_FIELDS = [
+  'age',
+  'loanAmount',
+  'incomeNetMonthly',
+  'daysUntilNextPayDate',
+  'hourOfDay',
+  'dayOfWeek',
+  'testMode',
+  'publisherId',
+] as const satisfies readonly DerivedField[];
+
+// Fails to compile, naming the field, when a DerivedField is missing from DERIVED_FIELDS.
+({}) satisfies Record<Exclude<DerivedField, (typeof DERIVED_FIELDS)[number]>, never>;
+
+const DERIVED_FIELD_NAMES: ReadonlySet<string> = new Set(DERIVED_FIELDS);
+
+export function isFilterField(name: string): name is FilterField {
+  return isLeadField(name) || DERIVED_FIELD_NAMES.has(name);
+}
+
+/**
+ * What kind of value a filter reads from a field: `dollars` are amounts (compared in dollars, as the
+ * file writes them), `number` other counts; everything without an entry here is text.
+ */
+export type FieldKind = 'text' | 'number' | 'dollars' | 'boolean';
+
+const NON_TEXT_KINDS: Partial<Record<FilterField, FieldKind>> = {
+  price: 'dollars',
+  loanAmount: 'dollars',
+  incomeNetMonthly: 'dollars',
+  age: 'number',
+  daysUntilNextPayDate: 'number',
+  hourOfDay: 'number',
+  bankAccountLengthMonths: 'number',
+  addressLengthMonths: 'number',
+  testMode: 'boolean',
+};
+
+export function fieldKind(field: FilterField): FieldKind {
+  return NON_TEXT_KINDS[field] ?? 'text';
+}

@@ -1,0 +1,39 @@
+import { leaves } from './body-fields.js';
+import type { RequestFields } from './request-body.js';
+
+// Normalized field names (see body-fields.ts) that identify or contact a person: none belongs in a ping.
+const PII_NAMES: ReadonlySet<string> = new Set([
+  'ssn',
+  'socialsecuritynumber',
+  'dob',
+  'dateofbirth',
+  'birthdate',
+  'bankaccountnumber',
+  'accountnumber',
+  'bankaba',
+  'aba',
+  'routingnumber',
+  'bankroutingnumber',
+  'driverslicensenumber',
+  'driverslicense',
+  'email',
+  'emailaddress',
+  'phone',
+  'phonenumber',
+  'homephone',
+  'cellphone',
+  'workphone',
+  'mobilephone',
+  'firstname',
+  'lastname',
+  'fullname',
+  'address',
+  'streetaddress',
+]);
+
+/** Paths of the fields of a ping body that carry personal data, e.g. ["email", "applicant.ssn"]. */
+export function piiFields(body: RequestFields): string[] {
+  return leaves(body)
+    .filter((leaf) => PII_NAMES.has(leaf.name))
+    .map((leaf) => leaf.path);
+}

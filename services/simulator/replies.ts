@@ -1,0 +1,116 @@
+import type { ReplyFormat } from './config.js';
+
+/*
+ * The simulator's business replies, exactly. Every one is an HTTP 200; the
+ * response parsers in integrations.ts read them.
+ *
+ * Post (direct_post and post endpoints)
+ *   json  accepted  {"status":"accepted","price":"12.50","leadRef":"SIM-000001","redirect":"https://..."}
+ *                   ("redirect" only when the endpoint has a redirectUrl)
+ *         rejected  {"status":"rejected","reason":"declined"}
+ *   xml   accepted  <?xml version="1.0" encoding="UTF-8"?><response><result status="accepted"/><price>12.50</price><leadRef>SIM-000001</leadRef><redirect>https://...</redirect></response>
+ *                   (<redirect> only when the endpoint has a redirectUrl)
+ *         rejected  <?xml version="1.0" encoding="UTF-8"?><response><result status="rejected"/><reason>declined</reason></response>
+ *   text  accepted  ACCEPTED|12.50|SIM-000001|https://...   (last field empty without a redirectUrl)
+ *         rejected  REJECTED|declined
+ *
+ * Ping
+ *   json  bid       {"status":"bid","bid":"23.10","pingRef":"PING-000002"}
+ *         no bid    {"status":"no_bid","bid":null,"reason":"no bid"}
+ *   xml   bid       <?xml version="1.0" encoding="UTF-8"?><response><result status="bid"/><bid>23.10</bid><pingRef>PING-000002</pingRef></response>
+ *         no bid    <?xml version="1.0" encoding="UTF-8"?><response><result status="no_bid"/><reason>no bid</reason></response>
+ *   text  bid       BID|23.10|PING-000002
+ *         no bid    NOBID|no bid
+ *
+ * Content types: application/json, application/xml, text/plain, each with charset=utf-8.
+ * Amounts: dollars with two decimals, as strings. Text replies end without a newline.
+ * Reasons: "declined" (lost the acceptRate draw), "duplicate" (duplicateCheck),
+ * "no matching ping" (a post whose pingRef/leadId matches no live bid), "no bid".
+ * A post endpoint's "price" is the bid its ping gave.
+ *
+ * Other answers (JSON whatever the format): 401 {"status":"error","message":"unauthorized"}
+ * with WWW-Authenticate; 400, 413 or 415 {"status":"error","message":"..."} for a body
+ * it cannot read; 404 for an unknown path; 405 for a method other than POST or PUT.
+ * Faults (5xx, hangs, resets, HTML, truncated, garbage) are described in config.ts.
+ */
+
+export type Verdict =
+  | { outcome: 'accepted'; priceCents: number; leadRef: string; redirect: string | undefined }
+  | { outcome: 'rejected'; reason: string }
+  | { outcome: 'bid'; bidCents: number; pingRef: string }
+  | { outcome: 'no_bid'; reason: string };
+
+export interface RenderedReply {
+  contentType: string;
+  body: string;
+}
+
+export const CONTENT_TYPES: Record<ReplyFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+};
+
+export function dollars(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+export function renderReply(verdict: Verdict, format: ReplyFormat): RenderedReply {
+  const body = format === 'json' ? asJson(verdict) : format === 'xml' ? asXml(verdict) : asText(verdict);
+  return { contentType: CONTENT_TYPES[format], body };
+}
+
+function asJson(verdict: Verdict): string {
+  switch (verdict.outcome) {
+    case 'accepted':
+      return JSON.stringify({
+        status: 'accepted',
+        price: dollars(verdict.priceCents),
+        leadRef: verdict.leadRef,
+        ...(verdict.redirect !== undefined && { redirect: verdict.redirect }),
+      });
+    case 'rejected':
+      return JSON.stringify({ status: 'rejected', reason: verdict.reason });
+    case 'bid':
+      return JSON.stringify({ status: 'bid', bid: dollars(verdict.bidCents), pingRef: verdict.pingRef });
+    case 'no_bid':
+      return JSON.stringify({ status: 'no_bid', bid: null, reason: verdict.reason });
+  }
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function asXml(verdict: Verdict): string {
+  const element = (name: string, text: string) => `<${name}>${escapeXml(text)}</${name}>`;
+  const parts = [`<result status="${verdict.outcome}"/>`];
+  switch (verdict.outcome) {
+    case 'accepted':
+      parts.push(element('price', dollars(verdict.priceCents)), element('leadRef', verdict.leadRef));
+      if (verdict.redirect !== undefined) parts.push(element('redirect', verdict.redirect));
+      break;
+    case 'bid':
+      parts.push(element('bid', dollars(verdict.bidCents)), element('pingRef', verdict.pingRef));
+      break;
+    case 'rejected':
+    case 'no_bid':
+      parts.push(element('reason', verdict.reason));
+      break;
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?><response>${parts.join('')}</response>`;
+}
+
+function asText(verdict: Verdict): string {
+  const field = (text: string) => text.replace(/[|\r\n]/g, ' ');
+  switch (verdict.outcome) {
+    case 'accepted':
+      return ['ACCEPTED', dollars(verdict.priceCents), field(verdict.leadRef), field(verdict.redirect ?? '')].join('|');
+    case 'rejected':
+      return `REJECTED|${field(verdict.reason)}`;
+    case 'bid':
+      return `BID|${dollars(verdict.bidCents)}|${field(verdict.pingRef)}`;
+    case 'no_bid':
+      return `NOBID|${field(verdict.reason)}`;
+  }
+}
