@@ -11,14 +11,19 @@ export function timestamp(ms: number): string {
 }
 
 /** Left-aligned columns separated by two spaces, one line per row, with a trailing newline. */
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column].length)));
+export function columns(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
     cells
       .map((cell, column) => cell.padEnd(widths[column]))
       .join('  ')
       .trimEnd();
-  return [headers, ...rows].map(line).join('\n') + '\n';
+  return rows.map(line).join('\n') + '\n';
+}
+
+/** `columns` under a line of headers. */
+export function table(headers: string[], rows: string[][]): string {
+  return columns([headers, ...rows]);
 }
 
 /** "label: value" lines with the values aligned, and a trailing newline. */

@@ -1,6 +1,6 @@
 import { CommandArgs, type OptionSpecs } from './args.js';
 import { buyerCommands } from './commands/buyer.js';
-import type { Command } from './commands/command.js';
+import type { Command, InputStream } from './commands/command.js';
 import { leadCommands } from './commands/lead.js';
 import { publisherCommands } from './commands/publisher.js';
 import { resolveConnection } from './connection.js';
@@ -12,6 +12,7 @@ import { commandUsage, groupUsage, programUsage } from './usage.js';
 export interface CliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  stdin: InputStream;
   env: Record<string, string | undefined>;
 }
 
@@ -49,11 +50,12 @@ async function runCommand(command: Command<unknown>, argv: string[], io: CliIo):
       return EXIT_OK;
     }
     checkPositionals(command, args.positionals);
-    const input = command.parse(args);
+    const input = await command.parse(args, io.stdin);
     const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
     const output = await command.run(calls, input).finally(() => calls.close());
-    io.stdout.write(args.flag('json') ? `${JSON.stringify(output.json, null, 2)}\n` : output.text);
-    return EXIT_OK;
+    if (args.flag('json')) io.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
+    else (output.failed ? io.stderr : io.stdout).write(output.text);
+    return output.failed ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     if (error instanceof UsageError) return usageError(io, error.message, commandUsage(command));
     // A CliFailure is worded for the operator; anything else is a bug, still one line, never a stack trace.

@@ -1,7 +1,8 @@
 import { connectivityState, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
   AdminServiceClient,
-  type Buyer,
+  type ApplyBuyersResponse,
+  type BuyerSummary,
   type CreatePublisherRequest,
   type Publisher,
   type PublisherKey,
@@ -19,6 +20,14 @@ const CALL_DEADLINE_MS = 5000;
 function present<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new CliFailure(`the service answered without a ${what}`);
   return value;
+}
+
+function parsedJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliFailure(`the service answered with a ${what} that is not JSON`);
+  }
 }
 
 /**
@@ -60,12 +69,23 @@ export class ServiceCalls {
     return present(response.publisher, 'publisher');
   }
 
-  async upsertBuyer(buyer: Buyer): Promise<Buyer> {
-    return present((await this.call(this.admin.upsertBuyer.bind(this.admin), { buyer })).buyer, 'buyer');
+  /** The document's mistakes come back in the answer, not as a failed call. */
+  applyBuyers(documentJson: string, dryRun: boolean): Promise<ApplyBuyersResponse> {
+    return this.call(this.admin.applyBuyers.bind(this.admin), { documentJson, dryRun });
   }
 
-  async listBuyers(): Promise<Buyer[]> {
+  async listBuyers(): Promise<BuyerSummary[]> {
     return (await this.call(this.admin.listBuyers.bind(this.admin), {})).buyers;
+  }
+
+  /** `buyer` is an id or a name. */
+  async getBuyer(buyer: string): Promise<{ summary: BuyerSummary; definition: unknown }> {
+    const response = await this.call(this.admin.getBuyer.bind(this.admin), { buyer });
+    return { summary: present(response.summary, 'buyer'), definition: parsedJson(response.definitionJson, 'definition') };
+  }
+
+  async setBuyerActive(buyer: string, active: boolean): Promise<BuyerSummary> {
+    return present((await this.call(this.admin.setBuyerActive.bind(this.admin), { buyer, active })).summary, 'buyer');
   }
 
   async getLead(leadId: string): Promise<LeadRecord> {

@@ -24,7 +24,7 @@ function commandList(commands: Command<unknown>[]): string {
 export function programUsage(commands: Command<unknown>[]): string {
   return (
     'Usage: leadflow COMMAND [ARGUMENTS] [--json] [--address HOST:PORT]\n\n' +
-    "Manages leadflow's publishers, their keys and buyers through its admin gRPC service.\n\n" +
+    "Manages leadflow's publishers, their keys and buyers, and shows leads, through its admin gRPC service.\n\n" +
     `Commands:\n${commandList(commands)}  leadflow help [COMMAND]\n      show this help, or a command's\n\n` +
     `${COMMON_OPTIONS}\n${TOKEN_NOTE}`
   );

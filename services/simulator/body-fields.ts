@@ -8,7 +8,7 @@ export interface Leaf {
   value: unknown;
 }
 
-export function normalizeName(key: string): string {
+function normalizeName(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 

@@ -13,7 +13,8 @@ export function sample(distribution: Distribution, random: Random): number {
   if ('fixed' in distribution) return distribution.fixed;
   if ('uniform' in distribution) {
     const [min, max] = distribution.uniform;
-    return min + (max - min) * random();
+    // min() against a rounding step past max.
+    return Math.min(max, min + (max - min) * random());
   }
   const { mean, sd, min, max } = distribution.normal;
   let value = mean;
@@ -37,10 +38,4 @@ export function sampleCents(distribution: Distribution, random: Random): number 
 
 export function sampleMs(distribution: Distribution, random: Random): number {
   return Math.round(sample(distribution, random));
-}
-
-export function bounds(distribution: Distribution): { min: number; max: number } {
-  if ('fixed' in distribution) return { min: distribution.fixed, max: distribution.fixed };
-  if ('uniform' in distribution) return { min: distribution.uniform[0], max: distribution.uniform[1] };
-  return { min: distribution.normal.min, max: distribution.normal.max };
 }

@@ -5,7 +5,7 @@ const SSN_NAMES: ReadonlySet<string> = new Set(['ssn', 'socialsecuritynumber']);
 const EMAIL_NAMES: ReadonlySet<string> = new Set(['email', 'emailaddress']);
 
 /** What a lender recognises a returning applicant by: "ssn:123456789", "email:jane@example.com". */
-export function identityKeys(body: RequestFields): string[] {
+function identityKeys(body: RequestFields): string[] {
   const keys: string[] = [];
   for (const { name, value } of leaves(body)) {
     if (typeof value !== 'string' && typeof value !== 'number') continue;

@@ -45,7 +45,7 @@ export interface RenderedReply {
   body: string;
 }
 
-export const CONTENT_TYPES: Record<ReplyFormat, string> = {
+const CONTENT_TYPES: Record<ReplyFormat, string> = {
   json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export type RequestFields = Record<string, unknown>;
 

@@ -8,14 +8,15 @@ import type { CliRun } from './run-leadflow.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** `leadflow ARGS` as a real process from the repository root, with none of this process's LEADFLOW_ settings. */
-async function spawnLeadflow(argv: string[], env: Record<string, string>): Promise<CliRun> {
+/** `leadflow ARGS` as a real process from the repository root, with none of this process's LEADFLOW_ settings, fed `stdin`. */
+async function spawnLeadflow(argv: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LEADFLOW_')));
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', ...argv], {
     cwd: REPO_ROOT,
     env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: 'pipe',
   });
+  child.stdin.end(stdin);
   const run = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
@@ -46,6 +47,27 @@ describe('leadflow bin as a process', () => {
     const created = JSON.parse(run.stdout);
     expect(Object.keys(created)).to.deep.equal(['id', 'key']);
     expect(created.key).to.match(/^lfpk_/);
+  });
+
+  it('reads a buyers document from its standard input with -f -', async () => {
+    const document = {
+      buyers: [
+        {
+          name: 'piped',
+          integration: {
+            local: true,
+            post: {
+              url: 'http://127.0.0.1:9/post',
+              mapping: { first_name: 'firstName' },
+              response: { accepted: { path: '$.status', equals: 'accepted' } },
+            },
+          },
+          pricing: { type: 'fixed', price: '20.00' },
+        },
+      ],
+    };
+    const run = await spawnLeadflow(['buyer', 'apply', '-f', '-', '--dry-run'], env, JSON.stringify(document));
+    expect(run).to.deep.equal({ code: 0, stdout: 'would be created  piped  -\n', stderr: '' });
   });
 
   it('exits 1 with one line on stderr when a call fails', async () => {

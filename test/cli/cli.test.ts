@@ -4,36 +4,26 @@ import { freePort } from '../bench/free-port.js';
 import { withTempDir } from '../bench/temp-dir.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { expect } from 'chai';
-import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { runLeadflow, type CliRun } from './run-leadflow.js';
+import { runLeadflow, stackCli, type StackCli } from './run-leadflow.js';
 
 describe('leadflow CLI against a running distribution service', () => {
   let database: TestDatabase;
   let stack: TestDistribution;
+  let cli: StackCli;
 
   before(async () => {
     database = await sqliteDatabase();
     stack = await startTestDistribution(database);
+    cli = stackCli(stack);
   });
   after(async () => {
     await stack?.close();
     await database?.drop();
   });
 
-  /** Every run also checks that the admin token was printed nowhere. */
-  async function leadflow(argv: string[], env?: Record<string, string>): Promise<CliRun> {
-    const run = await runLeadflow(argv, env ?? { LEADFLOW_ADMIN_ADDRESS: stack.address, LEADFLOW_ADMIN_TOKEN: stack.service.adminToken });
-    expect(run.stdout + run.stderr).not.to.include(stack.service.adminToken);
-    return run;
-  }
-
-  async function json(...argv: string[]): Promise<any> {
-    const run = await leadflow([...argv, '--json']);
-    expect(run.stderr).to.equal('');
-    expect(run.code).to.equal(0);
-    return JSON.parse(run.stdout);
-  }
+  const leadflow: StackCli['leadflow'] = (...args) => cli.leadflow(...args);
+  const json: StackCli['json'] = (...argv) => cli.json(...argv);
 
   describe('publishers', () => {
     it('creates a publisher and prints exactly {id, key} with --json', async () => {
@@ -106,70 +96,7 @@ describe('leadflow CLI against a running distribution service', () => {
     });
   });
 
-  describe('buyers', () => {
-    it('upserts a buyer with dollar amounts as integer cents and lists it', async () => {
-      const buyer = await json(
-        'buyer', 'upsert', '--name', 'Lender A', '--price', '12.5', '--priority', '3', '--states', 'ca, tx',
-        '--min-amount', '100', '--max-amount', '5000.75', '--post-url', 'https://lender-a.example/post',
-        '--timeout-ms', '2500', '--redirect-url', 'https://lender-a.example/welcome',
-      );
-      expect(buyer).to.deep.include({
-        name: 'Lender A',
-        active: true,
-        priority: 3,
-        priceCents: 1250,
-        states: ['CA', 'TX'],
-        minLoanAmountCents: 10000,
-        maxLoanAmountCents: 500075,
-        postUrl: 'https://lender-a.example/post',
-        testPostUrl: '',
-        timeoutMs: 2500,
-        redirectUrl: 'https://lender-a.example/welcome',
-      });
-      expect(buyer.id).to.be.a('string');
-
-      const { buyers } = await json('buyer', 'list');
-      expect(buyers.find((listed: { id: string }) => listed.id === buyer.id)).to.deep.equal(buyer);
-      const text = await leadflow(['buyer', 'list']);
-      expect(text.stdout).to.match(/Lender A\s+active\s+3\s+\$12\.50\s+CA,TX\s+\$100\.00 to \$5000\.75\s+2500 ms/);
-    });
-
-    it('replaces the settings of the buyer with the same name', async () => {
-      const first = await json('buyer', 'upsert', '--name', 'Lender B', '--price', '20');
-      const second = await json('buyer', 'upsert', '--name', 'Lender B', '--price', '0.05', '--paused');
-      expect(second).to.include({ id: first.id, priceCents: 5, active: false, priority: 100, timeoutMs: 5000 });
-      const text = await leadflow(['buyer', 'upsert', '--name', 'Lender B', '--price', '7']);
-      expect(text.stdout).to.match(/^price:\s+\$7\.00$/m);
-      expect(text.stdout).to.match(/^status:\s+active$/m);
-    });
-
-    it('refuses amounts that are not plain dollars before calling the service', async () => {
-      for (const price of ['12.345', '$12', '-1', '1e3', 'twelve']) {
-        // `--price=VALUE`: parseArgs refuses a separate value that starts with a dash.
-        const run = await leadflow(['buyer', 'upsert', '--name', 'Lender C', `--price=${price}`]);
-        expect(run.code, price).to.equal(2);
-        expect(run.stderr, price).to.include('--price must be an amount in dollars');
-      }
-    });
-  });
-
   describe('leads', () => {
-    it('shows a stored lead with its sensitive fields masked', async () => {
-      const { key } = await stack.createPublisher();
-      await json('buyer', 'upsert', '--name', 'Buys everything', '--price', '50', '--priority', '0');
-      const answer = await stack.submit(key, validLeadBody({ ssn: '123-45-6789' }));
-      expect(answer.outcome?.$case).to.equal('sold');
-      const leadId = answer.outcome?.$case === 'sold' ? answer.outcome.value.leadId : '';
-
-      const lead = await json('lead', 'show', leadId);
-      expect(lead).to.include({ leadId, status: 'sold', payoutCents: 4000 });
-      expect(lead.fields.ssn).to.match(/^\*+6789$/);
-      const text = await leadflow(['lead', 'show', leadId]);
-      expect(text.stdout).to.match(/^status:\s+sold$/m);
-      expect(text.stdout).to.match(/^payout:\s+\$40\.00$/m);
-      expect(text.stdout).not.to.include('123-45-6789');
-    });
-
     it('reports an unknown lead as not found, exit 1', async () => {
       const run = await leadflow(['lead', 'show', 'lead_nope']);
       expect(run).to.deep.equal({ code: 1, stdout: '', stderr: 'leadflow: not found: no such lead\n' });
@@ -260,11 +187,15 @@ describe('leadflow CLI usage', () => {
     const group = await runLeadflow(['publisher', '--help']);
     expect(group.code).to.equal(0);
     expect(group.stdout).to.include('leadflow publisher rotate-key PUBLISHER_ID');
-    for (const argv of [['help', 'buyer', 'upsert'], ['buyer', 'upsert', '--help']]) {
+    for (const argv of [['help', 'buyer', 'apply'], ['buyer', 'apply', '--help']]) {
       const run = await runLeadflow(argv);
       expect(run.code).to.equal(0);
-      expect(run.stdout).to.match(/^Usage: leadflow buyer upsert --name NAME --price DOLLARS/);
-      expect(run.stdout).to.include('--paused');
+      expect(run.stdout).to.match(/^Usage: leadflow buyer apply -f FILE \[--dry-run\] \[--json\]/);
+      expect(run.stdout).to.include('FILE:LINE:COLUMN: PATH: MESSAGE');
+    }
+    const buyers = await runLeadflow(['buyer', '--help']);
+    for (const command of ['apply -f FILE [--dry-run]', 'list', 'show ID_OR_NAME', 'pause ID_OR_NAME', 'resume ID_OR_NAME']) {
+      expect(buyers.stdout).to.include(`leadflow buyer ${command}\n`);
     }
   });
 
@@ -284,7 +215,9 @@ describe('leadflow CLI usage', () => {
     expect(await usageOf('publisher', 'set-rate-limit', 'pub_x', 'lots')).to.equal(
       'leadflow: N must be a whole number from 1 to 2147483647',
     );
-    expect(await usageOf('buyer', 'upsert', '--name', 'x')).to.equal('leadflow: --price is required');
+    expect(await usageOf('buyer', 'apply')).to.equal('leadflow: --file is required');
+    expect(await usageOf('buyer', 'upsert')).to.equal('leadflow: unknown command "buyer upsert"');
+    expect(await usageOf('buyer', 'pause')).to.equal('leadflow: missing ID_OR_NAME');
     expect(await usageOf('lead', 'show', '--json')).to.equal('leadflow: missing LEAD_ID');
     expect(await usageOf('help', 'nonsense')).to.equal('leadflow: unknown command "nonsense"');
   });

@@ -1,130 +1,64 @@
-import type { Buyer } from '../../../proto/generated/leadflow/admin/v1/admin.js';
-import { dollars, fields, table } from '../format.js';
+import { stringify } from 'yaml';
+import type { BuyerSummary } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { dollars, fields, table, timestamp } from '../format.js';
+import { apply } from './buyer-apply.js';
 import type { Command } from './command.js';
 
-const DEFAULT_PRIORITY = 100;
-const DEFAULT_TIMEOUT_MS = 5000;
+const status = (summary: BuyerSummary) => (summary.active ? 'active' : 'paused');
 
-function loanRange(buyer: Buyer): string {
-  const { minLoanAmountCents: min, maxLoanAmountCents: max } = buyer;
-  if (min === 0 && max === 0) return 'any';
-  if (max === 0) return `${dollars(min)} or more`;
-  return `${dollars(min)} to ${dollars(max)}`;
+/** `"lender-a" (buy_...)`, as messages name a buyer. */
+function named(summary: BuyerSummary): string {
+  return `"${summary.name}" (${summary.id})`;
 }
 
-function shownSettings(buyer: Buyer) {
-  return {
-    status: buyer.active ? 'active' : 'paused',
-    price: dollars(buyer.priceCents),
-    states: buyer.states.join(',') || 'all',
-    loanAmount: loanRange(buyer),
-    postUrl: buyer.postUrl || '- (accepts every lead offered)',
-    testPostUrl: buyer.testPostUrl || '- (accepts test leads without a call)',
-    redirectUrl: buyer.redirectUrl || '-',
-  };
-}
-
-function buyerTable(buyers: Buyer[]): string {
+function buyerTable(buyers: BuyerSummary[]): string {
   return table(
-    ['ID', 'NAME', 'STATUS', 'PRIORITY', 'PRICE', 'STATES', 'LOAN AMOUNT', 'TIMEOUT', 'POST URL', 'TEST POST URL', 'REDIRECT URL'],
-    buyers.map((buyer) => {
-      const shown = shownSettings(buyer);
-      return [
-        buyer.id,
-        buyer.name,
-        shown.status,
-        String(buyer.priority),
-        shown.price,
-        shown.states,
-        shown.loanAmount,
-        `${buyer.timeoutMs} ms`,
-        buyer.postUrl || '-',
-        buyer.testPostUrl || '-',
-        shown.redirectUrl,
-      ];
-    }),
+    ['ID', 'NAME', 'STATUS', 'TIER', 'PRIORITY', 'WEIGHT', 'MODE', 'PRICING', 'POST HOST', 'CIRCUIT', 'TODAY (LEADS / SPEND)'],
+    buyers.map((buyer) => [
+      buyer.id,
+      buyer.name,
+      status(buyer),
+      String(buyer.tier),
+      String(buyer.priority),
+      String(buyer.weight),
+      buyer.mode,
+      buyer.pricing,
+      buyer.postHost || '-',
+      buyer.circuit,
+      `${buyer.usage?.leadsToday ?? 0} / ${dollars(buyer.usage?.spendTodayCents ?? 0)}`,
+    ]),
   );
 }
 
-const upsert: Command<Buyer> = {
-  group: 'buyer',
-  name: 'upsert',
-  synopsis:
-    '--name NAME --price DOLLARS [--priority N] [--states CA,TX] [--min-amount DOLLARS] [--max-amount DOLLARS] ' +
-    '[--post-url URL] [--test-post-url URL] [--timeout-ms N] [--redirect-url URL] [--paused]',
-  summary: 'create a buyer, or replace the settings of the buyer with that name',
-  details: [
-    '--name NAME            the buyer; an existing buyer of that name gets these settings',
-    '--price DOLLARS        what the buyer pays for a lead, e.g. 12.50',
-    `--priority N           lower numbers are tried first (default ${DEFAULT_PRIORITY})`,
-    '--states CA,TX         USPS codes the buyer takes (default: every state)',
-    '--min-amount DOLLARS   smallest loan amount taken (default: no bound)',
-    '--max-amount DOLLARS   largest loan amount taken (default: no bound)',
-    '--post-url URL         where live leads are posted (default: none, the buyer takes every lead offered)',
-    '--test-post-url URL    where test leads are posted (default: none, test leads are accepted without a call)',
-    `--timeout-ms N         how long to wait for the buyer's answer (default ${DEFAULT_TIMEOUT_MS})`,
-    "--redirect-url URL     sent to the publisher when the buyer's answer names none",
-    '--paused               store the buyer but offer it no leads',
-    'Settings left out are reset to their defaults.',
-  ],
-  options: {
-    name: { type: 'string' },
-    price: { type: 'string' },
-    priority: { type: 'string' },
-    states: { type: 'string' },
-    'min-amount': { type: 'string' },
-    'max-amount': { type: 'string' },
-    'post-url': { type: 'string' },
-    'test-post-url': { type: 'string' },
-    'timeout-ms': { type: 'string' },
-    'redirect-url': { type: 'string' },
-    paused: { type: 'boolean' },
-  },
-  positionals: [],
-  parse: (args) => ({
-    // The service matches buyers by name and assigns the id.
-    id: '',
-    name: args.requiredString('name'),
-    active: !args.flag('paused'),
-    priority: args.wholeNumber('priority', 0) ?? DEFAULT_PRIORITY,
-    priceCents: args.requiredCents('price'),
-    states: args.codeList('states'),
-    minLoanAmountCents: args.cents('min-amount') ?? 0,
-    maxLoanAmountCents: args.cents('max-amount') ?? 0,
-    postUrl: args.string('post-url') ?? '',
-    testPostUrl: args.string('test-post-url') ?? '',
-    timeoutMs: args.wholeNumber('timeout-ms', 1) ?? DEFAULT_TIMEOUT_MS,
-    redirectUrl: args.string('redirect-url') ?? '',
-  }),
-  async run(calls, input) {
-    const buyer = await calls.upsertBuyer(input);
-    const shown = shownSettings(buyer);
-    return {
-      json: buyer,
-      text:
-        `Saved buyer "${buyer.name}".\n` +
-        fields([
-          ['id', buyer.id],
-          ['status', shown.status],
-          ['priority', String(buyer.priority)],
-          ['price', shown.price],
-          ['states', shown.states],
-          ['loan amount', shown.loanAmount],
-          ['post URL', shown.postUrl],
-          ['test post URL', shown.testPostUrl],
-          ['timeout', `${buyer.timeoutMs} ms`],
-          ['redirect URL', shown.redirectUrl],
-        ]),
-    };
-  },
-};
+function summaryFields(buyer: BuyerSummary): string {
+  const usage = buyer.usage;
+  return fields([
+    ['id', buyer.id],
+    ['name', buyer.name],
+    ['status', status(buyer)],
+    ['tier', String(buyer.tier)],
+    ['priority', String(buyer.priority)],
+    ['weight', String(buyer.weight)],
+    ['mode', buyer.mode],
+    ['pricing', buyer.pricing],
+    ['post host', buyer.postHost || '-'],
+    ['circuit', buyer.circuit],
+    ['leads', `${usage?.leadsThisHour ?? 0} this hour, ${usage?.leadsToday ?? 0} today, ${usage?.leadsThisMonth ?? 0} this month`],
+    ['spend', `${dollars(usage?.spendTodayCents ?? 0)} today`],
+    ['updated', timestamp(buyer.updatedAtMs)],
+  ]);
+}
 
 const list: Command<void> = {
   group: 'buyer',
   name: 'list',
   synopsis: '',
-  summary: 'list buyers and their settings',
-  details: ['Prices and loan amounts are in dollars; with --json, in integer cents.'],
+  summary: 'list buyers with their rank, integration, circuit and usage today',
+  details: [
+    "TODAY is the leads bought and the spend counted against the caps today, in the buyer's time zone.",
+    'The circuit is as the instance that answered sees it: closed, open or half_open.',
+    'With --json, amounts are in integer cents.',
+  ],
   options: {},
   positionals: [],
   parse: () => undefined,
@@ -134,4 +68,44 @@ const list: Command<void> = {
   },
 };
 
-export const buyerCommands = [upsert, list];
+const show: Command<{ buyer: string }> = {
+  group: 'buyer',
+  name: 'show',
+  synopsis: 'ID_OR_NAME',
+  summary: "show a buyer's state, usage and definition (header values and credentials redacted)",
+  details: [
+    'The definition is printed as YAML, as the service keeps it: amounts in cents, times in milliseconds.',
+    'With --json, prints {"summary": ..., "definition": ...}.',
+  ],
+  options: {},
+  positionals: ['ID_OR_NAME'],
+  parse: (args) => ({ buyer: args.positionals[0] }),
+  async run(calls, input) {
+    const { summary, definition } = await calls.getBuyer(input.buyer);
+    return { json: { summary, definition }, text: `${summaryFields(summary)}\n${stringify({ definition })}` };
+  },
+};
+
+function setActive(active: boolean): Command<{ buyer: string }> {
+  return {
+    group: 'buyer',
+    name: active ? 'resume' : 'pause',
+    synopsis: 'ID_OR_NAME',
+    summary: active ? 'offer a paused buyer leads again' : 'stop offering a buyer leads, keeping its definition',
+    details: ['Takes effect within a second on every instance.', 'With --json, prints the buyer as `leadflow buyer list` does.'],
+    options: {},
+    positionals: ['ID_OR_NAME'],
+    parse: (args) => ({ buyer: args.positionals[0] }),
+    async run(calls, input) {
+      const summary = await calls.setBuyerActive(input.buyer, active);
+      return {
+        json: summary,
+        text: active
+          ? `Resumed buyer ${named(summary)}: it is offered leads again (within a second on every instance).\n`
+          : `Paused buyer ${named(summary)}: it is offered no more leads (within a second on every instance).\n`,
+      };
+    },
+  };
+}
+
+export const buyerCommands = [apply, list, show, setActive(false), setActive(true)];

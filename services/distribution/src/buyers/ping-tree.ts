@@ -32,6 +32,8 @@ interface Candidate {
   /** Known once the price is: from the pricing rules, or from the ping's bid. */
   chargeCents: number | undefined;
   payoutCents: number | undefined;
+  /** The buyer's reference for its bid, sent back with the post. */
+  pingReference?: string;
 }
 
 export interface PingTreeDependencies {
@@ -181,7 +183,7 @@ export class PingTreeSeller implements LeadSeller {
         const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, bidCents);
         const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
         if (payoutCents === undefined || payoutCents < request.lead.priceCents) return log.skip(buyer.id, 'floor');
-        return { ...candidate, chargeCents, payoutCents };
+        return { ...candidate, chargeCents, payoutCents, pingReference: result.reply.reference };
       }),
     );
     waited.ms += performance.now() - started;
@@ -249,15 +251,15 @@ export class PingTreeSeller implements LeadSeller {
     const lead: LeadForBuyer = {
       leadId: request.leadId,
       fields: request.lead.fields,
-      derived: { ...candidate.facts.derived, priceFloor: request.lead.priceCents / 100 },
+      derived: { ...candidate.facts, priceFloor: request.lead.priceCents / 100 },
+      pingReference: kind === 'post' ? candidate.pingReference : undefined,
     };
-    const timeoutMs = Math.min(buyer.definition.integration.timeoutMs, Math.max(0, request.deadline - Date.now()));
     const startedAt = Date.now();
     const result = await this.deps.tracer.startActiveSpan(
       `leadflow.buyer.${kind}`,
       { kind: SpanKind.CLIENT, attributes: { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test } },
       async (span) => {
-        const answer = await this.call(exchange, buyer.definition.integration, lead, { test: request.lead.test, kind, timeoutMs });
+        const answer = await this.call(exchange, buyer.definition.integration, lead, { test: request.lead.test, kind, deadlineMs: request.deadline });
         span.setAttribute('leadflow.buyer.outcome', answer.outcome);
         if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
         span.end();

@@ -1,4 +1,4 @@
-import { isLeadField } from '../../../../common/lead-fields.js';
+import { LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import type { DerivedField, FilterField } from '../definition/buyer-definition.js';
 
 export const DERIVED_FIELDS = [
@@ -15,10 +15,13 @@ export const DERIVED_FIELDS = [
 // Fails to compile, naming the field, when a DerivedField is missing from DERIVED_FIELDS.
 ({}) satisfies Record<Exclude<DerivedField, (typeof DERIVED_FIELDS)[number]>, never>;
 
-const DERIVED_FIELD_NAMES: ReadonlySet<string> = new Set(DERIVED_FIELDS);
+/** Every name a filter can read: the lead's fields, then the derived values not named like one. */
+export const FILTER_FIELDS: readonly FilterField[] = [...new Set<FilterField>([...LEAD_FIELDS, ...DERIVED_FIELDS])];
+
+const FILTER_FIELD_NAMES: ReadonlySet<string> = new Set(FILTER_FIELDS);
 
 export function isFilterField(name: string): name is FilterField {
-  return isLeadField(name) || DERIVED_FIELD_NAMES.has(name);
+  return FILTER_FIELD_NAMES.has(name);
 }
 
 /**

@@ -56,8 +56,9 @@ export function leadFacts(input: LeadFactsInput, timezone: string): LeadFacts {
     incomeNetMonthly: dollars(input.incomeNetMonthlyCents),
     testMode: input.test,
     age: input.ageYears,
-    daysUntilNextPayDate:
-      payDate && (Date.UTC(payDate.year, payDate.month - 1, payDate.day) - today) / DAY_MS,
+    daysUntilNextPayDate: payDate
+      ? (Date.UTC(payDate.year, payDate.month - 1, payDate.day) - today) / DAY_MS
+      : undefined,
     hourOfDay: clock.hour,
     dayOfWeek: clock.weekday,
     publisherId: input.publisherId,

@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { InputStream } from './commands/command.js';
+import { locatePath, type Position } from './document-locations.js';
+import { CliFailure } from './errors.js';
+
+/** The file name that means standard input. */
+const STDIN = '-';
+
+/** A YAML or JSON document the operator wrote: its value, and where its parts are in the source. */
+export interface SourceDocument {
+  /** The file as the operator named it; "<stdin>" for `-`. */
+  name: string;
+  value: unknown;
+  /** Where the part a path such as "buyers[2].caps.leadsPerDay" names is in the source, when it can be told. */
+  locate(path: string): Position | undefined;
+}
+
+type Format = 'json' | 'yaml' | 'either';
+
+interface YamlSource {
+  doc: Document;
+  lineCounter: LineCounter;
+}
+
+function formatOf(file: string): Format {
+  switch (path.extname(file).toLowerCase()) {
+    case '.json':
+      return 'json';
+    case '.yaml':
+    case '.yml':
+      return 'yaml';
+    default:
+      return 'either';
+  }
+}
+
+function describeReadError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'EACCES':
+      return 'permission denied';
+    default:
+      return error.message;
+  }
+}
+
+async function readText(file: string, stdin: InputStream): Promise<string> {
+  if (file === STDIN) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliFailure(`cannot read ${file}: ${describeReadError(error as NodeJS.ErrnoException)}`);
+  }
+}
+
+/** "FILE:LINE:COL", as compilers and editors write it; "FILE" when the position is unknown. */
+export function fileLocation(name: string, position: Position | undefined): string {
+  return position ? `${name}:${position.line}:${position.column}` : name;
+}
+
+function positionAt(text: string, offset: number): Position {
+  const lines = text.slice(0, offset).split('\n');
+  return { line: lines.length, column: lines[lines.length - 1].length + 1 };
+}
+
+function jsonSyntaxError(name: string, text: string, error: SyntaxError): CliFailure {
+  const match = / in JSON at position (\d+)/.exec(error.message);
+  const message = match ? error.message.slice(0, match.index) : error.message;
+  const where = match ? positionAt(text, Number(match[1])) : undefined;
+  return new CliFailure(`${fileLocation(name, where)}: not valid JSON: ${message}`);
+}
+
+function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
+  const [error] = doc.errors;
+  if (error) {
+    const message = error.code === 'MULTIPLE_DOCS' ? 'the file holds more than one document' : error.message;
+    const where = error.pos[0] >= 0 ? lineCounter.linePos(error.pos[0]) : undefined;
+    throw new CliFailure(`${fileLocation(name, where && { line: where.line, column: where.col })}: not valid YAML: ${message}`);
+  }
+  try {
+    return doc.toJS();
+  } catch (error) {
+    // Aliases expanding past the library's limit: a document built to exhaust memory.
+    throw new CliFailure(`${name}: cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** The document's value; JSON is read as JSON (YAML would take some mistakes JSON does not), else YAML. */
+function parseValue(name: string, text: string, format: Format, source: YamlSource): unknown {
+  if (format !== 'yaml') {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      if (format === 'json') throw jsonSyntaxError(name, text, error as SyntaxError);
+    }
+  }
+  return yamlValue(name, source);
+}
+
+/**
+ * Reads FILE, or standard input for `-`, as JSON (`.json`), YAML (`.yaml`,
+ * `.yml`), or else JSON when it parses as JSON and YAML otherwise. A syntax
+ * error fails with its line and column. Paths are located through the YAML
+ * parse of the text either way: JSON is YAML.
+ */
+export async function readSourceDocument(file: string, stdin: InputStream): Promise<SourceDocument> {
+  const name = file === STDIN ? '<stdin>' : file;
+  const text = (await readText(file, stdin)).replace(/^\uFEFF/, '');
+  const lineCounter = new LineCounter();
+  const source = { doc: parseDocument(text, { lineCounter, prettyErrors: false }), lineCounter };
+  const value = parseValue(name, text, file === STDIN ? 'either' : formatOf(file), source);
+  if (value === null || value === undefined) throw new CliFailure(`${name}: the document is empty`);
+  return {
+    name,
+    value,
+    locate: (documentPath) => (source.doc.errors.length === 0 ? locatePath(source.doc, lineCounter, documentPath) : undefined),
+  };
+}

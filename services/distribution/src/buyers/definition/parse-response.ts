@@ -1,0 +1,105 @@
+import xpath from 'xpath';
+import type { ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
+import { indexPath, keyPath, type Problems } from './problems.js';
+import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
+
+const FORMATS = ['json', 'xml', 'text'] as const satisfies readonly ResponseFormat[];
+const MATCHERS = ['equals', 'in', 'matches'] as const;
+const LOCATED = ['price', 'reason', 'reference', 'redirectUrl'] as const;
+
+// The package's types leave parse out; it compiles an expression without a document.
+const { parse: compileXPath } = xpath as unknown as { parse(expression: string): unknown };
+
+function compiles(compile: () => unknown): boolean {
+  try {
+    compile();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Capturing groups of a regular expression: an empty alternative matches "" and yields them all. */
+function groupCount(regex: RegExp): number {
+  return (new RegExp(`${regex.source}|`).exec('')?.length ?? 1) - 1;
+}
+
+/** JSON path from $, XPath, or for text a regular expression whose one group captures the value. */
+function readReplyPath(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): string | undefined {
+  const text = readText(value, path, problems);
+  if (text === undefined) return undefined;
+  if (format === 'json' && !text.startsWith('$')) return problems.at(path, 'must be a JSON path from $, such as $.result.status');
+  if (format === 'xml' && !compiles(() => compileXPath(text))) return problems.at(path, 'must be an XPath such as /response/status');
+  if (format === 'text' && !(compiles(() => new RegExp(text)) && groupCount(new RegExp(text)) === 1)) {
+    return problems.at(path, 'must be a regular expression with one capturing group, such as status=(\\w+)');
+  }
+  return text;
+}
+
+function readLocator(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): ReplyLocator | undefined {
+  if (typeof value === 'string') {
+    const located = readReplyPath(value, path, format, problems);
+    return located === undefined ? undefined : { path: located };
+  }
+  const fields = readObject(value, path, ['path'], problems, 'a path or {path}');
+  if (!fields) return undefined;
+  const located = required(fields.path, keyPath(path, 'path'), problems, (v) => readReplyPath(v, keyPath(path, 'path'), format, problems));
+  return located === undefined ? undefined : { path: located };
+}
+
+/** Located values are text, so a number or true written in the file is compared as its text. */
+function readExpected(value: unknown, path: string, problems: Problems): string | undefined {
+  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  return problems.at(path, 'must be a string, a number, true or false');
+}
+
+function readAccepted(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): ResponseParser['accepted'] | undefined {
+  const fields = readObject(value, path, ['path', ...MATCHERS], problems, '{path, equals|in|matches}');
+  if (!fields) return undefined;
+  const located = required(fields.path, keyPath(path, 'path'), problems, (v) => readReplyPath(v, keyPath(path, 'path'), format, problems));
+  const matcher = oneOf(fields, MATCHERS, path, problems);
+  if (matcher === undefined) return undefined;
+  const at = keyPath(path, matcher);
+  switch (matcher) {
+    case 'equals': {
+      const equals = readExpected(fields.equals, at, problems);
+      return located === undefined || equals === undefined ? undefined : { path: located, equals };
+    }
+    case 'in': {
+      const items = readList(fields.in, at, problems);
+      const values = items?.map((item, index) => readExpected(item, indexPath(at, index), problems));
+      if (located === undefined || !values?.every((item) => item !== undefined)) return undefined;
+      return { path: located, in: values };
+    }
+    case 'matches': {
+      const matches = readText(fields.matches, at, problems);
+      if (matches !== undefined && !compiles(() => new RegExp(matches))) return problems.at(at, 'is not a valid regular expression');
+      return located === undefined || matches === undefined ? undefined : { path: located, matches };
+    }
+  }
+}
+
+/**
+ * How a reply is read: `format` (json by default), `accepted: {path, equals|in|matches}`, and `price`,
+ * `reason`, `reference`, `redirectUrl` each a path or `{path}`. A ping's reply has no redirect URL.
+ */
+export function parseResponse(value: unknown, path: string, call: 'ping' | 'post', problems: Problems): ResponseParser | undefined {
+  const fields = readObject(value, path, ['format', 'accepted', ...LOCATED], problems);
+  if (!fields) return undefined;
+  const start = problems.found.length;
+  const format = orDefault(fields.format, 'json', (v) => readChoice(v, keyPath(path, 'format'), FORMATS, problems));
+  const accepted = required(fields.accepted, keyPath(path, 'accepted'), problems, (v) =>
+    readAccepted(v, keyPath(path, 'accepted'), format, problems),
+  );
+  if (call === 'ping' && !isAbsent(fields.redirectUrl)) problems.at(keyPath(path, 'redirectUrl'), 'is used only in a post response');
+  const locate = (key: (typeof LOCATED)[number]): ReplyLocator | undefined =>
+    isAbsent(fields[key]) ? undefined : readLocator(fields[key], keyPath(path, key), format, problems);
+  const parser = {
+    price: locate('price'),
+    reason: locate('reason'),
+    reference: locate('reference'),
+    redirectUrl: call === 'ping' ? undefined : locate('redirectUrl'),
+  };
+  if (problems.found.length > start || format === undefined || accepted === undefined) return undefined;
+  return { format, accepted, ...parser };
+}

@@ -1,0 +1,75 @@
+import type { HttpExchange, Integration } from '../definition/buyer-definition.js';
+import { pingLead } from './ping-lead.js';
+import { parseReply, type BuyerReply } from './reply-parser.js';
+import { RequestBuildError } from './request-build-error.js';
+import { buildRequest, type BuyerRequest, type LeadForBuyer } from './request-builder.js';
+import { sendToBuyer } from './transport.js';
+
+export type { BuyerReply } from './reply-parser.js';
+export type { LeadForBuyer } from './request-builder.js';
+
+export interface BuyerCallOptions {
+  test: boolean;
+  /** A ping never carries the fields in PING_WITHHELD_FIELDS, whatever its mapping says. */
+  kind: 'ping' | 'post';
+  /** Absolute time (Date.now() clock) the call must end by; the call's timeout is cut to fit it. */
+  deadlineMs?: number;
+  /** Aborting ends the call at once, reported as a timeout. */
+  signal?: AbortSignal;
+}
+
+export interface BuyerCallResult {
+  reply: BuyerReply;
+  /** null when no HTTP status was received. */
+  httpStatus: number | null;
+  latencyMs: number;
+  /**
+   * The reply's outcome, or timeout: no whole reply in time. For a post that means the outcome is
+   * unknown (the buyer may have taken the lead); it is never a sale.
+   */
+  outcome: BuyerReply['outcome'] | 'timeout';
+}
+
+/**
+ * One ping or post to a buyer, start to end. Never throws for anything the buyer or its configuration
+ * does: every failure is an error outcome with a code in reply.error — the reply parser's, the
+ * transport's failures, 'timeout', 'deadline_passed' (no time was left, nothing was sent) and the
+ * request builder's ('no_test_url', 'conflicting_keys').
+ *
+ * A test lead gets the buyer's test behaviour: accept or reject without any call, or the exchange sent
+ * to its testUrl; with no testUrl that is an error, never a call to the live URL.
+ */
+export async function callBuyer(
+  exchange: HttpExchange,
+  integration: Integration,
+  lead: LeadForBuyer,
+  options: BuyerCallOptions,
+): Promise<BuyerCallResult> {
+  if (options.test && integration.testBehaviour === 'accept') return withoutCall({ outcome: 'accepted', reason: 'test lead' });
+  if (options.test && integration.testBehaviour === 'reject') return withoutCall({ outcome: 'rejected', reason: 'test lead' });
+  let request: BuyerRequest;
+  try {
+    request = buildRequest(exchange, options.kind === 'ping' ? pingLead(lead) : lead, { test: options.test });
+  } catch (error) {
+    if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
+    throw error;
+  }
+  const timeoutMs = Math.min(integration.timeoutMs, (options.deadlineMs ?? Infinity) - Date.now());
+  if (timeoutMs <= 0) return withoutCall({ outcome: 'error', error: 'deadline_passed' });
+
+  const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
+  switch (result.kind) {
+    case 'reply': {
+      const reply = parseReply(exchange.response, result.status, result.contentType, result.body);
+      return { reply, httpStatus: result.status, latencyMs: result.latencyMs, outcome: reply.outcome };
+    }
+    case 'timeout':
+      return { reply: { outcome: 'error', error: 'timeout' }, httpStatus: null, latencyMs: result.latencyMs, outcome: 'timeout' };
+    case 'failed':
+      return { reply: { outcome: 'error', error: result.error }, httpStatus: null, latencyMs: result.latencyMs, outcome: 'error' };
+  }
+}
+
+function withoutCall(reply: BuyerReply): BuyerCallResult {
+  return { reply, httpStatus: null, latencyMs: 0, outcome: reply.outcome };
+}

@@ -1,0 +1,98 @@
+import type { ResponseFormat } from '../definition/buyer-definition.js';
+import { parseJsonPath, selectJsonPath } from './json-path.js';
+import { parseXml, selectXPath } from './xml-document.js';
+
+/** A parsed reply that answers locator paths. */
+export interface ReplyDocument {
+  /**
+   * The trimmed text at the path; undefined when the path finds nothing, or only an empty string, a
+   * null or an object. Throws InvalidLocatorError when the path itself is malformed.
+   */
+  locate(path: string): string | undefined;
+}
+
+export class InvalidLocatorError extends Error {
+  constructor(path: string) {
+    super(`invalid locator: ${path}`);
+    this.name = 'InvalidLocatorError';
+  }
+}
+
+/** The reply read in the buyer's format; undefined when it is not valid JSON or XML. */
+export function readReplyDocument(format: ResponseFormat, body: string): ReplyDocument | undefined {
+  switch (format) {
+    case 'json':
+      return jsonDocument(body);
+    case 'xml':
+      return xmlDocument(body);
+    case 'text':
+      return textDocument(body);
+  }
+}
+
+function jsonDocument(body: string): ReplyDocument | undefined {
+  let root: unknown;
+  try {
+    root = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return {
+    locate(path) {
+      const segments = parseJsonPath(path);
+      if (!segments) throw new InvalidLocatorError(path);
+      return nonEmpty(jsonText(selectJsonPath(root, segments)));
+    },
+  };
+}
+
+/** Scalars as text; an array of scalars (a list of error messages) joined with "; ". */
+function jsonText(value: unknown): string | undefined {
+  if (isScalar(value)) return String(value);
+  if (Array.isArray(value) && value.length > 0 && value.every(isScalar)) return value.map(String).join('; ');
+  return undefined;
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function xmlDocument(body: string): ReplyDocument | undefined {
+  const document = parseXml(body);
+  if (!document) return undefined;
+  return {
+    locate(path) {
+      try {
+        return nonEmpty(selectXPath(document, path));
+      } catch {
+        throw new InvalidLocatorError(path);
+      }
+    },
+  };
+}
+
+/** Text replies: the path is a regular expression; its first group, or the whole match without one. */
+function textDocument(body: string): ReplyDocument {
+  // Trimmed so that "$" anchors at the end of the answer despite a trailing newline.
+  const text = body.trim();
+  return {
+    locate(path) {
+      const match = compile(path).exec(text);
+      if (!match) return undefined;
+      return nonEmpty(match.length > 1 ? match[1] : match[0]);
+    },
+  };
+}
+
+function compile(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    throw new InvalidLocatorError(pattern);
+  }
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  const trimmed = text?.trim();
+  return trimmed === '' ? undefined : trimmed;
+}

@@ -1,0 +1,137 @@
+// node:http(s) rather than fetch: agents of our own (keep-alive, and separate pools for local buyers
+// and the others), a lookup hook that checks the address a name resolves to when the connection is
+// made, the declared Content-Length checked before reading, and `complete` telling a cut-off body from
+// a whole one. Nothing here logs: URLs and bodies carry keys and PII.
+import { lookup as dnsLookup } from 'node:dns';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkDestination, isPublicAddress } from './destination.js';
+import type { BuyerRequest } from './request-builder.js';
+
+export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
+
+export type TransportFailure =
+  | 'connection_refused'
+  /** The connection closed before the whole reply arrived (reset, or a body shorter than declared). */
+  | 'reset'
+  | 'tls'
+  /** The reply is larger than maxReplyBytes; it was cut off and is not parsed. */
+  | 'too_large'
+  | 'invalid_url'
+  /** http:// or a non-public address for a buyer not marked local, or credentials in the URL. */
+  | 'not_allowed'
+  | 'other';
+
+type Outcome =
+  | { kind: 'reply'; status: number; contentType?: string; body: string }
+  /** No whole reply within timeoutMs, or the signal aborted the call. */
+  | { kind: 'timeout' }
+  | { kind: 'failed'; error: TransportFailure };
+
+export type TransportResult = Outcome & { latencyMs: number };
+
+export interface TransportOptions {
+  /** For the whole exchange: connection, request and the complete reply. */
+  timeoutMs: number;
+  maxReplyBytes?: number;
+  /** The buyer is marked local: http:// and private addresses allowed. */
+  local: boolean;
+  signal?: AbortSignal;
+}
+
+const NOT_PUBLIC = 'ERR_LEADFLOW_NOT_PUBLIC';
+
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, options, (error, address, family) => {
+    if (error) return callback(error, address, family);
+    const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
+    if (addresses.every(isPublicAddress)) return callback(null, address, family);
+    callback(Object.assign(new Error('destination is not a public address'), { code: NOT_PUBLIC }), address, family);
+  });
+};
+
+// Idle sockets are closed after 4 s, below the 5 s keep-alive of Node servers and the minute of common
+// proxies, so a reused socket is seldom one the buyer is closing at that moment; LIFO lets the spare
+// ones age out.
+const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' } as const;
+const AGENTS = {
+  local: { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) },
+  remote: new https.Agent({ ...AGENT_OPTIONS, lookup: publicOnlyLookup }),
+};
+
+/**
+ * One HTTP exchange with a buyer. Never throws and never follows redirects (a 3xx is a reply like any
+ * other). A connection given up on (timeout, too large, abort) is destroyed, never reused.
+ */
+export async function sendToBuyer(request: BuyerRequest, options: TransportOptions): Promise<TransportResult> {
+  const started = performance.now();
+  const outcome = await exchange(request, options);
+  return { ...outcome, latencyMs: Math.round(performance.now() - started) };
+}
+
+function exchange(request: BuyerRequest, options: TransportOptions): Promise<Outcome> {
+  const destination = checkDestination(request.url, options.local);
+  if ('refused' in destination) return Promise.resolve({ kind: 'failed', error: destination.refused });
+  if (options.signal?.aborted) return Promise.resolve({ kind: 'timeout' });
+  const { url } = destination;
+  const maxBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+
+  return new Promise((resolve) => {
+    let outgoing: ClientRequest | undefined;
+    let settled = false;
+    const settle = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+      if (outcome.kind !== 'reply') outgoing?.destroy();
+      resolve(outcome);
+    };
+    const abort = () => settle({ kind: 'timeout' });
+    const timer = setTimeout(abort, options.timeoutMs);
+    options.signal?.addEventListener('abort', abort, { once: true });
+
+    const readReply = (reply: IncomingMessage) => {
+      if (Number(reply.headers['content-length']) > maxBytes) return settle({ kind: 'failed', error: 'too_large' });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      reply.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) return settle({ kind: 'failed', error: 'too_large' });
+        chunks.push(chunk);
+      });
+      reply.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
+      reply.on('close', () => {
+        if (!reply.complete) return settle({ kind: 'failed', error: 'reset' });
+        const body = Buffer.concat(chunks).toString('utf8');
+        settle({ kind: 'reply', status: reply.statusCode ?? 0, contentType: reply.headers['content-type'], body });
+      });
+    };
+
+    try {
+      const client = url.protocol === 'https:' ? https : http;
+      outgoing = client.request(url, {
+        method: request.method,
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        agent: options.local ? AGENTS.local[url.protocol as 'http:' | 'https:'] : AGENTS.remote,
+      });
+    } catch {
+      // Invalid header names or values (the operator's configuration) throw before anything is sent.
+      return settle({ kind: 'failed', error: 'other' });
+    }
+    outgoing.on('response', readReply);
+    outgoing.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
+    outgoing.end(request.body);
+  });
+}
+
+const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$)/;
+
+function failureOf(error: NodeJS.ErrnoException): TransportFailure {
+  const code = error.code ?? '';
+  if (code === NOT_PUBLIC) return 'not_allowed';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
+  return TLS_ERROR.test(code) ? 'tls' : 'other';
+}

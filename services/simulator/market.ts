@@ -1,0 +1,66 @@
+import type { Endpoint } from './config.js';
+import { EndpointState } from './endpoint-state.js';
+import type { EndpointRequestContext } from './handle-endpoint.js';
+import { endpointRandom } from './random.js';
+import type { SimulatorStats } from './stats.js';
+
+/** The simulated lenders: their configuration and what they remember. */
+export class Market {
+  private endpoints = new Map<string, Endpoint>();
+  private states = new Map<string, EndpointState>();
+  private unknownPaths = 0;
+  // Never reset, so references stay unique for the life of the process.
+  private refSequence = 0;
+
+  constructor(
+    readonly seed: number,
+    private readonly closing: AbortSignal,
+  ) {}
+
+  /** Replaces the endpoints; an endpoint kept at the same path keeps its memory and counters. */
+  configure(endpoints: Endpoint[]): void {
+    this.endpoints = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+    for (const path of this.endpoints.keys()) this.stateOf(path);
+  }
+
+  config(): Endpoint[] {
+    return [...this.endpoints.values()];
+  }
+
+  /** Forgets every counter, bid and applicant, and restarts every random stream from the seed. */
+  reset(): void {
+    this.states = new Map();
+    this.unknownPaths = 0;
+    for (const path of this.endpoints.keys()) this.stateOf(path);
+  }
+
+  /** What a request to `path` needs, or undefined (and counted) when no endpoint is there. */
+  route(path: string): EndpointRequestContext | undefined {
+    const endpoint = this.endpoints.get(path);
+    if (!endpoint) {
+      this.unknownPaths += 1;
+      return undefined;
+    }
+    return {
+      endpoint,
+      state: this.stateOf(path),
+      pingState: endpoint.kind === 'post' ? this.stateOf(endpoint.ping) : undefined,
+      nextRef: (prefix) => `${prefix}-${String((this.refSequence += 1)).padStart(6, '0')}`,
+      closing: this.closing,
+    };
+  }
+
+  stats(): SimulatorStats {
+    const endpoints = Object.fromEntries([...this.states].map(([path, state]) => [path, state.counters.snapshot()]));
+    return { endpoints, unknownPaths: this.unknownPaths };
+  }
+
+  private stateOf(path: string): EndpointState {
+    let state = this.states.get(path);
+    if (!state) {
+      state = new EndpointState(endpointRandom(this.seed, path));
+      this.states.set(path, state);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,261 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
+import { runLeadflow, stackCli, type StackCli } from './run-leadflow.js';
+
+/** One entry of a document's `buyers:` list: a local direct-post buyer at a fixed price; `settings` are more keys. */
+function buyerEntry(name: string, settings: string[] = [], post: string[] = []): string {
+  return [
+    `  - name: ${name}`,
+    ...settings.map((line) => `    ${line}`),
+    '    integration:',
+    '      local: true',
+    '      post:',
+    '        url: http://127.0.0.1:9/post',
+    ...post.map((line) => `        ${line}`),
+    '        mapping: { first_name: firstName, "applicant.state": state }',
+    '        response:',
+    '          accepted: { path: "$.status", equals: "accepted" }',
+    '    pricing: { type: fixed, price: "20.00" }',
+    '',
+  ].join('\n');
+}
+
+const documentOf = (...entries: string[]) => `buyers:\n${entries.join('')}`;
+
+const ID = 'buy_\\S+';
+
+describe('leadflow buyer commands against a running distribution service', () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let cli: StackCli;
+  let dir: string;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database);
+    cli = stackCli(stack);
+    dir = await mkdtemp(path.join(tmpdir(), 'leadflow-cli-'));
+  });
+  after(async () => {
+    await stack?.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function writeDocument(name: string, text: string): Promise<string> {
+    const file = path.join(dir, name);
+    await writeFile(file, text);
+    return file;
+  }
+
+  async function buyerNamed(name: string): Promise<any> {
+    const { buyers } = await cli.json('buyer', 'list');
+    return buyers.find((buyer: { name: string }) => buyer.name === name);
+  }
+
+  describe('apply', () => {
+    it('creates the buyers of a YAML file, then reports them unchanged, then updated', async () => {
+      const file = await writeDocument('apply.yaml', documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 2'])));
+      const created = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(created.stderr).to.equal('');
+      expect(created.code).to.equal(0);
+      expect(created.stdout).to.match(new RegExp(`^created  apply-a  ${ID}\ncreated  apply-b  ${ID}\n$`));
+      const [idA, idB] = created.stdout.split('\n').slice(0, 2).map((line) => line.split(/\s+/)[2]);
+
+      const again = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(again).to.deep.equal({ code: 0, stderr: '', stdout: `unchanged  apply-a  ${idA}\nunchanged  apply-b  ${idB}\n` });
+
+      await writeDocument('apply.yaml', documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 3'])));
+      const changed = await cli.json('buyer', 'apply', '-f', file);
+      expect(changed).to.deep.equal({
+        buyers: [
+          { id: idA, name: 'apply-a', action: 'unchanged' },
+          { id: idB, name: 'apply-b', action: 'updated' },
+        ],
+        errors: [],
+      });
+      expect((await buyerNamed('apply-b')).tier).to.equal(3);
+    });
+
+    it('changes nothing with --dry-run, and says what would change', async () => {
+      const file = await writeDocument('dry.yaml', documentOf(buyerEntry('dry-a')));
+      const wouldCreate = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(wouldCreate).to.deep.equal({ code: 0, stderr: '', stdout: 'would be created  dry-a  -\n' });
+      expect(await buyerNamed('dry-a')).to.equal(undefined);
+
+      const created = await cli.json('buyer', 'apply', '-f', file);
+      const id = created.buyers[0].id;
+      await writeDocument('dry.yaml', documentOf(buyerEntry('dry-a', ['tier: 7'])));
+      const wouldUpdate = await cli.leadflow(['buyer', 'apply', '--dry-run', '--file', file]);
+      expect(wouldUpdate.stdout).to.equal(`would be updated  dry-a  ${id}\n`);
+      expect((await buyerNamed('dry-a')).tier).to.equal(1);
+    });
+
+    it('reads JSON from stdin with -f -', async () => {
+      const asJson = JSON.stringify(parse(documentOf(buyerEntry('stdin-a'))), null, 2);
+      const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, asJson);
+      expect(run.stderr).to.equal('');
+      expect(run.stdout).to.match(new RegExp(`^created  stdin-a  ${ID}\n$`));
+    });
+
+    it('prints every mistake as FILE:LINE:COL: PATH: MESSAGE, applies nothing and exits 1', async () => {
+      const text = [
+        'buyers:',
+        '  - name: mistake-ok',
+        '    integration:',
+        '      local: true',
+        '      post:',
+        '        url: http://127.0.0.1:9/post',
+        '        mapping: { first_name: firstName }',
+        '        response:',
+        '          accepted: { path: "$.status", equals: "accepted" }',
+        '    pricing: { type: fixed, price: "20.00" }',
+        '  - name: mistake-bad',
+        '    tier: -1',
+        '    colour: blue',
+        '    integration:',
+        '      post:',
+        '        url: http://lender.example/post',
+        '        mapping: { first_name: firstName }',
+        '        response:',
+        '          accepted: { path: "$.status", equals: "accepted" }',
+        '    pricing: { type: fixed, price: "20.00" }',
+        '',
+      ].join('\n');
+      const file = await writeDocument('mistakes.yaml', text);
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(run.code).to.equal(1);
+      expect(run.stdout).to.equal('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines.pop()).to.equal(`leadflow: 3 mistakes in ${file}; nothing was applied`);
+      // The service words the messages; the CLI places them.
+      expect(lines.map((line) => line.replace(/(: \S+: ).*$/, '$1')).sort()).to.deep.equal([
+        `${file}:12:5: buyers[1].tier: `,
+        `${file}:13:5: buyers[1].colour: `,
+        `${file}:16:9: buyers[1].integration.post.url: `,
+      ]);
+      expect(run.stderr).to.include('buyers[1].colour: unknown key');
+      expect(run.stderr).to.include('https://');
+      expect(await buyerNamed('mistake-ok')).to.equal(undefined);
+
+      const json = await cli.leadflow(['buyer', 'apply', '-f', file, '--json']);
+      expect(json.code).to.equal(1);
+      expect(json.stderr).to.equal('');
+      const answer = JSON.parse(json.stdout);
+      expect(answer.buyers).to.deep.equal([]);
+      expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({ line: 12, column: 5 });
+    });
+
+    it('places mistakes in a JSON document too', async () => {
+      const document = { buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }] };
+      const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, JSON.stringify(document, null, 2));
+      expect(run.code).to.equal(1);
+      // {, "buyers": [, {, "name", "tier" at line 5 column 7.
+      expect(run.stderr).to.match(/^<stdin>:5:7: buyers\[0\]\.tier: /m);
+      expect(run.stderr).to.match(/^<stdin>:6:7: buyers\[0\]\.integration(\.post)?: /m);
+    });
+
+    it('reports a YAML syntax error with its line, before connecting to anything', async () => {
+      const file = await writeDocument('broken.yaml', 'buyers:\n  - name: broken\n    tier: 1: 2\n');
+      // No address and no token: the document is read before the CLI looks for either.
+      const run = await runLeadflow(['buyer', 'apply', '-f', file], { LEADFLOW_DATA_DIR: path.join(dir, 'nowhere') });
+      expect(run).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: `leadflow: ${file}:3:11: not valid YAML: Nested mappings are not allowed in compact mappings\n`,
+      });
+    });
+
+    it('reports a file it cannot read', async () => {
+      const missing = path.join(dir, 'missing.yaml');
+      const run = await runLeadflow(['buyer', 'apply', '-f', missing]);
+      expect(run).to.deep.equal({ code: 1, stdout: '', stderr: `leadflow: cannot read ${missing}: no such file\n` });
+    });
+  });
+
+  describe('list, show, pause and resume', () => {
+    let id: string;
+
+    before(async () => {
+      const file = await writeDocument(
+        'shown.yaml',
+        documentOf(
+          buyerEntry(
+            'shown-a',
+            ['tier: 2', 'priority: 5', 'weight: 3'],
+            ['headers: { X-Api-Key: hdr-secret-123 }', 'auth: { bearer: tok-secret-456 }'],
+          ),
+        ),
+      );
+      id = (await cli.json('buyer', 'apply', '-f', file)).buyers[0].id;
+    });
+
+    it('lists buyers as a table and as JSON', async () => {
+      const run = await cli.leadflow(['buyer', 'list']);
+      expect(run.code).to.equal(0);
+      expect(run.stdout).to.match(
+        /^ID\s+NAME\s+STATUS\s+TIER\s+PRIORITY\s+WEIGHT\s+MODE\s+PRICING\s+POST HOST\s+CIRCUIT\s+TODAY \(LEADS \/ SPEND\)$/m,
+      );
+      expect(run.stdout).to.match(
+        new RegExp(`^${id}\\s+shown-a\\s+active\\s+2\\s+5\\s+3\\s+direct_post\\s+fixed\\s+http://127\\.0\\.0\\.1:9\\s+closed\\s+0 / \\$0\\.00$`, 'm'),
+      );
+      expect(await buyerNamed('shown-a')).to.deep.include({
+        id,
+        active: true,
+        tier: 2,
+        priority: 5,
+        weight: 3,
+        mode: 'direct_post',
+        pricing: 'fixed',
+        postHost: 'http://127.0.0.1:9',
+        circuit: 'closed',
+        usage: { leadsThisHour: 0, leadsToday: 0, leadsThisMonth: 0, spendTodayCents: 0 },
+      });
+    });
+
+    it('shows a buyer by name or id, with header values and credentials redacted', async () => {
+      const run = await cli.leadflow(['buyer', 'show', 'shown-a']);
+      expect(run.code).to.equal(0);
+      expect(run.stdout).to.match(new RegExp(`^id:\\s+${id}$`, 'm'));
+      expect(run.stdout).to.match(/^status:\s+active$/m);
+      expect(run.stdout).to.match(/^leads:\s+0 this hour, 0 today, 0 this month$/m);
+      expect(run.stdout).to.match(/^definition:\n {2}name: shown-a\n/m);
+      expect(run.stdout).to.match(/X-Api-Key: "?\[redacted\]"?/);
+      expect(run.stdout).to.match(/auth: "?\[redacted\]"?/);
+
+      const shown = await cli.json('buyer', 'show', id);
+      expect(shown.summary).to.include({ id, name: 'shown-a', tier: 2 });
+      expect(shown.definition.integration.post.headers).to.deep.equal({ 'X-Api-Key': '[redacted]' });
+      expect(shown.definition.integration.post.auth).to.equal('[redacted]');
+      expect(run.stdout + JSON.stringify(shown)).not.to.match(/hdr-secret-123|tok-secret-456/);
+    });
+
+    it('pauses and resumes a buyer by name or id', async () => {
+      const paused = await cli.leadflow(['buyer', 'pause', 'shown-a']);
+      expect(paused).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout: `Paused buyer "shown-a" (${id}): it is offered no more leads (within a second on every instance).\n`,
+      });
+      expect((await buyerNamed('shown-a')).active).to.equal(false);
+      expect((await cli.leadflow(['buyer', 'show', id])).stdout).to.match(/^status:\s+paused$/m);
+
+      const resumed = await cli.json('buyer', 'resume', id);
+      expect(resumed).to.include({ id, name: 'shown-a', active: true });
+      const text = await cli.leadflow(['buyer', 'resume', 'shown-a']);
+      expect(text.stdout).to.equal(`Resumed buyer "shown-a" (${id}): it is offered leads again (within a second on every instance).\n`);
+    });
+
+    it('reports an unknown buyer as not found, exit 1', async () => {
+      for (const argv of [['show', 'nobody'], ['pause', 'nobody'], ['resume', 'buy_nope', '--json']]) {
+        const run = await cli.leadflow(['buyer', ...argv]);
+        expect(run, argv.join(' ')).to.deep.equal({ code: 1, stdout: '', stderr: 'leadflow: not found: no such buyer\n' });
+      }
+    });
+  });
+});

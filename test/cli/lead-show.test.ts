@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { validLeadBody } from '../support/leads.js';
+import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
+import { stackCli, type StackCli } from './run-leadflow.js';
+import { startScriptedLender, type ScriptedLender } from './scripted-lender.js';
+
+/**
+ * Three buyers a California lead meets in order: trail-texas (tier 1) takes only Texas, trail-down (tier 1)
+ * answers 500, trail-bidder (tier 2) bids $31.50 on the ping and accepts the post.
+ */
+function marketDocument(lender: ScriptedLender): string {
+  const post = (path: string) => [
+    `        url: ${lender.url(path)}`,
+    '        mapping: { first_name: firstName }',
+    '        response:',
+    '          accepted: { path: "$.status", equals: "accepted" }',
+  ];
+  return [
+    'buyers:',
+    '  - name: trail-texas',
+    '    filters: { field: state, equals: TX }',
+    '    integration:',
+    '      local: true',
+    '      post:',
+    ...post('/texas'),
+    '    pricing: { type: fixed, price: "40.00" }',
+    '  - name: trail-down',
+    '    integration:',
+    '      local: true',
+    '      post:',
+    ...post('/down'),
+    '    pricing: { type: fixed, price: "20.00" }',
+    '  - name: trail-bidder',
+    '    tier: 2',
+    '    integration:',
+    '      mode: ping_post',
+    '      local: true',
+    '      ping:',
+    `        url: ${lender.url('/ping')}`,
+    '        mapping: { state: state, amount: loanAmount }',
+    '        response:',
+    '          accepted: { path: "$.decision", equals: "bid" }',
+    '          price: "$.bid"',
+    '          reference: "$.pingId"',
+    '      post:',
+    `        url: ${lender.url('/post')}`,
+    '        mapping: { ping_id: pingReference, first_name: firstName, ssn: ssn }',
+    '        response:',
+    '          accepted: { path: "$.decision", equals: "accepted" }',
+    '          reference: "$.leadRef"',
+    '    pricing: { type: bid }',
+    '',
+  ].join('\n');
+}
+
+describe('leadflow lead show: the audit trail', () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let lender: ScriptedLender;
+  let cli: StackCli;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database);
+    cli = stackCli(stack);
+    lender = await startScriptedLender({
+      '/texas': { body: { status: 'accepted' } },
+      '/down': { status: 500, body: { error: 'overloaded' } },
+      '/ping': { body: { decision: 'bid', bid: '31.50', pingId: 'ping-42' } },
+      '/post': { body: { decision: 'accepted', leadRef: 'ref-77' } },
+    });
+    const applied = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, marketDocument(lender));
+    expect(applied.stderr).to.equal('');
+    for (const line of applied.stdout.trimEnd().split('\n')) {
+      const [, name, id] = line.split(/\s+/);
+      ids[name] = id;
+    }
+  });
+  after(async () => {
+    await stack?.close();
+    await lender?.close();
+    await database?.drop();
+  });
+
+  it('lists every ping, post and skip with its outcome, amounts in dollars, and masks sensitive fields', async () => {
+    const { key } = await stack.createPublisher();
+    const answer = await stack.submit(key, validLeadBody({ state: 'CA', ssn: '123-45-6789' }));
+    expect(answer.outcome?.$case).to.equal('sold');
+    const leadId = answer.outcome?.$case === 'sold' ? answer.outcome.value.leadId : '';
+
+    const lead = await cli.json('lead', 'show', leadId);
+    expect(lead).to.include({ leadId, status: 'sold', buyerId: ids['trail-bidder'], payoutCents: 2520 });
+    expect(lead.fields.ssn).to.match(/^\*+6789$/);
+    const attempt = (buyer: string, kind: string) =>
+      lead.attempts.find((candidate: { buyerId: string; kind: string }) => candidate.buyerId === ids[buyer] && candidate.kind === kind);
+    expect(attempt('trail-texas', 'skip')).to.include({ outcome: 'skipped', reason: 'filtered', httpStatus: 0 });
+    expect(attempt('trail-down', 'post')).to.include({ outcome: 'error', httpStatus: 500 });
+    expect(attempt('trail-bidder', 'ping')).to.include({ outcome: 'accepted', httpStatus: 200, bidCents: 3150, reference: 'ping-42' });
+    expect(attempt('trail-bidder', 'post')).to.include({ outcome: 'accepted', httpStatus: 200, priceCents: 3150, reference: 'ref-77' });
+
+    const run = await cli.leadflow(['lead', 'show', leadId]);
+    expect(run.code).to.equal(0);
+    const text = run.stdout;
+    expect(text).to.match(/^status:\s+sold$/m);
+    expect(text).to.match(new RegExp(`^buyer:\\s+trail-bidder \\(${ids['trail-bidder']}\\)$`, 'm'));
+    expect(text).to.match(/^payout:\s+\$25\.20$/m);
+    expect(text).to.match(/^KIND\s+BUYER\s+STARTED\s+LATENCY\s+HTTP\s+OUTCOME\s+BID\s+PRICE\s+REFERENCE\s+REASON$/m);
+    const time = '\\d{4}-\\d\\d-\\d\\dT\\S+Z';
+    const latency = '\\d+\\.\\d ms';
+    expect(text).to.match(new RegExp(`^skip\\s+trail-texas\\s+${time}\\s+-\\s+-\\s+skipped\\s+-\\s+-\\s+-\\s+filtered$`, 'm'));
+    expect(text).to.match(new RegExp(`^post\\s+trail-down\\s+${time}\\s+${latency}\\s+500\\s+error\\s+-\\s+-\\s+-\\s+\\S`, 'm'));
+    expect(text).to.match(new RegExp(`^ping\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+\\$31\\.50\\s+-\\s+ping-42\\s`, 'm'));
+    expect(text).to.match(new RegExp(`^post\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+-\\s+\\$31\\.50\\s+ref-77\\s`, 'm'));
+    expect(text).not.to.include('123-45-6789');
+  });
+});

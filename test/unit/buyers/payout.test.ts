@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import type { PayoutPolicy } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { meetsFloor, payoutFor } from '../../../services/distribution/src/buyers/rules/payout.js';
+
+const policy: PayoutPolicy = {
+  default: { revenueShareBps: 8000 },
+  publishers: { pub_fixed: { fixedCents: 1500 }, pub_vip: { revenueShareBps: 9250 } },
+};
+
+describe('payoutFor', () => {
+  it('shares the charge, rounding down to the cent', () => {
+    expect(payoutFor(policy, 'pub_other', 2500)).to.equal(2000);
+    expect(payoutFor(policy, 'pub_other', 1999)).to.equal(1599); // 1599.2
+    expect(payoutFor(policy, 'pub_other', 1)).to.equal(0); // 0.8
+    expect(payoutFor(policy, 'pub_vip', 1999)).to.equal(1849); // 1849.075
+  });
+
+  it('gives the publisher its own terms before the default', () => {
+    expect(payoutFor(policy, 'pub_fixed', 4000)).to.equal(1500);
+    expect(payoutFor(policy, 'pub_vip', 4000)).to.equal(3700);
+  });
+
+  it('pays a fixed payout up to the charge, and never above it', () => {
+    expect(payoutFor(policy, 'pub_fixed', 1500)).to.equal(1500);
+    expect(payoutFor(policy, 'pub_fixed', 1499)).to.equal(undefined);
+    expect(payoutFor({ default: { fixedCents: 1000 }, publishers: {} }, 'pub_any', 999)).to.equal(undefined);
+  });
+
+  it('does not take a publisher id for one of Object.prototype members', () => {
+    expect(payoutFor(policy, 'constructor', 1000)).to.equal(800);
+    expect(payoutFor(policy, '__proto__', 1000)).to.equal(800);
+  });
+});
+
+describe('meetsFloor', () => {
+  it('offers the lead only when the payout is known and at least the floor', () => {
+    expect(meetsFloor(1500, 1500)).to.equal(true);
+    expect(meetsFloor(1501, 1500)).to.equal(true);
+    expect(meetsFloor(1499, 1500)).to.equal(false);
+    expect(meetsFloor(undefined, 0)).to.equal(false);
+    expect(meetsFloor(0, 0)).to.equal(true);
+  });
+});
