@@ -63,7 +63,7 @@ buyers:
         url: "https://a.example/"
         mapping:
           applicant.ssn: {field: ssn, transform: [digits, shout]}
-        response: {accepted: {path: ok, equals: 1}}
+        response: {accepted: {path: "$.status[*]", equals: 1}}
 `);
     expect(pathsOf(document)).to.deep.equal([
       'buyers[1].name',
@@ -288,19 +288,19 @@ buyers:
 
   describe('response parser', () => {
     it('checks each path against the reply format', () => {
-      const json = post({ response: { accepted: { path: 'status', equals: 'ok' }, price: 'bid', reference: { path: '$.id' } } });
-      expect(pathsOf(minimalBuyer({ integration: { post: json } }))).to.deep.equal([
-        'integration.post.response.accepted.path',
-        'integration.post.response.price',
+      const json = post({ response: { accepted: { path: '$.items[*].status', equals: 'ok' }, price: '$..bid', reference: { path: 'id' } } });
+      expect(errorsOf(minimalBuyer({ integration: { post: json } }))).to.deep.equal([
+        { path: 'integration.post.response.accepted.path', message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status" },
+        { path: 'integration.post.response.price', message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status" },
       ]);
       const xml = post({ response: { format: 'xml', accepted: { path: '/a[', equals: 'ok' }, reason: '/a/reason' } });
       expect(messageAt(minimalBuyer({ integration: { post: xml } }), 'integration.post.response.accepted.path')).to.equal(
         'must be an XPath such as /response/status',
       );
-      const text = post({ response: { format: 'text', accepted: { path: 'status=\\w+', equals: 'ok' }, price: { path: '(a)(b)' } } });
+      const text = post({ response: { format: 'text', accepted: { path: 'status=(\\w+', equals: 'ok' }, price: { path: 'price=(\\d+)\\.(\\d+)' }, reason: 'DECLINED.*' } });
       expect(errorsOf(minimalBuyer({ integration: { post: text } }))).to.deep.equal([
-        { path: 'integration.post.response.accepted.path', message: 'must be a regular expression with one capturing group, such as status=(\\w+)' },
-        { path: 'integration.post.response.price.path', message: 'must be a regular expression with one capturing group, such as status=(\\w+)' },
+        { path: 'integration.post.response.accepted.path', message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)' },
+        { path: 'integration.post.response.price.path', message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)' },
       ]);
     });
 
@@ -416,6 +416,7 @@ buyers:
             { field: 'email', pattern: '(' },
             { field: 'zip', equals: '' },
             { field: 'zip', exists: 'yes' },
+            { field: 'zip', in: ['02134', 2134] },
           ]),
         ),
       ).to.deep.equal([
@@ -432,6 +433,7 @@ buyers:
         { path: 'filters[10].pattern', message: 'is not a valid regular expression' },
         { path: 'filters[11].equals', message: 'must be a non-empty string' },
         { path: 'filters[12].exists', message: 'must be true or false' },
+        { path: 'filters[13].in[1]', message: 'must be quoted: zip is text' },
       ]);
     });
 

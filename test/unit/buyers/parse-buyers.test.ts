@@ -269,7 +269,7 @@ const EXPECTED: BuyerDefinition[] = [
     caps: { leadsPerHour: undefined, leadsPerDay: undefined, leadsPerMonth: undefined, spendPerDayCents: undefined },
     duplicates: undefined,
     pricing: { type: 'bid' },
-    payout: { default: { revenueShareBps: 8000 }, publishers: {} },
+    payout: { default: undefined, publishers: {} },
     integration: {
       mode: 'direct_post',
       ping: undefined,
@@ -344,7 +344,7 @@ describe('parseBuyerDocument: valid documents', () => {
       filters: undefined,
       schedule: undefined,
       duplicates: undefined,
-      payout: { default: { revenueShareBps: 8000 }, publishers: {} },
+      payout: { default: undefined, publishers: {} },
     });
     expect(buyer.integration).to.deep.include({ mode: 'direct_post', ping: undefined, timeoutMs: 3000, local: false, testBehaviour: 'accept' });
     expect(buyer.integration.post).to.deep.include({ method: 'POST', format: 'json', headers: {}, auth: undefined, testUrl: undefined });

@@ -56,11 +56,11 @@ export class BuyerService {
     const now = Date.now();
     const results = await this.db.transaction().execute(async (trx) => {
       const existing = new Map(
-        (await repository.findBuyersByName(trx, parsed.buyers.map((buyer) => buyer.name))).map((row) => [row.name, row]),
+        (await repository.findBuyersByName(trx, parsed.buyers.map((buyer) => buyer.name))).map((row) => [row.name.toLowerCase(), row]),
       );
       const applied: { id: string; name: string; action: ApplyAction }[] = [];
       for (const definition of parsed.buyers) {
-        const stored = existing.get(definition.name);
+        const stored = existing.get(definition.name.toLowerCase());
         const json = JSON.stringify(definition);
         const active = definition.active ? 1 : 0;
         if (!stored) {
@@ -70,7 +70,7 @@ export class BuyerService {
         } else if (stored.definition === json && stored.active === active) {
           applied.push({ id: stored.id, name: definition.name, action: 'unchanged' });
         } else {
-          if (!dryRun) await repository.updateBuyerDefinition(trx, stored.id, active, json, now);
+          if (!dryRun) await repository.updateBuyerDefinition(trx, stored.id, definition.name, active, json, now);
           applied.push({ id: stored.id, name: definition.name, action: 'updated' });
         }
       }

@@ -1,5 +1,5 @@
 import type { BuyerRow } from '../db/schema.js';
-import type { BuyerDefinition } from './definition/buyer-definition.js';
+import type { BuyerDefinition, HttpExchange } from './definition/buyer-definition.js';
 
 /** A buyer as stored: its id and its declared definition. */
 export interface Buyer {
@@ -16,13 +16,20 @@ export function buyerFromRow(row: BuyerRow): Buyer {
 
 const REDACTED = '[redacted]';
 
-/** The definition with header values and credentials hidden, for showing to operators. */
-export function redactedDefinition(definition: BuyerDefinition): BuyerDefinition {
-  const redactExchange = <T extends { headers: Record<string, string>; auth: unknown }>(exchange: T): T => ({
+function redactExchange(exchange: HttpExchange): HttpExchange {
+  return {
     ...exchange,
     headers: Object.fromEntries(Object.keys(exchange.headers).map((name) => [name, REDACTED])),
-    auth: exchange.auth === undefined ? undefined : REDACTED,
-  });
+    auth: exchange.auth === undefined ? undefined : (REDACTED as unknown as HttpExchange['auth']),
+    // Constants in a body are where some buyers want their API key.
+    mapping: Object.fromEntries(
+      Object.entries(exchange.mapping).map(([key, source]) => [key, 'value' in source ? { value: REDACTED } : source]),
+    ),
+  };
+}
+
+/** The definition with header values, credentials and body constants hidden, for showing to operators. */
+export function redactedDefinition(definition: BuyerDefinition): BuyerDefinition {
   const { integration } = definition;
   return {
     ...definition,

@@ -41,6 +41,9 @@ export type DerivedField =
 
 export type FilterField = LeadField | DerivedField;
 
+/**
+ * Text comparisons (equals, in, pattern) ignore case. A missing value matches only `exists: false`.
+ */
 export type FilterRule =
   | { all: FilterRule[] }
   | { any: FilterRule[] }
@@ -95,7 +98,8 @@ export type Pricing =
 export type Payout = { revenueShareBps: number } | { fixedCents: number };
 
 export interface PayoutPolicy {
-  default: Payout;
+  /** Undefined: the publisher's own revenue share. */
+  default: Payout | undefined;
   /** By publisher id. */
   publishers: Record<string, Payout>;
 }

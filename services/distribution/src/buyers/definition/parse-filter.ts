@@ -24,6 +24,8 @@ function readFilterField(value: unknown, path: string, problems: Problems): Filt
 
 /** Text compared with a field, checked where the field has a closed set of values so that a typo is caught. */
 function readTextValue(value: unknown, path: string, field: FilterField, problems: Problems): string | undefined {
+  // An unquoted ZIP code 02134 reaches here as the number 2134.
+  if (typeof value === 'number') return problems.at(path, `must be quoted: ${field} is text`);
   const text = readText(value, path, problems);
   if (text === undefined) return undefined;
   if (field === 'state' || field === 'driversLicenseState') {

@@ -7,8 +7,8 @@ const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'local', 'testBehaviour'] as 
 const MODES = ['direct_post', 'ping_post'] as const;
 const TEST_BEHAVIOURS = ['test_url', 'accept', 'reject'] as const;
 
-export const DEFAULT_TIMEOUT_MS = 3000;
-export const MAX_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 3000;
+const MAX_TIMEOUT_MS = 60_000;
 
 /**
  * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs`, `local` (http://

@@ -1,4 +1,4 @@
-import { SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
+import { PING_WITHHELD_FIELDS } from '../integration/ping-lead.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import type { FieldSource, Transform } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
@@ -12,17 +12,7 @@ type SourceField = Extract<FieldSource, { field: unknown }>['field'];
 const SOURCE_FIELDS: readonly SourceField[] = [...FILTER_FIELDS, 'leadId', 'pingReference'];
 
 /** Identity, contact and bank details: what a buyer must not learn before it has bought the lead. */
-const NOT_IN_A_PING: ReadonlySet<string> = new Set([
-  ...SENSITIVE_LEAD_FIELDS,
-  'firstName',
-  'lastName',
-  'email',
-  'address',
-  'homePhone',
-  'cellPhone',
-  'workPhone',
-  'userIp',
-]);
+const NOT_IN_A_PING: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
 
 const TEXT_TRANSFORMS = ['digits', 'upper', 'lower', 'trim'] as const;
 const TRANSFORM_KINDS = ['date', 'phone', 'money', 'map'] as const;

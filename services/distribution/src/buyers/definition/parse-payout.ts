@@ -5,7 +5,6 @@ import { isAbsent, isPlainObject, oneOf, readCents, readObject, type Fields } fr
 const TERMS = ['revenueShare', 'fixed'] as const;
 
 /** The publisher's share when the file names none: 80% of the buyer's price. */
-export const DEFAULT_REVENUE_SHARE_BPS = 8000;
 
 const SHARE = /^([01])(?:\.(\d{1,4}))?$/;
 const PUBLISHER_ID = /^pub_[0-9A-Za-z]{1,64}$/;
@@ -49,14 +48,15 @@ function parsePublishers(value: unknown, path: string, problems: Problems): Reco
 
 /**
  * `{revenueShare: 0.8}` or `{fixed: "15.00"}`, optionally with `publishers: {pub_...: {...}}` overriding it
- * for those publishers. Without a payout, or without default terms, the share is 0.8.
+ * for those publishers. Without a payout, or without default terms, each publisher gets its own share
+ * (set with `leadflow publisher create --payout-share`).
  */
 export function parsePayout(value: unknown, path: string, problems: Problems): PayoutPolicy | undefined {
-  if (isAbsent(value)) return { default: { revenueShareBps: DEFAULT_REVENUE_SHARE_BPS }, publishers: {} };
+  if (isAbsent(value)) return { default: undefined, publishers: {} };
   const fields = readObject(value, path, [...TERMS, 'publishers'], problems);
   if (!fields) return undefined;
   const declared = TERMS.some((term) => fields[term] !== undefined);
-  const defaultPayout = declared ? readPayout(fields, path, problems) : { revenueShareBps: DEFAULT_REVENUE_SHARE_BPS };
+  const defaultPayout = declared ? readPayout(fields, path, problems) : undefined;
   const publishers = isAbsent(fields.publishers) ? {} : parsePublishers(fields.publishers, keyPath(path, 'publishers'), problems);
-  return defaultPayout === undefined || publishers === undefined ? undefined : { default: defaultPayout, publishers };
+  return (declared && defaultPayout === undefined) || publishers === undefined ? undefined : { default: defaultPayout, publishers };
 }

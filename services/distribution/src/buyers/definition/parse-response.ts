@@ -1,4 +1,5 @@
 import xpath from 'xpath';
+import { parseJsonPath } from '../integration/json-path.js';
 import type { ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
@@ -24,14 +25,19 @@ function groupCount(regex: RegExp): number {
   return (new RegExp(`${regex.source}|`).exec('')?.length ?? 1) - 1;
 }
 
-/** JSON path from $, XPath, or for text a regular expression whose one group captures the value. */
+/**
+ * A JSON path in the grammar the reply parser reads, an XPath, or for text a regular expression whose
+ * group (or whole match, without one) is the value.
+ */
 function readReplyPath(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): string | undefined {
   const text = readText(value, path, problems);
   if (text === undefined) return undefined;
-  if (format === 'json' && !text.startsWith('$')) return problems.at(path, 'must be a JSON path from $, such as $.result.status');
+  if (format === 'json' && parseJsonPath(text) === undefined) {
+    return problems.at(path, "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status");
+  }
   if (format === 'xml' && !compiles(() => compileXPath(text))) return problems.at(path, 'must be an XPath such as /response/status');
-  if (format === 'text' && !(compiles(() => new RegExp(text)) && groupCount(new RegExp(text)) === 1)) {
-    return problems.at(path, 'must be a regular expression with one capturing group, such as status=(\\w+)');
+  if (format === 'text' && !(compiles(() => new RegExp(text)) && groupCount(new RegExp(text)) <= 1)) {
+    return problems.at(path, 'must be a regular expression with at most one capturing group, such as status=(\\w+)');
   }
   return text;
 }

@@ -1,7 +1,7 @@
 import { LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import type { DerivedField, FilterField } from '../definition/buyer-definition.js';
 
-export const DERIVED_FIELDS = [
+const DERIVED_FIELDS = [
   'age',
   'loanAmount',
   'incomeNetMonthly',
