@@ -75,6 +75,8 @@ export interface DistributionConfig {
   };
   logLevel: string;
   telemetry: TelemetryConfig;
+  /** The buyer simulator the embedded default's demo buyers point at (set by `npm start`). */
+  demoSimulatorUrl: string | undefined;
 }
 
 export interface GatewayConfig {
@@ -125,6 +127,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     secrets,
     logLevel: logLevel(env),
     telemetry: telemetry(env),
+    demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
   };
   return config;
 }

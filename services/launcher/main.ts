@@ -1,27 +1,34 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
 import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, dataDir, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
+import { demoMarketConfigPath } from '../simulator/index.js';
 
 /**
  * `npm start`: runs a distribution service and a gateway as two processes on
- * this machine, prints how to send the first lead, and stops both together.
+ * this machine (and, on the embedded default, a buyer simulator playing the
+ * demo market's lenders), prints how to send the first lead, and stops them
+ * together.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DISTRIBUTION_ENTRY = path.join(here, '../distribution/src/main.js');
 const GATEWAY_ENTRY = path.join(here, '../../gateway/src/main.js');
+const SIMULATOR_ENTRY = path.join(here, '../simulator/main.js');
 const START_TIMEOUT_MS = 60_000;
+const SIMULATOR_PORT = Number(process.env.LEADFLOW_SIMULATOR_PORT || 4010);
 
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function startChild(entry: string): ChildProcess {
-  const child = spawn(process.execPath, [entry], { stdio: 'inherit', env: process.env });
+function startChild(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', args.length > 0 ? 'pipe' : 'inherit', 'inherit'], env });
   child.on('exit', (code, signal) => {
     if (stopping) return;
-    console.error(`leadflow: ${path.basename(path.dirname(entry))} process ended (${signal ?? `exit code ${code}`}); stopping`);
+    console.error(`leadflow: the ${name} process ended (${signal ?? `exit code ${code}`}); stopping`);
     void stop(1);
   });
   children.push(child);
@@ -76,15 +83,24 @@ async function demoKey(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   }
 }
 
+/** Starts the demo market's simulator and resolves with the URL it prints first. */
+async function startDemoMarket(): Promise<string> {
+  const simulator = startChild('buyer simulator', SIMULATOR_ENTRY, ['--config', demoMarketConfigPath(), '--host', '127.0.0.1', '--port', String(SIMULATOR_PORT)]);
+  const [line] = (await once(createInterface({ input: simulator.stdout! }), 'line')) as [string];
+  simulator.stdout!.resume();
+  return line.trim();
+}
+
 async function main(): Promise<void> {
   const distribution = loadDistributionConfig();
   const gateway = loadGatewayConfig();
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  startChild(DISTRIBUTION_ENTRY);
+  const demoMarket = distribution.databaseUrl ? undefined : await startDemoMarket();
+  startChild('distribution service', DISTRIBUTION_ENTRY, [], demoMarket ? { ...process.env, LEADFLOW_DEMO_SIMULATOR_URL: demoMarket } : process.env);
   await waitFor('the distribution service', () => portAccepts('127.0.0.1', distribution.grpcPort));
-  startChild(GATEWAY_ENTRY);
+  startChild('gateway', GATEWAY_ENTRY);
   await waitFor('the gateway', () => gatewayReady(gateway.httpPort));
   if (stopping) return;
 
@@ -92,6 +108,7 @@ async function main(): Promise<void> {
   const key = distribution.databaseUrl ? undefined : await demoKey(process.env);
   console.log(`\nleadflow is running: gateway ${base}, distribution service 127.0.0.1:${distribution.grpcPort}`);
   console.log(`storage: ${distribution.databaseUrl ? 'MySQL (DATABASE_URL)' : `embedded SQLite in ${distribution.dataDir}`}`);
+  if (demoMarket) console.log(`demo lenders: a buyer simulator at ${demoMarket} (services/simulator/demo-market.yaml)`);
   if (key) {
     console.log(`demo publisher key (also in ${path.join(distribution.dataDir, 'demo-key.txt')}): ${key}`);
     console.log(`try: curl -s -X POST ${base}/api/intake/${key} -H 'Content-Type: application/json' -d @test/fixtures/demo-lead.json`);

@@ -8,14 +8,23 @@ export interface AnswerCounts {
   samples: string[];
 }
 
+export type AnswerStatus = 'sold' | 'rejected';
+
+/** One expected answer: which lead, what became of it, and its `processingTime`. */
+export interface Answer {
+  leadId: string;
+  status: AnswerStatus;
+  processingMs: number;
+}
+
 const MAX_SAMPLES = 5;
 
-/** Counts every answer and keeps the `processingTime` of the expected ones. */
+/** Counts every answer and keeps the expected ones that carry a `processingTime`. */
 export class AnswerTally {
-  readonly processingMs: number[] = [];
+  readonly answers: Answer[] = [];
   private readonly counts: AnswerCounts = { non200: {}, unexpected: 0, samples: [] };
 
-  constructor(private readonly expectedStatus: string) {}
+  constructor(private readonly expectedStatuses: readonly AnswerStatus[]) {}
 
   record(statusCode: number, body: string): void {
     if (statusCode !== 200) {
@@ -24,12 +33,15 @@ export class AnswerTally {
       return;
     }
     const answer = parse(body);
-    if (answer?.status !== this.expectedStatus) {
+    const status = this.expectedStatuses.find((expected) => expected === answer?.status);
+    if (!answer || !status) {
       this.counts.unexpected += 1;
       this.sample(`${statusCode} ${body}`);
       return;
     }
-    if (typeof answer.processingTime === 'number') this.processingMs.push(answer.processingTime);
+    if (typeof answer.processingTime === 'number') {
+      this.answers.push({ leadId: String(answer.leadId), status, processingMs: answer.processingTime });
+    }
   }
 
   result(): AnswerCounts {
@@ -41,7 +53,7 @@ export class AnswerTally {
   }
 }
 
-function parse(body: string): { status?: unknown; processingTime?: unknown } | undefined {
+function parse(body: string): { leadId?: unknown; status?: unknown; processingTime?: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(body);
     return typeof value === 'object' && value !== null ? value : undefined;

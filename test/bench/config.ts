@@ -3,11 +3,16 @@ export interface BenchConfig {
   warmupS: number;
   durationS: number;
   connections: number;
-  /** Which scenarios run: both, or only one kind while the other is being worked on. */
-  only: 'floor' | 'full' | undefined;
+  /** The market scenario's: its leads wait on buyers, so fewer connections already keep it busy. */
+  marketConnections: number;
+  /** Which scenarios run: all, or only one kind while it is being worked on. */
+  only: Scenario | undefined;
   /** mysql://... ; when set, every scenario also runs on MySQL. */
   databaseUrl: string | undefined;
 }
+
+export const SCENARIOS = ['floor', 'full', 'market'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
 
 type Env = Record<string, string | undefined>;
 
@@ -21,8 +26,9 @@ function positiveInteger(env: Env, name: string, fallback: number): number {
 function only(env: Env): BenchConfig['only'] {
   const raw = env.BENCH_ONLY;
   if (raw === undefined || raw === '') return undefined;
-  if (raw === 'floor' || raw === 'full') return raw;
-  throw new Error(`BENCH_ONLY must be "floor" or "full", got "${raw}"`);
+  const scenario = SCENARIOS.find((name) => name === raw);
+  if (scenario) return scenario;
+  throw new Error(`BENCH_ONLY must be one of ${SCENARIOS.join(', ')}, got "${raw}"`);
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -37,6 +43,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     warmupS: positiveInteger(env, 'BENCH_WARMUP_S', 10),
     durationS: positiveInteger(env, 'BENCH_DURATION_S', 20),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
+    marketConnections: positiveInteger(env, 'BENCH_MARKET_CONNECTIONS', 50),
     only: only(env),
     databaseUrl: databaseUrl(env),
   };

@@ -24,7 +24,7 @@ export function runFloor(settings: LoadSettings, databaseUrl: string | undefined
     ];
     const baseUrl = `http://127.0.0.1:${httpPort}`;
     return measureProcesses(processes, `${baseUrl}/health/ready`, () =>
-      applyLoad({ baseUrl, keys: KEYS, expectedStatus: 'rejected' }, settings),
+      applyLoad({ baseUrl, keys: KEYS, expectedStatuses: ['rejected'] }, settings),
     );
   });
 }

@@ -1,44 +1,36 @@
-import { randomBytes } from 'node:crypto';
-import { childEnv } from './child-env.js';
-import { freePort } from './free-port.js';
+import type { EndpointConfig } from '../../services/simulator/index.js';
+import { buyersDocument, type SimulatorBuyer } from './buyer-document.js';
+import { startLeadflow } from './leadflow-processes.js';
 import { applyLoad, type LoadSettings } from './load.js';
-import { NodeProcess } from './node-process.js';
-import { scripts } from './paths.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
-import { seedPublishersAndBuyer } from './seed.js';
+import { seedPublishersAndBuyers } from './seed.js';
+import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';
 import { withTempDir } from './temp-dir.js';
 
-/** MySQL has no embedded secrets: every instance takes them from the environment. */
-function mysqlSettings(databaseUrl: string): Record<string, string> {
-  return {
-    DATABASE_URL: databaseUrl,
-    LEADFLOW_PII_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    LEADFLOW_HMAC_KEY: randomBytes(32).toString('base64'),
-  };
-}
+/** One lender that answers at once and buys every lead at a fixed price. */
+const ENDPOINTS: EndpointConfig[] = [{ path: '/bench-lender/post', kind: 'direct_post', format: 'json', price: { fixed: 15 }, acceptRate: 1 }];
 
-/** The real intake path: the compiled gateway and distribution service, leads sold to one buyer. */
+/** Its 15.00 pays the publisher 12.00 at the 0.8 share: above the leads' 10.00 floor. */
+const BUYER: SimulatorBuyer = {
+  name: 'bench-buyer',
+  tier: 1,
+  postPath: '/bench-lender/post',
+  timeoutMs: 1_000,
+  pricing: { type: 'fixed', price: '15.00' },
+  payout: { revenueShare: 0.8 },
+};
+
+/** The real intake path: the compiled gateway and distribution service, leads sold over HTTP to one simulated lender. */
 export function runFull(settings: LoadSettings, databaseUrl: string | undefined): Promise<ScenarioResult> {
   return withTempDir(async (dataDir) => {
-    const grpcPort = await freePort();
-    const httpPort = await freePort();
-    const adminToken = randomBytes(24).toString('hex');
-    const env = childEnv({
-      LEADFLOW_DATA_DIR: dataDir,
-      LEADFLOW_GRPC_PORT: String(grpcPort),
-      LEADFLOW_HTTP_PORT: String(httpPort),
-      LEADFLOW_ADMIN_TOKEN: adminToken,
-      LEADFLOW_LOG_LEVEL: 'warn',
-      ...(databaseUrl ? mysqlSettings(databaseUrl) : {}),
-    });
-    const processes = [
-      new NodeProcess('distribution', scripts.distribution, env),
-      new NodeProcess('gateway', scripts.gateway, env),
-    ];
-    const baseUrl = `http://127.0.0.1:${httpPort}`;
-    return measureProcesses(processes, `${baseUrl}/health/ready`, async () => {
-      const keys = await seedPublishersAndBuyer(`127.0.0.1:${grpcPort}`, adminToken);
-      return applyLoad({ baseUrl, keys, expectedStatus: 'sold' }, settings);
+    const simulatorConfig = await writeSimulatorConfig(dataDir, { seed: 1, endpoints: ENDPOINTS });
+    const leadflow = await startLeadflow(dataDir, databaseUrl);
+    const simulator = simulatorProcess(simulatorConfig);
+    const processes = [...leadflow.processes, simulator];
+    return measureProcesses(processes, leadflow.readyUrl, async () => {
+      const buyers = buyersDocument(await simulatorUrl(simulator, processes), ENDPOINTS, [BUYER]);
+      const keys = await seedPublishersAndBuyers(leadflow, buyers);
+      return applyLoad({ baseUrl: leadflow.baseUrl, keys, expectedStatuses: ['sold'] }, settings);
     });
   });
 }

@@ -1,14 +1,15 @@
 import autocannon from 'autocannon';
-import { AnswerTally, type AnswerCounts } from './answer-tally.js';
+import { AnswerTally, type Answer, type AnswerCounts, type AnswerStatus } from './answer-tally.js';
 import { LeadBodies } from './lead-body.js';
+import { ascending, percentile, round } from './stats.js';
 
 export interface LoadTarget {
   /** e.g. http://127.0.0.1:3000 */
   baseUrl: string;
   /** Publisher keys the requests are spread over, one after another. */
   keys: string[];
-  /** The `status` every answer must carry. */
-  expectedStatus: 'sold' | 'rejected';
+  /** The `status` values an answer may carry; any other answer is an error. */
+  expectedStatuses: readonly AnswerStatus[];
 }
 
 export interface LoadSettings {
@@ -33,14 +34,16 @@ export interface LoadResult {
   p99Ms: number;
   processingP50Ms: number | undefined;
   processingP99Ms: number | undefined;
+  /** The expected answers of the measured run. */
+  answers: Answer[];
   /** Over the warm-up and the measured run. */
   errors: LoadErrors;
 }
 
 interface Run {
   result: autocannon.Result;
-  answers: AnswerCounts;
-  processingMs: number[];
+  counts: AnswerCounts;
+  answers: Answer[];
 }
 
 /** Warms the target up, then measures it; every request posts a lead with a fresh clickid. */
@@ -48,19 +51,20 @@ export async function applyLoad(target: LoadTarget, settings: LoadSettings): Pro
   const bodies = new LeadBodies();
   const warmup = await run(target, bodies, settings.connections, settings.warmupS);
   const measured = await run(target, bodies, settings.connections, settings.durationS);
-  const processing = measured.processingMs.sort((a, b) => a - b);
+  const processing = ascending(measured.answers.map((answer) => answer.processingMs));
   return {
     rps: round(measured.result.requests.average),
     p50Ms: measured.result.latency.p50,
     p99Ms: measured.result.latency.p99,
     processingP50Ms: percentile(processing, 0.5),
     processingP99Ms: percentile(processing, 0.99),
+    answers: measured.answers,
     errors: errorsOf([warmup, measured]),
   };
 }
 
 function run(target: LoadTarget, bodies: LeadBodies, connections: number, durationS: number): Promise<Run> {
-  const tally = new AnswerTally(target.expectedStatus);
+  const tally = new AnswerTally(target.expectedStatuses);
   let sent = 0;
   return new Promise((resolve, reject) => {
     autocannon(
@@ -84,7 +88,7 @@ function run(target: LoadTarget, bodies: LeadBodies, connections: number, durati
       },
       (error, result) => {
         if (error) reject(error);
-        else resolve({ result, answers: tally.result(), processingMs: tally.processingMs });
+        else resolve({ result, counts: tally.result(), answers: tally.answers });
       },
     );
   });
@@ -92,24 +96,15 @@ function run(target: LoadTarget, bodies: LeadBodies, connections: number, durati
 
 function errorsOf(runs: Run[]): LoadErrors {
   const errors: LoadErrors = { total: 0, non200: {}, unexpected: 0, noAnswer: 0, samples: [] };
-  for (const { result, answers } of runs) {
-    for (const [code, count] of Object.entries(answers.non200)) {
+  for (const { result, counts } of runs) {
+    for (const [code, count] of Object.entries(counts.non200)) {
       errors.non200[code] = (errors.non200[code] ?? 0) + count;
       errors.total += count;
     }
-    errors.unexpected += answers.unexpected;
+    errors.unexpected += counts.unexpected;
     errors.noAnswer += result.errors;
-    errors.total += answers.unexpected + result.errors;
-    errors.samples.push(...answers.samples);
+    errors.total += counts.unexpected + result.errors;
+    errors.samples.push(...counts.samples);
   }
   return errors;
-}
-
-function percentile(sorted: number[], fraction: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  return round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!);
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

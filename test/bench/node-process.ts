@@ -7,6 +7,8 @@ const STOP_GRACE_MS = 5_000;
 /** A Node script run as a child process, with the tail of its output kept for when it fails. */
 export class NodeProcess {
   readonly exited: Promise<void>;
+  /** The first line the process writes to stdout, or undefined when it exits without one. */
+  readonly firstLine: Promise<string | undefined>;
   private readonly child: ChildProcess;
   private stdout = '';
   private stderr = '';
@@ -16,11 +18,21 @@ export class NodeProcess {
     readonly name: string,
     script: string,
     env: NodeJS.ProcessEnv,
+    args: readonly string[] = [],
   ) {
     // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
     const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    this.child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.stdout = tail(this.stdout + chunk)));
+    this.child = spawn(process.execPath, [...nodeArgs, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let firstLineOut: (line: string | undefined) => void = () => {};
+    this.firstLine = new Promise((resolve) => (firstLineOut = resolve));
+    let stdoutSeen = '';
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stdout = tail(this.stdout + chunk);
+      if (stdoutSeen.includes('\n')) return;
+      stdoutSeen += chunk;
+      const end = stdoutSeen.indexOf('\n');
+      if (end >= 0) firstLineOut(stdoutSeen.slice(0, end).trim());
+    });
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = tail(this.stderr + chunk)));
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => {
@@ -32,6 +44,8 @@ export class NodeProcess {
         resolve();
       });
     });
+    // Resolving after the line was seen changes nothing.
+    void this.exited.then(() => firstLineOut(undefined));
   }
 
   get running(): boolean {

@@ -9,4 +9,5 @@ export const scripts = {
   floorGateway: fromHere('./floor/gateway.js'),
   distribution: fromHere('../../services/distribution/src/main.js'),
   gateway: fromHere('../../gateway/src/main.js'),
+  simulator: fromHere('../../services/simulator/main.js'),
 };

@@ -27,3 +27,18 @@ async function answers200(url: string): Promise<boolean> {
     return false;
   }
 }
+
+/** The first line process writes to stdout; fails when it exits without one or takes too long. */
+export async function firstLineOf(process: NodeProcess, processes: NodeProcess[]): Promise<string> {
+  const timeout = new AbortController();
+  const timedOut = Symbol('timed out');
+  const line = await Promise.race([
+    process.firstLine,
+    delay(READY_TIMEOUT_MS, timedOut, { signal: timeout.signal }).catch(() => undefined),
+  ]).finally(() => timeout.abort());
+  if (line === timedOut) {
+    throw new ScenarioFailure(`${process.name} wrote nothing to stdout within ${READY_TIMEOUT_MS / 1000} s`, processes);
+  }
+  if (!line) throw new ScenarioFailure(`${process.name} exited before writing its first line`, processes);
+  return line;
+}

@@ -1,10 +1,17 @@
 import type { LoadErrors } from './load.js';
+import { BUYER_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
+import type { MarketResult } from './market-scenario.js';
 import type { ScenarioResult } from './scenario.js';
+
+/** The bar of issue 3: leadflow's own overhead p99, and processingTime p99 over the buyer wait p99. */
+const OVERHEAD_P99_MAX_MS = 20;
+const PROCESSING_OVER_WAIT_P99_MAX_MS = 30;
 
 /** The scenarios run on one store (the embedded SQLite or MySQL). */
 export interface StoreResults {
   floor: ScenarioResult | undefined;
   full: ScenarioResult | undefined;
+  market: MarketResult | undefined;
 }
 
 /** One human-readable line (plus error samples) for a finished scenario. */
@@ -24,8 +31,22 @@ export function describeScenario(title: string, { load, rssMb }: ScenarioResult)
   return lines.join('\n');
 }
 
+/** The market's own figures, under its scenario line. */
+export function describeMarket({ market }: MarketResult): string {
+  const { calls } = market;
+  return [
+    `  ${market.leads} leads, sold ${(market.soldRate * 100).toFixed(1)}%, per lead: revenue $${market.revenuePerLead} ` +
+      `payout $${market.payoutPerLead} margin $${market.marginPerLead}`,
+    `  buyer wait p50 ${market.buyerWaitP50Ms ?? '-'} ms p99 ${market.buyerWaitP99Ms ?? '-'} ms   ` +
+      `overhead (processingTime - buyer wait) p50 ${market.overheadP50Ms ?? '-'} ms p99 ${market.overheadP99Ms ?? '-'} ms   ` +
+      `engine alone p50 ${market.engineOverheadP50Ms ?? '-'} ms p99 ${market.engineOverheadP99Ms ?? '-'} ms`,
+    `  buyer calls: ${calls.pings} pings, ${calls.posts} posts, ${calls.errors} errors, ${calls.timeouts} timeouts` +
+      (market.unrecorded > 0 ? `   ${market.unrecorded} answered leads not found in the database` : ''),
+  ].join('\n');
+}
+
 /** The figures of one store for the closing JSON line; a scenario that did not run gives nulls. */
-export function storeFigures({ floor, full }: StoreResults): Record<string, unknown> {
+export function storeFigures({ floor, full, market }: StoreResults): Record<string, unknown> {
   return {
     rps: full?.load.rps ?? null,
     p50_ms: full?.load.p50Ms ?? null,
@@ -39,11 +60,54 @@ export function storeFigures({ floor, full }: StoreResults): Record<string, unkn
     rss_mb: { ...full?.rssMb, ...floor?.rssMb },
     errors: full ? errorFigures(full.load.errors) : null,
     floor_errors: floor ? errorFigures(floor.load.errors) : null,
+    market: market ? marketFigures(market) : null,
   };
 }
 
-export function errorCount({ floor, full }: StoreResults): number {
-  return (floor?.load.errors.total ?? 0) + (full?.load.errors.total ?? 0);
+function marketFigures({ load, rssMb, market, connections }: MarketResult): Record<string, unknown> {
+  const processingP99 = load.processingP99Ms;
+  const { overheadP99Ms, buyerWaitP99Ms } = market;
+  return {
+    rps: load.rps,
+    p50_ms: load.p50Ms,
+    p99_ms: load.p99Ms,
+    processing_p50_ms: load.processingP50Ms ?? null,
+    processing_p99_ms: processingP99 ?? null,
+    buyer_wait_p50_ms: market.buyerWaitP50Ms ?? null,
+    buyer_wait_p99_ms: buyerWaitP99Ms ?? null,
+    overhead_p50_ms: market.overheadP50Ms ?? null,
+    overhead_p99_ms: overheadP99Ms ?? null,
+    engine_overhead_p50_ms: market.engineOverheadP50Ms ?? null,
+    engine_overhead_p99_ms: market.engineOverheadP99Ms ?? null,
+    bar: {
+      overhead_p99_ok: overheadP99Ms === undefined ? null : overheadP99Ms <= OVERHEAD_P99_MAX_MS,
+      processing_p99_ok:
+        processingP99 === undefined || buyerWaitP99Ms === undefined
+          ? null
+          : processingP99 <= buyerWaitP99Ms + PROCESSING_OVER_WAIT_P99_MAX_MS,
+    },
+    leads: market.leads,
+    sold_rate: market.soldRate,
+    revenue_per_lead: market.revenuePerLead,
+    payout_per_lead: market.payoutPerLead,
+    margin_per_lead: market.marginPerLead,
+    buyer_calls: market.calls,
+    unrecorded_leads: market.unrecorded,
+    rss_mb: rssMb,
+    errors: errorFigures(load.errors),
+    connections,
+    sell_deadline_ms: SELL_DEADLINE_MS,
+    buyer_timeout_ms: BUYER_TIMEOUT_MS,
+  };
+}
+
+export function errorCount({ floor, full, market }: StoreResults): number {
+  return [floor, full, market].reduce((sum, result) => sum + (result?.load.errors.total ?? 0), 0);
+}
+
+/** Leads answered but not found in the database: the market's figures leave them out, and they must not exist. */
+export function unrecordedCount({ market }: StoreResults): number {
+  return market?.market.unrecorded ?? 0;
 }
 
 function errorFigures(errors: LoadErrors): Record<string, unknown> {

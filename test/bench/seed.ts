@@ -1,52 +1,48 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import {
-  AdminServiceClient,
-  CreatePublisherRequest,
-  UpsertBuyerRequest,
-} from '../../proto/generated/leadflow/admin/v1/admin.js';
+import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import { callUnary, type UnaryMethod } from '../../services/common/grpc-unary.js';
 
 const PUBLISHERS = 50;
 const CALL_DEADLINE_MS = 10_000;
 
+/** Where the admin service of a started leadflow answers. */
+export interface AdminAccess {
+  grpcAddress: string;
+  adminToken: string;
+}
+
 /**
- * Through the admin service: publishers whose rate limit never binds, and one fixed-price buyer without a
- * post URL, which takes every lead. Returns the publishers' keys.
+ * Through the admin service: publishers whose rate limit never binds, and the buyers of an apply document
+ * (parse-buyers.ts) through ApplyBuyers; any other active buyer (the embedded default's demo lender) is
+ * paused, so that leads go to these buyers only. Returns the publishers' keys.
  */
-export async function seedPublishersAndBuyer(grpcAddress: string, adminToken: string): Promise<string[]> {
+export async function seedPublishersAndBuyers({ grpcAddress, adminToken }: AdminAccess, buyersDocument: unknown): Promise<string[]> {
   const client = new AdminServiceClient(grpcAddress, credentials.createInsecure());
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${adminToken}`);
-  const options = () => ({ deadline: Date.now() + CALL_DEADLINE_MS });
+  const call = <Req, Res>(rpc: string, method: UnaryMethod<Req, Res>, request: Req): Promise<Res> =>
+    callUnary(method.bind(client), request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }).catch((error: ServiceError) => {
+      throw new Error(`admin ${rpc} failed: ${error.message}`);
+    });
   try {
     const keys = await Promise.all(
-      Array.from({ length: PUBLISHERS }, (_, i) => {
-        // The payout share is set so that the buyer's 15.00 pays the publisher more than the leads' 10.00 floor.
-        const request = CreatePublisherRequest.fromPartial({
-          name: `bench-publisher-${i}`,
-          rateLimitPerMinute: 1_000_000,
-          payoutShareBps: 8_000,
-        });
-        return new Promise<string>((resolve, reject) => {
-          client.createPublisher(request, metadata, options(), (error, response) =>
-            error ? reject(explain('CreatePublisher', error)) : resolve(response.key),
-          );
-        });
+      Array.from({ length: PUBLISHERS }, async (_, i) => {
+        const request = { name: `bench-publisher-${i}`, rateLimitPerMinute: 1_000_000, payoutShareBps: 8_000 };
+        return (await call('CreatePublisher', client.createPublisher, request)).key;
       }),
     );
-    const buyer = UpsertBuyerRequest.fromPartial({
-      buyer: { name: 'bench-buyer', active: true, priority: 1, priceCents: 1_500, states: [], timeoutMs: 1_000 },
-    });
-    await new Promise<void>((resolve, reject) => {
-      client.upsertBuyer(buyer, metadata, options(), (error) =>
-        error ? reject(explain('UpsertBuyer', error)) : resolve(),
-      );
-    });
+    const applied = await call('ApplyBuyers', client.applyBuyers, { documentJson: JSON.stringify(buyersDocument), dryRun: false });
+    if (applied.errors.length > 0) {
+      const errors = applied.errors.map((error) => `${error.path || '(document)'}: ${error.message}`);
+      throw new Error(`admin ApplyBuyers refused the bench's buyers:\n  ${errors.join('\n  ')}`);
+    }
+    const ours = new Set(applied.buyers.map((buyer) => buyer.id));
+    const { buyers } = await call('ListBuyers', client.listBuyers, {});
+    for (const other of buyers.filter((buyer) => buyer.active && !ours.has(buyer.id))) {
+      await call('SetBuyerActive', client.setBuyerActive, { buyer: other.id, active: false });
+    }
     return keys;
   } finally {
     client.close();
   }
-}
-
-function explain(rpc: string, error: ServiceError): Error {
-  return new Error(`admin ${rpc} failed: ${error.message}`);
 }

@@ -2,6 +2,7 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
+import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { bearer, call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
@@ -23,9 +24,16 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   beforeEach(async () => {
     // Every test sets up its own market: pause whatever earlier tests created.
     const { buyers: existing } = await call(stack.admin.listBuyers.bind(stack.admin), {}, bearer(stack.service.adminToken));
-    for (const buyer of existing) await stack.upsertBuyer({ ...buyer, active: false });
+    for (const buyer of existing) {
+      await call(stack.admin.setBuyerActive.bind(stack.admin), { buyer: buyer.id, active: false }, bearer(stack.service.adminToken));
+    }
     ({ key } = await stack.createPublisher());
   });
+  /** Applies one buyer that accepts every lead at this path of the buyer server. */
+  const accepting = async (name: string, settings: Parameters<typeof testBuyer>[2] = {}) => {
+    buyers.behave(`/${name}`, { kind: 'accept', redirectUrl: 'https://lender.example/apply' });
+    return (await stack.applyBuyers([testBuyer(name, buyers.url(`/${name}`), settings)]))[name]!;
+  };
 
   const db = () => stack.service.db;
   const leadCount = async () => Number((await db().selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -33,20 +41,29 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     Number((await db().selectFrom('sales').select((eb) => eb.fn.countAll().as('n')).where('lead_id', '=', leadId).executeTakeFirstOrThrow()).n);
 
   it('sells to a fixed-price buyer and pays the publisher its share', async () => {
-    const buyer = await stack.upsertBuyer({ name: 'fixed', priceCents: 2500, redirectUrl: 'https://lender.example/apply' });
+    const buyerId = await accepting('fixed', { pricing: { type: 'fixed', price: '25.00' } });
     const answer = await stack.submit(key, validLeadBody());
     expect(answer.outcome?.$case).to.equal('sold');
     const sold = answer.outcome!.$case === 'sold' ? answer.outcome!.value : undefined;
-    expect(sold).to.include({ priceCents: 2000, buyerId: buyer.id, redirectUrl: 'https://lender.example/apply' });
+    expect(sold).to.include({ priceCents: 2000, buyerId, redirectUrl: 'https://lender.example/apply' });
     expect(sold!.leadId).to.match(/^lead_/);
     const sale = await db().selectFrom('sales').selectAll().where('lead_id', '=', sold!.leadId).executeTakeFirstOrThrow();
-    expect(sale).to.include({ charge_cents: 2500, payout_cents: 2000, margin_cents: 500, buyer_id: buyer.id });
+    expect(sale).to.include({ charge_cents: 2500, payout_cents: 2000, margin_cents: 500, buyer_id: buyerId });
+    const ledger = await db().selectFrom('ledger_entries').select(['entry_type', 'amount_cents']).where('lead_id', '=', sold!.leadId).orderBy('entry_type').execute();
+    expect(ledger).to.deep.equal([
+      { entry_type: 'buyer_charge', amount_cents: -2500 },
+      { entry_type: 'platform_margin', amount_cents: 500 },
+      { entry_type: 'publisher_payout', amount_cents: 2000 },
+    ]);
   });
 
   it('offers the lead only to buyers whose payout meets the price floor', async () => {
-    await stack.upsertBuyer({ name: 'cheap', priceCents: 1000 });
+    const cheap = await accepting('cheap', { pricing: { type: 'fixed', price: '10.00' } });
     const answer = await stack.submit(key, validLeadBody({ price: '9.00' }));
     expect(answer.outcome).to.deep.include({ $case: 'rejected' });
+    if (answer.outcome?.$case !== 'rejected') return;
+    const skipped = await db().selectFrom('buyer_attempts').select(['kind', 'reason']).where('lead_id', '=', answer.outcome.value.leadId).where('buyer_id', '=', cheap).execute();
+    expect(skipped).to.deep.equal([{ kind: 'skip', reason: 'floor' }]);
     const cheaper = await stack.submit(key, validLeadBody({ price: '8.00' }));
     expect(cheaper.outcome?.$case).to.equal('sold');
     expect(cheaper.outcome?.$case === 'sold' && cheaper.outcome.value.priceCents).to.equal(800);
@@ -55,26 +72,36 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   it('tries buyers in priority order and records every attempt', async () => {
     buyers.behave('/first', { kind: 'reject', reason: 'duplicate in our system' });
     buyers.behave('/second', { kind: 'accept', redirectUrl: 'https://second.example/r/1' });
-    const first = await stack.upsertBuyer({ name: 'first', priority: 1, postUrl: buyers.url('/first') });
-    const second = await stack.upsertBuyer({ name: 'second', priority: 2, priceCents: 1500, postUrl: buyers.url('/second') });
-    await stack.upsertBuyer({ name: 'third', priority: 3, postUrl: buyers.url('/third') });
+    buyers.behave('/third', { kind: 'accept' });
+    const ids = await stack.applyBuyers([
+      testBuyer('first', buyers.url('/first'), { priority: 1 }),
+      testBuyer('second', buyers.url('/second'), { priority: 2, pricing: { type: 'fixed', price: '15.00' } }),
+      testBuyer('third', buyers.url('/third'), { priority: 3, pricing: { type: 'fixed', price: '10.00' } }),
+    ]);
     const answer = await stack.submit(key, validLeadBody());
     expect(answer.outcome?.$case).to.equal('sold');
     if (answer.outcome?.$case !== 'sold') return;
-    expect(answer.outcome.value).to.include({ buyerId: second.id, priceCents: 1200, redirectUrl: 'https://second.example/r/1' });
+    expect(answer.outcome.value).to.include({ buyerId: ids.second, priceCents: 1200, redirectUrl: 'https://second.example/r/1' });
     expect(buyers.received('/third')).to.have.length(0);
-    const attempts = await db().selectFrom('buyer_attempts').selectAll().where('lead_id', '=', answer.outcome.value.leadId).orderBy('started_at').execute();
+    const attempts = await db()
+      .selectFrom('buyer_attempts')
+      .selectAll()
+      .where('lead_id', '=', answer.outcome.value.leadId)
+      .where('kind', '=', 'post')
+      .orderBy('started_at')
+      .orderBy('id')
+      .execute();
     expect(attempts.map((attempt) => [attempt.buyer_id, attempt.outcome])).to.deep.equal([
-      [first.id, 'rejected'],
-      [second.id, 'accepted'],
+      [ids.first, 'rejected'],
+      [ids.second, 'accepted'],
     ]);
     const posted = buyers.received('/second').at(-1)!.body;
-    expect(posted).to.include({ ssn: '123456789', state: 'CA', leadId: answer.outcome.value.leadId, test: false });
+    expect(posted).to.include({ ssn: '123456789', state: 'CA', leadId: answer.outcome.value.leadId });
   });
 
   it('skips buyers whose state or loan amount filters do not match', async () => {
-    await stack.upsertBuyer({ name: 'texas only', states: ['TX'] });
-    await stack.upsertBuyer({ name: 'big loans', minLoanAmountCents: 500000 });
+    await accepting('texas-only', { filters: { field: 'state', in: ['TX'] } });
+    await accepting('big-loans', { filters: { field: 'loanAmount', range: { min: 5000 } } });
     const answer = await stack.submit(key, validLeadBody({ state: 'CA', loanAmount: '1500' }));
     expect(answer.outcome?.$case).to.equal('rejected');
     const texan = await stack.submit(key, validLeadBody({ state: 'TX', zip: '73301' }));
@@ -85,14 +112,24 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     buyers.behave('/down', { kind: 'status', status: 503 });
     buyers.behave('/html', { kind: 'garbage' });
     buyers.behave('/slow', { kind: 'hang' });
-    await stack.upsertBuyer({ name: 'down', priority: 1, postUrl: buyers.url('/down') });
-    await stack.upsertBuyer({ name: 'html', priority: 2, postUrl: buyers.url('/html') });
-    await stack.upsertBuyer({ name: 'slow', priority: 3, postUrl: buyers.url('/slow'), timeoutMs: 300 });
+    await stack.applyBuyers([
+      testBuyer('down', buyers.url('/down'), { priority: 1 }),
+      testBuyer('html', buyers.url('/html'), { priority: 2 }),
+      testBuyer('slow', buyers.url('/slow'), { priority: 3, integration: { timeoutMs: 300 } }),
+    ]);
     const answer = await stack.submit(key, validLeadBody());
     expect(answer.outcome?.$case).to.equal('rejected');
     if (answer.outcome?.$case !== 'rejected') return;
-    const outcomes = await db().selectFrom('buyer_attempts').select(['outcome', 'http_status']).where('lead_id', '=', answer.outcome.value.leadId).orderBy('started_at').execute();
-    expect(outcomes.map((attempt) => attempt.outcome)).to.deep.equal(['error', 'error', 'timeout']);
+    const outcomes = await db()
+      .selectFrom('buyer_attempts')
+      .select(['outcome', 'http_status'])
+      .where('lead_id', '=', answer.outcome.value.leadId)
+      .where('kind', '=', 'post')
+      .orderBy('started_at')
+      .orderBy('id')
+      .execute();
+    // A post that got no answer in time may have reached the buyer: its outcome is unknown, never a sale.
+    expect(outcomes.map((attempt) => attempt.outcome)).to.deep.equal(['error', 'error', 'unknown']);
     expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
   });
 
@@ -116,7 +153,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('accepts both keys of a publisher during rotation', async () => {
-    await stack.upsertBuyer({ name: 'fixed' });
+    await accepting('fixed');
     const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
     const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
     const rotated = await call(stack.admin.rotatePublisherKey.bind(stack.admin), { publisherId: mine.id }, bearer(stack.service.adminToken));
@@ -129,8 +166,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('replays the stored answer for a retry with the same clickid and body', async () => {
-    buyers.behave('/once', { kind: 'accept' });
-    await stack.upsertBuyer({ name: 'once', postUrl: buyers.url('/once') });
+    await accepting('once');
     const body = validLeadBody();
     const calls = buyers.received('/once').length;
     const first = await stack.submit(key, body);
@@ -141,7 +177,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('rejects the same clickid with a different body as a clickid error', async () => {
-    await stack.upsertBuyer({ name: 'fixed' });
+    await accepting('fixed');
     const body = validLeadBody();
     await stack.submit(key, body);
     const reused = await stack.submit(key, { ...body, firstName: 'Someone' });
@@ -150,7 +186,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
 
   it('gives 20 concurrent identical posts one lead, one sale and one buyer call', async () => {
     buyers.behave('/slowish', { kind: 'accept', delayMs: 150 });
-    await stack.upsertBuyer({ name: 'slowish', postUrl: buyers.url('/slowish') });
+    await stack.applyBuyers([testBuyer('slowish', buyers.url('/slowish'))]);
     const body = validLeadBody();
     const calls = buyers.received('/slowish').length;
     const answers = await Promise.all(Array.from({ length: 20 }, () => stack.submit(key, body)));
@@ -167,13 +203,15 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   it('sends test leads only to test endpoints and writes no sale', async () => {
     buyers.behave('/live', { kind: 'accept' });
     buyers.behave('/test', { kind: 'accept' });
-    await stack.upsertBuyer({ name: 'with test endpoint', postUrl: buyers.url('/live'), testPostUrl: buyers.url('/test') });
+    await stack.applyBuyers([
+      testBuyer('with-test-endpoint', buyers.url('/live'), { integration: { testBehaviour: 'test_url' }, post: { testUrl: buyers.url('/test') } }),
+    ]);
     const live = buyers.received('/live').length;
     const answer = await stack.submit(key, validLeadBody({ testMode: '1' }));
     expect(answer.outcome?.$case).to.equal('sold');
     if (answer.outcome?.$case !== 'sold') return;
     expect(buyers.received('/live').length).to.equal(live);
-    expect(buyers.received('/test').at(-1)!.body).to.include({ test: true });
+    expect(buyers.received('/test').at(-1)!.body).to.include({ testMode: true });
     const row = await db().selectFrom('leads').select(['is_test', 'status']).where('id', '=', answer.outcome.value.leadId).executeTakeFirstOrThrow();
     expect(row).to.deep.equal({ is_test: 1, status: 'sold' });
     expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
@@ -185,7 +223,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('stores sensitive fields encrypted and keyed-hashed, and shows them masked', async () => {
-    await stack.upsertBuyer({ name: 'fixed' });
+    await accepting('fixed');
     const answer = await stack.submit(key, validLeadBody({ ssn: '219-09-9999', bankAccountNumber: '9876543210' }));
     if (answer.outcome?.$case !== 'sold') throw new Error('expected a sale');
     const leadId = answer.outcome.value.leadId;
@@ -206,12 +244,13 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('finishes a lead whose first owner died mid-sale when the publisher retries', async () => {
-    await stack.upsertBuyer({ name: 'fixed' });
+    await accepting('fixed');
     const body = validLeadBody();
     const first = await stack.submit(key, body);
     if (first.outcome?.$case !== 'sold') throw new Error('expected a sale');
     const leadId = first.outcome.value.leadId;
     // Rewind the lead to what a process that crashed after storing it leaves behind.
+    await db().deleteFrom('ledger_entries').where('lead_id', '=', leadId).execute();
     await db().deleteFrom('sales').where('lead_id', '=', leadId).execute();
     await db().deleteFrom('buyer_attempts').where('lead_id', '=', leadId).execute();
     await db()

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
+import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
+import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
@@ -47,18 +49,22 @@ const contentType = fc.oneof(
 describe('gateway and distribution service under generated and mangled bodies', function () {
   this.timeout(180_000);
   let database: TestDatabase;
+  let buyers: TestBuyerServer;
   let stack: TestStack;
   let key: string;
 
   before(async () => {
     database = await sqliteDatabase();
     stack = await startTestStack(database);
-    await stack.distribution.upsertBuyer({ name: 'buys everything' });
+    buyers = await startBuyerServer();
+    buyers.behave('/buys-everything', { kind: 'accept' });
+    await stack.distribution.applyBuyers([testBuyer('buys-everything', buyers.url('/buys-everything'))]);
     ({ key } = await stack.distribution.createPublisher(1_000_000));
   });
   after(async () => {
     await stack?.close();
     await database?.drop();
+    await buyers?.close();
   });
 
   it('never answers 5xx and always answers a JSON body of the documented shape', async () => {

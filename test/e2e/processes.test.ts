@@ -7,6 +7,7 @@ import path from 'node:path';
 import { freePort } from '../bench/free-port.js';
 import { validLeadBody } from '../support/leads.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { demoMarketConfigPath, loadSimulatorConfig, startSimulator, type Simulator } from '../../services/simulator/index.js';
 
 interface RunningProcess {
   child: ChildProcess;
@@ -49,6 +50,7 @@ describe('gateway and distribution service as processes: one trace per lead, no 
   this.timeout(120_000);
   let dataDir: string;
   let receiver: OtlpReceiver;
+  let simulator: Simulator;
   let distribution: RunningProcess;
   let gateway: RunningProcess;
   let baseUrl: string;
@@ -59,6 +61,8 @@ describe('gateway and distribution service as processes: one trace per lead, no 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'leadflow-processes-'));
     receiver = await startOtlpReceiver();
+    const market = await loadSimulatorConfig(demoMarketConfigPath());
+    simulator = await startSimulator({ host: '127.0.0.1', port: 0, endpoints: market.endpoints, seed: market.seed });
     const grpcPort = String(await freePort());
     const httpPort = String(await freePort());
     const env = {
@@ -71,6 +75,7 @@ describe('gateway and distribution service as processes: one trace per lead, no 
       OTEL_BSP_SCHEDULE_DELAY: '100',
       REDIS_URL: '',
       DATABASE_URL: '',
+      LEADFLOW_DEMO_SIMULATOR_URL: simulator.url,
     };
     distribution = startProcess('services/distribution/src/main.ts', env);
     await waitUntil('demo key', async () => (key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim()).length > 0);
@@ -99,6 +104,7 @@ describe('gateway and distribution service as processes: one trace per lead, no 
   after(async () => {
     for (const running of [gateway, distribution]) if (running?.child.exitCode === null) running.child.kill('SIGKILL');
     await receiver?.close();
+    await simulator?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
+import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { describeEachDatabase } from '../support/test-database.js';
@@ -14,7 +15,13 @@ describeEachDatabase('publisher contract over HTTP', (database) => {
     stack = await startTestStack(database());
     buyers = await startBuyerServer();
     buyers.behave('/lender', { kind: 'accept', redirectUrl: 'https://lender.example/continue?ref=1' });
-    await stack.distribution.upsertBuyer({ name: 'lender', priceCents: 2500, postUrl: buyers.url('/lender'), states: ['CA', 'NY'] });
+    await stack.distribution.applyBuyers([
+      testBuyer('lender', buyers.url('/lender'), {
+        pricing: { type: 'fixed', price: '25.00' },
+        filters: { field: 'state', in: ['CA', 'NY'] },
+        integration: { testBehaviour: 'accept' },
+      }),
+    ]);
   });
   after(async () => {
     await stack?.close();

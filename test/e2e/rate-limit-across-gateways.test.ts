@@ -6,6 +6,8 @@ import { loadGatewayConfig } from '../../services/common/config.js';
 import { freePort } from '../bench/free-port.js';
 import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
+import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -31,17 +33,21 @@ async function post(gateway: FastifyInstance, key: string): Promise<number> {
 describe('rate limit shared through Redis by the gateways', function () {
   this.timeout(60_000);
   let database: TestDatabase;
+  let buyers: TestBuyerServer;
   let distribution: TestDistribution;
 
   before(async function () {
     await requireSharedRedis(this);
     database = await sqliteDatabase();
     distribution = await startTestDistribution(database);
-    await distribution.upsertBuyer({ name: 'buys everything' });
+    buyers = await startBuyerServer();
+    buyers.behave('/buys-everything', { kind: 'accept' });
+    await distribution.applyBuyers([testBuyer('buys-everything', buyers.url('/buys-everything'))]);
   });
   after(async () => {
     await distribution?.close();
     await database?.drop();
+    await buyers?.close();
   });
 
   it('holds a key to 60 in total across two gateways, not 60 each', async () => {

@@ -1,5 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
-import { AdminServiceClient, type Buyer } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import {
   DistributionServiceClient,
   Lead,
@@ -18,7 +18,8 @@ export interface TestDistribution {
   client: DistributionServiceClient;
   admin: AdminServiceClient;
   createPublisher(rateLimitPerMinute?: number): Promise<{ id: string; key: string }>;
-  upsertBuyer(buyer: Partial<Buyer> & { name: string }): Promise<Buyer>;
+  /** Applies buyer entries (see test/support/buyers.ts); their ids by name. Throws on a document error. */
+  applyBuyers(buyers: Record<string, unknown>[]): Promise<Record<string, string>>;
   submit(key: string, body: Record<string, unknown>): Promise<SubmitLeadResponse>;
   close(): Promise<void>;
 }
@@ -43,22 +44,10 @@ export async function startTestDistribution(
       const created = await call(admin.createPublisher.bind(admin), { name: 'Test publisher', rateLimitPerMinute, payoutShareBps: 0 }, auth());
       return { id: created.publisher!.id, key: created.key };
     },
-    async upsertBuyer(buyer) {
-      const full: Buyer = {
-        id: '',
-        active: true,
-        priority: 1,
-        priceCents: 2000,
-        states: [],
-        minLoanAmountCents: 0,
-        maxLoanAmountCents: 0,
-        postUrl: '',
-        testPostUrl: '',
-        timeoutMs: 2000,
-        redirectUrl: '',
-        ...buyer,
-      };
-      return (await call(admin.upsertBuyer.bind(admin), { buyer: full }, auth())).buyer!;
+    async applyBuyers(buyers) {
+      const result = await call(admin.applyBuyers.bind(admin), { documentJson: JSON.stringify({ buyers }), dryRun: false }, auth());
+      if (result.errors.length > 0) throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
+      return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
     },
     submit(key, body) {
       const lead: Partial<Lead> = {};

@@ -36,7 +36,8 @@ export function decide(state: WindowState): RateLimitDecision {
     allowed: state.allowed,
     limit: state.limit,
     remaining,
-    resetSeconds: remaining > 0 ? 0 : Math.max(1, Math.ceil(state.msUntilRoom / 1000)),
+    // Whole milliseconds first: sums of fractional clock readings can land a hair above a whole second.
+    resetSeconds: remaining > 0 ? 0 : Math.max(1, Math.ceil(Math.round(state.msUntilRoom) / 1000)),
     windowSeconds: state.windowSeconds,
   };
 }

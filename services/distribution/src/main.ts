@@ -7,8 +7,9 @@ async function main(): Promise<void> {
   const config = loadDistributionConfig();
   const logger = createLogger('leadflow-distribution', config.logLevel);
   const telemetry = startTelemetry('leadflow-distribution', config.telemetry);
-  // The embedded default is what a newcomer runs first: give them something to sell to.
-  const service = await startDistribution(config, { logger, seedDemo: !config.databaseUrl });
+  // The embedded default is what a newcomer runs first: `npm start` gives them a market to sell to.
+  const demoSimulatorUrl = config.databaseUrl ? undefined : config.demoSimulatorUrl;
+  const service = await startDistribution(config, { logger, demoSimulatorUrl });
   logger.info({ port: service.port, storage: config.databaseUrl ? 'mysql' : 'sqlite' }, 'distribution service listening');
 
   let stopping = false;

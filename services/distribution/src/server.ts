@@ -33,8 +33,8 @@ export interface DistributionOptions {
   logger: Logger;
   /** Replaces the built-in buyer selection (tests). */
   seller?: LeadSeller;
-  /** Create the demo publisher and buyer when the database has no publisher yet. */
-  seedDemo?: boolean;
+  /** Where the demo buyers live: set, the demo publisher and buyers are created when the database has no publisher yet. */
+  demoSimulatorUrl?: string;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -78,7 +78,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer });
   const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
-  const demoKey = options.seedDemo ? await seedDemo(config.dataDir, publishers, buyers) : undefined;
+  const demoKey = options.demoSimulatorUrl ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers) : undefined;
 
   const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
   server.addService(

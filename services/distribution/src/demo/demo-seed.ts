@@ -1,33 +1,37 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 
 export const DEMO_KEY_FILE = 'demo-key.txt';
 export const DEMO_PUBLISHER_NAME = 'Demo publisher';
-export const DEMO_BUYER_NAME = 'Demo lender';
+
+/** The YAML stays beside this module's source; the compiled module runs from dist/. */
+function demoBuyersPath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, '../../../../..') : path.resolve(here, '../../../..');
+  return path.join(root, 'services/distribution/src/demo/demo-buyers.yaml');
+}
 
 /**
  * On the embedded default's first start: a demo publisher (its key written to
- * the data directory, readable by the owner only) and a demo buyer that buys
- * every lead at $20.00, so that a newcomer's first curl gets a sale.
+ * the data directory, readable by the owner only) and the demo buyers, played
+ * by the buyer simulator at `simulatorUrl`, so that a newcomer's first lead goes
+ * through real HTTP buyers.
  */
-export async function seedDemo(dataDir: string, publishers: PublisherService, buyers: BuyerService): Promise<string | undefined> {
+export async function seedDemo(
+  dataDir: string,
+  simulatorUrl: string,
+  publishers: PublisherService,
+  buyers: BuyerService,
+): Promise<string | undefined> {
   if ((await publishers.list()).length > 0) return undefined;
+  const document = parse((await readFile(demoBuyersPath(), 'utf8')).replaceAll('SIMULATOR_URL', simulatorUrl.replace(/\/$/, '')));
+  const applied = await buyers.apply(JSON.stringify(document), false);
+  if (!applied.ok) throw new Error(`demo buyers: ${applied.errors.map((error) => `${error.path}: ${error.message}`).join('; ')}`);
   const { key } = await publishers.create({ name: DEMO_PUBLISHER_NAME });
-  await buyers.upsert({
-    name: DEMO_BUYER_NAME,
-    active: true,
-    priority: 1,
-    priceCents: 2000,
-    states: [],
-    minLoanAmountCents: 0,
-    maxLoanAmountCents: 0,
-    postUrl: '',
-    testPostUrl: '',
-    timeoutMs: 5000,
-    redirectUrl: 'https://example.com/welcome',
-  });
   await writeFile(path.join(dataDir, DEMO_KEY_FILE), `${key}\n`, { mode: 0o600 });
   return key;
 }

@@ -31,7 +31,7 @@
  *       pricing: {type: fixed, price: "25.00"}
  *       # or {type: rules, default: "20.00", rules: [{when: {field: state, equals: CA}, price: "30.00"}]}
  *       #    (first matching rule wins), or {type: bid} (the ping's bid, or the price a post answer names)
- *       payout:                       # default {revenueShare: 0.8}
+ *       payout:                       # default: each publisher's own share (publisher create --payout-share)
  *         revenueShare: 0.8           # or fixed: "15.00"
  *         publishers: {pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D: {fixed: "18.00"}}
  *       integration:
