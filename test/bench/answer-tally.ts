@@ -15,6 +15,11 @@ export interface Answer {
   leadId: string;
   status: AnswerStatus;
   processingMs: number;
+  /**
+   * The first answer on its connection: all connections open at once and send together, so these leads
+   * arrived as one burst, which only the start of a load run has.
+   */
+  opening: boolean;
 }
 
 const MAX_SAMPLES = 5;
@@ -26,7 +31,7 @@ export class AnswerTally {
 
   constructor(private readonly expectedStatuses: readonly AnswerStatus[]) {}
 
-  record(statusCode: number, body: string): void {
+  record(statusCode: number, body: string, opening = false): void {
     if (statusCode !== 200) {
       this.counts.non200[statusCode] = (this.counts.non200[statusCode] ?? 0) + 1;
       this.sample(`${statusCode} ${body}`);
@@ -40,7 +45,7 @@ export class AnswerTally {
       return;
     }
     if (typeof answer.processingTime === 'number') {
-      this.answers.push({ leadId: String(answer.leadId), status, processingMs: answer.processingTime });
+      this.answers.push({ leadId: String(answer.leadId), status, processingMs: answer.processingTime, opening });
     }
   }
 

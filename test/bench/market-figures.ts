@@ -21,8 +21,10 @@ export interface StoredLead {
 }
 
 export interface MarketFigures {
-  /** Leads answered in the measured run. */
+  /** Leads answered in the measured run, but for the opening burst. */
   leads: number;
+  /** The first lead of each connection, left out: they arrive all at once, as no steady load does. */
+  openingBurst: number;
   /** Of them, leads the service has no record of (none expected). */
   unrecorded: number;
   soldRate: number;
@@ -30,6 +32,9 @@ export interface MarketFigures {
   revenuePerLead: number;
   payoutPerLead: number;
   marginPerLead: number;
+  /** processingTime of the answers. */
+  processingP50Ms: number | undefined;
+  processingP99Ms: number | undefined;
   buyerWaitP50Ms: number | undefined;
   buyerWaitP99Ms: number | undefined;
   /** processingTime of the answer minus the lead's buyer wait. */
@@ -38,6 +43,8 @@ export interface MarketFigures {
   /** The lead's processing_ms minus its buyer wait: the selling engine alone. */
   engineOverheadP50Ms: number | undefined;
   engineOverheadP99Ms: number | undefined;
+  /** overheadP99Ms with the opening burst counted. */
+  overheadP99WithOpeningMs: number | undefined;
   calls: { pings: number; posts: number; errors: number; timeouts: number };
 }
 
@@ -57,25 +64,36 @@ export function buyerWaitMs(calls: readonly BuyerCall[]): number {
   return [...tiers.values()].reduce((sum, wait) => sum + wait.slowestPing + wait.posts, 0);
 }
 
-/** The market's figures over the measured run's answers, each matched with what the service stored of its lead. */
-export function marketFigures(answers: readonly Answer[], stored: ReadonlyMap<string, StoredLead>): MarketFigures {
-  const waits: number[] = [];
-  const overheads: number[] = [];
-  const engineOverheads: number[] = [];
+interface MatchedLead {
+  answer: Answer;
+  lead: StoredLead;
+  waitMs: number;
+}
+
+/** processingTime minus buyer wait. */
+const overheadOf = ({ answer, waitMs }: MatchedLead): number => answer.processingMs - waitMs;
+
+const p50p99 = (values: number[]): [number | undefined, number | undefined] => {
+  const sorted = ascending(values);
+  return [percentile(sorted, 0.5), percentile(sorted, 0.99)];
+};
+
+/**
+ * The market's figures over the measured run's answers but its opening burst, each matched with what the
+ * service stored of its lead.
+ */
+export function marketFigures(measured: readonly Answer[], stored: ReadonlyMap<string, StoredLead>): MarketFigures {
+  const matched: MatchedLead[] = measured.flatMap((answer) => {
+    const lead = stored.get(answer.leadId);
+    return lead ? [{ answer, lead, waitMs: buyerWaitMs(lead.calls) }] : [];
+  });
+  const steady = matched.filter(({ answer }) => !answer.opening);
+  const steadyAnswers = measured.filter((answer) => !answer.opening);
+  const leads = steadyAnswers.length;
   const calls = { pings: 0, posts: 0, errors: 0, timeouts: 0 };
-  let unrecorded = 0;
   let chargeCents = 0;
   let payoutCents = 0;
-  for (const answer of answers) {
-    const lead = stored.get(answer.leadId);
-    if (!lead) {
-      unrecorded += 1;
-      continue;
-    }
-    const wait = buyerWaitMs(lead.calls);
-    waits.push(wait);
-    overheads.push(answer.processingMs - wait);
-    if (lead.processingMs !== null) engineOverheads.push(lead.processingMs - wait);
+  for (const { lead } of steady) {
     chargeCents += lead.chargeCents;
     payoutCents += lead.payoutCents;
     for (const call of lead.calls) {
@@ -84,21 +102,31 @@ export function marketFigures(answers: readonly Answer[], stored: ReadonlyMap<st
       if (call.outcome === 'timeout' || call.outcome === 'unknown') calls.timeouts += 1;
     }
   }
-  const perLead = (cents: number) => (answers.length === 0 ? 0 : round(cents / 100 / answers.length));
-  const [wait, overhead, engineOverhead] = [waits, overheads, engineOverheads].map(ascending) as [number[], number[], number[]];
+  const perLead = (cents: number) => (leads === 0 ? 0 : round(cents / 100 / leads));
+  const sold = steadyAnswers.filter((answer) => answer.status === 'sold').length;
+  const [processingP50Ms, processingP99Ms] = p50p99(steady.map(({ answer }) => answer.processingMs));
+  const [buyerWaitP50Ms, buyerWaitP99Ms] = p50p99(steady.map(({ waitMs }) => waitMs));
+  const [overheadP50Ms, overheadP99Ms] = p50p99(steady.map(overheadOf));
+  const [engineOverheadP50Ms, engineOverheadP99Ms] = p50p99(
+    steady.flatMap(({ lead, waitMs }) => (lead.processingMs === null ? [] : [lead.processingMs - waitMs])),
+  );
   return {
-    leads: answers.length,
-    unrecorded,
-    soldRate: answers.length === 0 ? 0 : Math.round((answers.filter((a) => a.status === 'sold').length / answers.length) * 1000) / 1000,
+    leads,
+    openingBurst: measured.length - leads,
+    unrecorded: measured.length - matched.length,
+    soldRate: leads === 0 ? 0 : Math.round((sold / leads) * 1000) / 1000,
     revenuePerLead: perLead(chargeCents),
     payoutPerLead: perLead(payoutCents),
     marginPerLead: perLead(chargeCents - payoutCents),
-    buyerWaitP50Ms: percentile(wait, 0.5),
-    buyerWaitP99Ms: percentile(wait, 0.99),
-    overheadP50Ms: percentile(overhead, 0.5),
-    overheadP99Ms: percentile(overhead, 0.99),
-    engineOverheadP50Ms: percentile(engineOverhead, 0.5),
-    engineOverheadP99Ms: percentile(engineOverhead, 0.99),
+    processingP50Ms,
+    processingP99Ms,
+    buyerWaitP50Ms,
+    buyerWaitP99Ms,
+    overheadP50Ms,
+    overheadP99Ms,
+    engineOverheadP50Ms,
+    engineOverheadP99Ms,
+    overheadP99WithOpeningMs: p50p99(matched.map(overheadOf))[1],
     calls,
   };
 }
