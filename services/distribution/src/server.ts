@@ -16,6 +16,8 @@ import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { IntakeService } from './leads/intake.service.js';
 import { PublisherService } from './publishers/publisher.service.js';
+import { ReportService } from './reports/report.service.js';
+import { PiiLifecycle } from './security/pii-lifecycle.js';
 import { KeyedHasher } from './security/keyed-hash.js';
 import { PiiCipher } from './security/pii-cipher.js';
 import { loadSecrets } from './security/secrets.js';
@@ -87,7 +89,16 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   );
   server.addService(
     AdminServiceService,
-    adminHandlers({ publishers, buyers, buyerReports: new BuyerReports(db, breakers), adminToken: secrets.adminToken, tracer, logger }),
+    adminHandlers({
+      publishers,
+      buyers,
+      buyerReports: new BuyerReports(db, breakers),
+      reports: new ReportService(db),
+      pii: new PiiLifecycle(db, cipher),
+      adminToken: secrets.adminToken,
+      tracer,
+      logger,
+    }),
   );
   let port: number;
   try {

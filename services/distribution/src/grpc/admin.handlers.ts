@@ -4,6 +4,7 @@ import type {
   AdminServiceServer,
   ApplyBuyersRequest,
   BuyerSummary,
+  GetReportRequest,
   Publisher,
   PublisherKey,
 } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
@@ -12,6 +13,8 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import type { BuyerReports } from '../buyers/buyer-reports.js';
 import type { PublisherKeyRow } from '../db/schema.js';
 import { redactedDefinition } from '../buyers/buyer.js';
+import type { ReportService } from '../reports/report.service.js';
+import type { PiiLifecycle } from '../security/pii-lifecycle.js';
 import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
 import { requireAdmin } from './admin-auth.js';
 import { unary } from './unary.js';
@@ -20,6 +23,8 @@ export interface AdminHandlerDependencies {
   publishers: PublisherService;
   buyers: BuyerService;
   buyerReports: BuyerReports;
+  reports: ReportService;
+  pii: PiiLifecycle;
   adminToken: string;
   tracer: Tracer;
   logger: Logger;
@@ -83,6 +88,11 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
       const [summary] = await deps.buyerReports.summaries([buyer]);
       return { summary: summary as BuyerSummary, definitionJson: JSON.stringify(redactedDefinition(buyer.definition), null, 2) };
     }),
+    getReport: admin('GetReport', (request: GetReportRequest) => deps.reports.report(request)),
+    purgeSensitiveData: admin('PurgeSensitiveData', async (request: { olderThanDays: number }) => ({
+      purged: await deps.pii.purge(request.olderThanDays),
+    })),
+    reencryptSensitiveData: admin('ReencryptSensitiveData', (request: { batchSize: number }) => deps.pii.reencrypt(request.batchSize)),
     setBuyerActive: admin('SetBuyerActive', async (request: { buyer: string; active: boolean }) => {
       const [summary] = await deps.buyerReports.summaries([await deps.buyers.setActive(request.buyer, request.active)]);
       return { summary };

@@ -174,6 +174,67 @@ export interface SetBuyerActiveResponse {
   summary: BuyerSummary | undefined;
 }
 
+export interface GetReportRequest {
+  /** "publisher", "buyer", "day" or "hour". */
+  groupBy: string;
+  /** Inclusive start and exclusive end, epoch milliseconds; zero = unbounded. */
+  fromMs: number;
+  toMs: number;
+  /** IANA zone days and hours are counted in; empty = UTC. */
+  timezone: string;
+  /** Test leads are left out unless this is set. */
+  includeTest: boolean;
+}
+
+export interface ReportRow {
+  /** The publisher or buyer id, or the day ("2026-11-22") or hour ("2026-11-22T14"). */
+  key: string;
+  /** The publisher's or buyer's name, when grouped by them. */
+  name: string;
+  leads: number;
+  sold: number;
+  /** sold / leads, 0..1. */
+  soldRate: number;
+  /** What buyers were charged, in cents. */
+  revenueCents: number;
+  payoutCents: number;
+  marginCents: number;
+  processingP50Ms: number;
+  processingP95Ms: number;
+  /** Posts answered "accepted" / posts sent. */
+  buyerAcceptRate: number;
+  posts: number;
+  timeouts: number;
+  errors: number;
+  /** Posts whose answer never came (the buyer may have the lead). */
+  unknownOutcomes: number;
+}
+
+export interface GetReportResponse {
+  rows: ReportRow[];
+  total: ReportRow | undefined;
+}
+
+export interface PurgeSensitiveDataRequest {
+  /** Leads created more than this many days ago. */
+  olderThanDays: number;
+}
+
+export interface PurgeSensitiveDataResponse {
+  purged: number;
+}
+
+export interface ReencryptSensitiveDataRequest {
+  /** Leads per transaction; zero = a sensible default. */
+  batchSize: number;
+}
+
+export interface ReencryptSensitiveDataResponse {
+  reencrypted: number;
+  /** The key id every lead is now encrypted with. */
+  activeKeyId: string;
+}
+
 function createBasePublisher(): Publisher {
   return { id: "", name: "", rateLimitPerMinute: 0, payoutShareBps: 0, createdAtMs: 0, keys: [] };
 }
@@ -2453,6 +2514,889 @@ export const SetBuyerActiveResponse: MessageFns<SetBuyerActiveResponse> = {
   },
 };
 
+function createBaseGetReportRequest(): GetReportRequest {
+  return { groupBy: "", fromMs: 0, toMs: 0, timezone: "", includeTest: false };
+}
+
+export const GetReportRequest: MessageFns<GetReportRequest> = {
+  encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.groupBy !== "") {
+      writer.uint32(10).string(message.groupBy);
+    }
+    if (message.fromMs !== 0) {
+      writer.uint32(16).int64(message.fromMs);
+    }
+    if (message.toMs !== 0) {
+      writer.uint32(24).int64(message.toMs);
+    }
+    if (message.timezone !== "") {
+      writer.uint32(34).string(message.timezone);
+    }
+    if (message.includeTest !== false) {
+      writer.uint32(40).bool(message.includeTest);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groupBy = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.fromMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.toMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.includeTest = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportRequest {
+    return {
+      groupBy: isSet(object.groupBy)
+        ? globalThis.String(object.groupBy)
+        : isSet(object.group_by)
+        ? globalThis.String(object.group_by)
+        : "",
+      fromMs: isSet(object.fromMs)
+        ? globalThis.Number(object.fromMs)
+        : isSet(object.from_ms)
+        ? globalThis.Number(object.from_ms)
+        : 0,
+      toMs: isSet(object.toMs)
+        ? globalThis.Number(object.toMs)
+        : isSet(object.to_ms)
+        ? globalThis.Number(object.to_ms)
+        : 0,
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+      includeTest: isSet(object.includeTest)
+        ? globalThis.Boolean(object.includeTest)
+        : isSet(object.include_test)
+        ? globalThis.Boolean(object.include_test)
+        : false,
+    };
+  },
+
+  toJSON(message: GetReportRequest): unknown {
+    const obj: any = {};
+    if (message.groupBy !== "") {
+      obj.groupBy = message.groupBy;
+    }
+    if (message.fromMs !== 0) {
+      obj.fromMs = Math.round(message.fromMs);
+    }
+    if (message.toMs !== 0) {
+      obj.toMs = Math.round(message.toMs);
+    }
+    if (message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    if (message.includeTest !== false) {
+      obj.includeTest = message.includeTest;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportRequest>, I>>(base?: I): GetReportRequest {
+    return GetReportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportRequest>, I>>(object: I): GetReportRequest {
+    const message = createBaseGetReportRequest();
+    message.groupBy = object.groupBy ?? "";
+    message.fromMs = object.fromMs ?? 0;
+    message.toMs = object.toMs ?? 0;
+    message.timezone = object.timezone ?? "";
+    message.includeTest = object.includeTest ?? false;
+    return message;
+  },
+};
+
+function createBaseReportRow(): ReportRow {
+  return {
+    key: "",
+    name: "",
+    leads: 0,
+    sold: 0,
+    soldRate: 0,
+    revenueCents: 0,
+    payoutCents: 0,
+    marginCents: 0,
+    processingP50Ms: 0,
+    processingP95Ms: 0,
+    buyerAcceptRate: 0,
+    posts: 0,
+    timeouts: 0,
+    errors: 0,
+    unknownOutcomes: 0,
+  };
+}
+
+export const ReportRow: MessageFns<ReportRow> = {
+  encode(message: ReportRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.leads !== 0) {
+      writer.uint32(24).int64(message.leads);
+    }
+    if (message.sold !== 0) {
+      writer.uint32(32).int64(message.sold);
+    }
+    if (message.soldRate !== 0) {
+      writer.uint32(41).double(message.soldRate);
+    }
+    if (message.revenueCents !== 0) {
+      writer.uint32(48).int64(message.revenueCents);
+    }
+    if (message.payoutCents !== 0) {
+      writer.uint32(56).int64(message.payoutCents);
+    }
+    if (message.marginCents !== 0) {
+      writer.uint32(64).int64(message.marginCents);
+    }
+    if (message.processingP50Ms !== 0) {
+      writer.uint32(73).double(message.processingP50Ms);
+    }
+    if (message.processingP95Ms !== 0) {
+      writer.uint32(81).double(message.processingP95Ms);
+    }
+    if (message.buyerAcceptRate !== 0) {
+      writer.uint32(89).double(message.buyerAcceptRate);
+    }
+    if (message.posts !== 0) {
+      writer.uint32(96).int64(message.posts);
+    }
+    if (message.timeouts !== 0) {
+      writer.uint32(104).int64(message.timeouts);
+    }
+    if (message.errors !== 0) {
+      writer.uint32(112).int64(message.errors);
+    }
+    if (message.unknownOutcomes !== 0) {
+      writer.uint32(120).int64(message.unknownOutcomes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportRow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportRow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.leads = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sold = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.soldRate = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.revenueCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.payoutCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.marginCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.processingP50Ms = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.processingP95Ms = reader.double();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.buyerAcceptRate = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.posts = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.timeouts = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.errors = longToNumber(reader.int64());
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.unknownOutcomes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportRow {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      leads: isSet(object.leads) ? globalThis.Number(object.leads) : 0,
+      sold: isSet(object.sold) ? globalThis.Number(object.sold) : 0,
+      soldRate: isSet(object.soldRate)
+        ? globalThis.Number(object.soldRate)
+        : isSet(object.sold_rate)
+        ? globalThis.Number(object.sold_rate)
+        : 0,
+      revenueCents: isSet(object.revenueCents)
+        ? globalThis.Number(object.revenueCents)
+        : isSet(object.revenue_cents)
+        ? globalThis.Number(object.revenue_cents)
+        : 0,
+      payoutCents: isSet(object.payoutCents)
+        ? globalThis.Number(object.payoutCents)
+        : isSet(object.payout_cents)
+        ? globalThis.Number(object.payout_cents)
+        : 0,
+      marginCents: isSet(object.marginCents)
+        ? globalThis.Number(object.marginCents)
+        : isSet(object.margin_cents)
+        ? globalThis.Number(object.margin_cents)
+        : 0,
+      processingP50Ms: isSet(object.processingP50Ms)
+        ? globalThis.Number(object.processingP50Ms)
+        : isSet(object.processing_p50_ms)
+        ? globalThis.Number(object.processing_p50_ms)
+        : 0,
+      processingP95Ms: isSet(object.processingP95Ms)
+        ? globalThis.Number(object.processingP95Ms)
+        : isSet(object.processing_p95_ms)
+        ? globalThis.Number(object.processing_p95_ms)
+        : 0,
+      buyerAcceptRate: isSet(object.buyerAcceptRate)
+        ? globalThis.Number(object.buyerAcceptRate)
+        : isSet(object.buyer_accept_rate)
+        ? globalThis.Number(object.buyer_accept_rate)
+        : 0,
+      posts: isSet(object.posts) ? globalThis.Number(object.posts) : 0,
+      timeouts: isSet(object.timeouts) ? globalThis.Number(object.timeouts) : 0,
+      errors: isSet(object.errors) ? globalThis.Number(object.errors) : 0,
+      unknownOutcomes: isSet(object.unknownOutcomes)
+        ? globalThis.Number(object.unknownOutcomes)
+        : isSet(object.unknown_outcomes)
+        ? globalThis.Number(object.unknown_outcomes)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReportRow): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.leads !== 0) {
+      obj.leads = Math.round(message.leads);
+    }
+    if (message.sold !== 0) {
+      obj.sold = Math.round(message.sold);
+    }
+    if (message.soldRate !== 0) {
+      obj.soldRate = floatToJson(message.soldRate);
+    }
+    if (message.revenueCents !== 0) {
+      obj.revenueCents = Math.round(message.revenueCents);
+    }
+    if (message.payoutCents !== 0) {
+      obj.payoutCents = Math.round(message.payoutCents);
+    }
+    if (message.marginCents !== 0) {
+      obj.marginCents = Math.round(message.marginCents);
+    }
+    if (message.processingP50Ms !== 0) {
+      obj.processingP50Ms = floatToJson(message.processingP50Ms);
+    }
+    if (message.processingP95Ms !== 0) {
+      obj.processingP95Ms = floatToJson(message.processingP95Ms);
+    }
+    if (message.buyerAcceptRate !== 0) {
+      obj.buyerAcceptRate = floatToJson(message.buyerAcceptRate);
+    }
+    if (message.posts !== 0) {
+      obj.posts = Math.round(message.posts);
+    }
+    if (message.timeouts !== 0) {
+      obj.timeouts = Math.round(message.timeouts);
+    }
+    if (message.errors !== 0) {
+      obj.errors = Math.round(message.errors);
+    }
+    if (message.unknownOutcomes !== 0) {
+      obj.unknownOutcomes = Math.round(message.unknownOutcomes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportRow>, I>>(base?: I): ReportRow {
+    return ReportRow.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportRow>, I>>(object: I): ReportRow {
+    const message = createBaseReportRow();
+    message.key = object.key ?? "";
+    message.name = object.name ?? "";
+    message.leads = object.leads ?? 0;
+    message.sold = object.sold ?? 0;
+    message.soldRate = object.soldRate ?? 0;
+    message.revenueCents = object.revenueCents ?? 0;
+    message.payoutCents = object.payoutCents ?? 0;
+    message.marginCents = object.marginCents ?? 0;
+    message.processingP50Ms = object.processingP50Ms ?? 0;
+    message.processingP95Ms = object.processingP95Ms ?? 0;
+    message.buyerAcceptRate = object.buyerAcceptRate ?? 0;
+    message.posts = object.posts ?? 0;
+    message.timeouts = object.timeouts ?? 0;
+    message.errors = object.errors ?? 0;
+    message.unknownOutcomes = object.unknownOutcomes ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetReportResponse(): GetReportResponse {
+  return { rows: [], total: undefined };
+}
+
+export const GetReportResponse: MessageFns<GetReportResponse> = {
+  encode(message: GetReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.rows) {
+      ReportRow.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== undefined) {
+      ReportRow.encode(message.total, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rows.push(ReportRow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.total = ReportRow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportResponse {
+    return {
+      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => ReportRow.fromJSON(e)) : [],
+      total: isSet(object.total) ? ReportRow.fromJSON(object.total) : undefined,
+    };
+  },
+
+  toJSON(message: GetReportResponse): unknown {
+    const obj: any = {};
+    if (message.rows?.length) {
+      obj.rows = message.rows.map((e) => ReportRow.toJSON(e));
+    }
+    if (message.total !== undefined) {
+      obj.total = ReportRow.toJSON(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportResponse>, I>>(base?: I): GetReportResponse {
+    return GetReportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportResponse>, I>>(object: I): GetReportResponse {
+    const message = createBaseGetReportResponse();
+    message.rows = object.rows?.map((e) => ReportRow.fromPartial(e)) || [];
+    message.total = (object.total !== undefined && object.total !== null)
+      ? ReportRow.fromPartial(object.total)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePurgeSensitiveDataRequest(): PurgeSensitiveDataRequest {
+  return { olderThanDays: 0 };
+}
+
+export const PurgeSensitiveDataRequest: MessageFns<PurgeSensitiveDataRequest> = {
+  encode(message: PurgeSensitiveDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.olderThanDays !== 0) {
+      writer.uint32(8).int32(message.olderThanDays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeSensitiveDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeSensitiveDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.olderThanDays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgeSensitiveDataRequest {
+    return {
+      olderThanDays: isSet(object.olderThanDays)
+        ? globalThis.Number(object.olderThanDays)
+        : isSet(object.older_than_days)
+        ? globalThis.Number(object.older_than_days)
+        : 0,
+    };
+  },
+
+  toJSON(message: PurgeSensitiveDataRequest): unknown {
+    const obj: any = {};
+    if (message.olderThanDays !== 0) {
+      obj.olderThanDays = Math.round(message.olderThanDays);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeSensitiveDataRequest>, I>>(base?: I): PurgeSensitiveDataRequest {
+    return PurgeSensitiveDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeSensitiveDataRequest>, I>>(object: I): PurgeSensitiveDataRequest {
+    const message = createBasePurgeSensitiveDataRequest();
+    message.olderThanDays = object.olderThanDays ?? 0;
+    return message;
+  },
+};
+
+function createBasePurgeSensitiveDataResponse(): PurgeSensitiveDataResponse {
+  return { purged: 0 };
+}
+
+export const PurgeSensitiveDataResponse: MessageFns<PurgeSensitiveDataResponse> = {
+  encode(message: PurgeSensitiveDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.purged !== 0) {
+      writer.uint32(8).int64(message.purged);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeSensitiveDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeSensitiveDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.purged = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgeSensitiveDataResponse {
+    return { purged: isSet(object.purged) ? globalThis.Number(object.purged) : 0 };
+  },
+
+  toJSON(message: PurgeSensitiveDataResponse): unknown {
+    const obj: any = {};
+    if (message.purged !== 0) {
+      obj.purged = Math.round(message.purged);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeSensitiveDataResponse>, I>>(base?: I): PurgeSensitiveDataResponse {
+    return PurgeSensitiveDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeSensitiveDataResponse>, I>>(object: I): PurgeSensitiveDataResponse {
+    const message = createBasePurgeSensitiveDataResponse();
+    message.purged = object.purged ?? 0;
+    return message;
+  },
+};
+
+function createBaseReencryptSensitiveDataRequest(): ReencryptSensitiveDataRequest {
+  return { batchSize: 0 };
+}
+
+export const ReencryptSensitiveDataRequest: MessageFns<ReencryptSensitiveDataRequest> = {
+  encode(message: ReencryptSensitiveDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batchSize !== 0) {
+      writer.uint32(8).int32(message.batchSize);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReencryptSensitiveDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReencryptSensitiveDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.batchSize = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReencryptSensitiveDataRequest {
+    return {
+      batchSize: isSet(object.batchSize)
+        ? globalThis.Number(object.batchSize)
+        : isSet(object.batch_size)
+        ? globalThis.Number(object.batch_size)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReencryptSensitiveDataRequest): unknown {
+    const obj: any = {};
+    if (message.batchSize !== 0) {
+      obj.batchSize = Math.round(message.batchSize);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReencryptSensitiveDataRequest>, I>>(base?: I): ReencryptSensitiveDataRequest {
+    return ReencryptSensitiveDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReencryptSensitiveDataRequest>, I>>(
+    object: I,
+  ): ReencryptSensitiveDataRequest {
+    const message = createBaseReencryptSensitiveDataRequest();
+    message.batchSize = object.batchSize ?? 0;
+    return message;
+  },
+};
+
+function createBaseReencryptSensitiveDataResponse(): ReencryptSensitiveDataResponse {
+  return { reencrypted: 0, activeKeyId: "" };
+}
+
+export const ReencryptSensitiveDataResponse: MessageFns<ReencryptSensitiveDataResponse> = {
+  encode(message: ReencryptSensitiveDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reencrypted !== 0) {
+      writer.uint32(8).int64(message.reencrypted);
+    }
+    if (message.activeKeyId !== "") {
+      writer.uint32(18).string(message.activeKeyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReencryptSensitiveDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReencryptSensitiveDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.reencrypted = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.activeKeyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReencryptSensitiveDataResponse {
+    return {
+      reencrypted: isSet(object.reencrypted) ? globalThis.Number(object.reencrypted) : 0,
+      activeKeyId: isSet(object.activeKeyId)
+        ? globalThis.String(object.activeKeyId)
+        : isSet(object.active_key_id)
+        ? globalThis.String(object.active_key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReencryptSensitiveDataResponse): unknown {
+    const obj: any = {};
+    if (message.reencrypted !== 0) {
+      obj.reencrypted = Math.round(message.reencrypted);
+    }
+    if (message.activeKeyId !== "") {
+      obj.activeKeyId = message.activeKeyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReencryptSensitiveDataResponse>, I>>(base?: I): ReencryptSensitiveDataResponse {
+    return ReencryptSensitiveDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReencryptSensitiveDataResponse>, I>>(
+    object: I,
+  ): ReencryptSensitiveDataResponse {
+    const message = createBaseReencryptSensitiveDataResponse();
+    message.reencrypted = object.reencrypted ?? 0;
+    message.activeKeyId = object.activeKeyId ?? "";
+    return message;
+  },
+};
+
 /**
  * The operator's surface: publishers, their keys, and buyers. Every call needs
  * the admin token as "authorization: Bearer <token>" metadata.
@@ -2563,6 +3507,52 @@ export const AdminServiceService = {
       Buffer.from(SetBuyerActiveResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetBuyerActiveResponse => SetBuyerActiveResponse.decode(value),
   },
+  /**
+   * Leads, sales and money by publisher, buyer, day or hour over a time range.
+   * Money figures come from the ledger, so they agree with it to the cent.
+   */
+  getReport: {
+    path: "/leadflow.admin.v1.AdminService/GetReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetReportRequest): Buffer => Buffer.from(GetReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetReportRequest => GetReportRequest.decode(value),
+    responseSerialize: (value: GetReportResponse): Buffer => Buffer.from(GetReportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetReportResponse => GetReportResponse.decode(value),
+  },
+  /**
+   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
+   * of leads older than the given age, keeping the keyed hashes that duplicate
+   * checks need. Idempotent.
+   */
+  purgeSensitiveData: {
+    path: "/leadflow.admin.v1.AdminService/PurgeSensitiveData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PurgeSensitiveDataRequest): Buffer =>
+      Buffer.from(PurgeSensitiveDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PurgeSensitiveDataRequest => PurgeSensitiveDataRequest.decode(value),
+    responseSerialize: (value: PurgeSensitiveDataResponse): Buffer =>
+      Buffer.from(PurgeSensitiveDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PurgeSensitiveDataResponse => PurgeSensitiveDataResponse.decode(value),
+  },
+  /**
+   * Re-encrypts every stored lead's sensitive fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
+   * Resumable: leads already under the active key are skipped.
+   */
+  reencryptSensitiveData: {
+    path: "/leadflow.admin.v1.AdminService/ReencryptSensitiveData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReencryptSensitiveDataRequest): Buffer =>
+      Buffer.from(ReencryptSensitiveDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReencryptSensitiveDataRequest => ReencryptSensitiveDataRequest.decode(value),
+    responseSerialize: (value: ReencryptSensitiveDataResponse): Buffer =>
+      Buffer.from(ReencryptSensitiveDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReencryptSensitiveDataResponse =>
+      ReencryptSensitiveDataResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -2586,6 +3576,23 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   getBuyer: handleUnaryCall<GetBuyerRequest, GetBuyerResponse>;
   /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
   setBuyerActive: handleUnaryCall<SetBuyerActiveRequest, SetBuyerActiveResponse>;
+  /**
+   * Leads, sales and money by publisher, buyer, day or hour over a time range.
+   * Money figures come from the ledger, so they agree with it to the cent.
+   */
+  getReport: handleUnaryCall<GetReportRequest, GetReportResponse>;
+  /**
+   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
+   * of leads older than the given age, keeping the keyed hashes that duplicate
+   * checks need. Idempotent.
+   */
+  purgeSensitiveData: handleUnaryCall<PurgeSensitiveDataRequest, PurgeSensitiveDataResponse>;
+  /**
+   * Re-encrypts every stored lead's sensitive fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
+   * Resumable: leads already under the active key are skipped.
+   */
+  reencryptSensitiveData: handleUnaryCall<ReencryptSensitiveDataRequest, ReencryptSensitiveDataResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -2735,6 +3742,65 @@ export interface AdminServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetBuyerActiveResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Leads, sales and money by publisher, buyer, day or hour over a time range.
+   * Money figures come from the ledger, so they agree with it to the cent.
+   */
+  getReport(
+    request: GetReportRequest,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
+   * of leads older than the given age, keeping the keyed hashes that duplicate
+   * checks need. Idempotent.
+   */
+  purgeSensitiveData(
+    request: PurgeSensitiveDataRequest,
+    callback: (error: ServiceError | null, response: PurgeSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  purgeSensitiveData(
+    request: PurgeSensitiveDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PurgeSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  purgeSensitiveData(
+    request: PurgeSensitiveDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PurgeSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Re-encrypts every stored lead's sensitive fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
+   * Resumable: leads already under the active key are skipped.
+   */
+  reencryptSensitiveData(
+    request: ReencryptSensitiveDataRequest,
+    callback: (error: ServiceError | null, response: ReencryptSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  reencryptSensitiveData(
+    request: ReencryptSensitiveDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReencryptSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  reencryptSensitiveData(
+    request: ReencryptSensitiveDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReencryptSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AdminServiceClient = makeGenericClientConstructor(
@@ -2745,6 +3811,10 @@ export const AdminServiceClient = makeGenericClientConstructor(
   service: typeof AdminServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
