@@ -210,13 +210,15 @@ export class PingTreeSeller implements LeadSeller {
   private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<SaleWinner | undefined> {
     const { buyer } = candidate;
     const live = !request.lead.test;
-    if (live && !this.deps.breakers.allow(buyer.id)) {
-      log.skip(buyer.id, 'circuit_open');
-      return undefined;
-    }
     const heldSpend = candidate.chargeCents ?? 0;
     if (live && !(await reserveCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend))) {
       log.skip(buyer.id, 'capped');
+      return undefined;
+    }
+    // Asked last: in half-open state a yes is the one probe, and it must be followed by a call.
+    if (live && !this.deps.breakers.allow(buyer.id)) {
+      await releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
+      log.skip(buyer.id, 'circuit_open');
       return undefined;
     }
     const started = performance.now();
