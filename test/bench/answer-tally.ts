@@ -16,8 +16,8 @@ export interface Answer {
   status: AnswerStatus;
   processingMs: number;
   /**
-   * The first answer on its connection: all connections open at once and send together, so these leads
-   * arrived as one burst, which only the start of a load run has.
+   * Sent before the run's first answer came back: every connection opens and sends at once, so these
+   * leads arrived as one burst, which only the start of a run has.
    */
   opening: boolean;
 }
@@ -28,10 +28,13 @@ const MAX_SAMPLES = 5;
 export class AnswerTally {
   readonly answers: Answer[] = [];
   private readonly counts: AnswerCounts = { non200: {}, unexpected: 0, samples: [] };
+  private firstAnswerAt: number | undefined;
 
   constructor(private readonly expectedStatuses: readonly AnswerStatus[]) {}
 
-  record(statusCode: number, body: string, opening = false): void {
+  record(statusCode: number, body: string): void {
+    const now = performance.now();
+    this.firstAnswerAt ??= now;
     if (statusCode !== 200) {
       this.counts.non200[statusCode] = (this.counts.non200[statusCode] ?? 0) + 1;
       this.sample(`${statusCode} ${body}`);
@@ -45,6 +48,9 @@ export class AnswerTally {
       return;
     }
     if (typeof answer.processingTime === 'number') {
+      // A connection sends its next lead only once it has its answer: a lead was sent in the opening
+      // burst when it reached the gateway before any answer was back.
+      const opening = now - answer.processingTime < this.firstAnswerAt;
       this.answers.push({ leadId: String(answer.leadId), status, processingMs: answer.processingTime, opening });
     }
   }

@@ -1,5 +1,5 @@
 import { childEnv } from './child-env.js';
-import { freePort } from './free-port.js';
+import { freePorts } from './free-port.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';
@@ -11,10 +11,10 @@ const KEYS = Array.from({ length: 50 }, (_, i) => `floor-key-${i}`);
 /** The floor of our shape: Fastify -> one grpc-js unary call -> one row insert, on SQLite or MySQL. */
 export function runFloor(settings: LoadSettings, databaseUrl: string | undefined): Promise<ScenarioResult> {
   return withTempDir(async (dataDir) => {
-    const httpPort = await freePort();
+    const [grpcPort, httpPort] = (await freePorts(2)) as [number, number];
     const env = childEnv({
       FLOOR_DATA_DIR: dataDir,
-      FLOOR_GRPC_PORT: String(await freePort()),
+      FLOOR_GRPC_PORT: String(grpcPort),
       FLOOR_HTTP_PORT: String(httpPort),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });

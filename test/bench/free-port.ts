@@ -1,13 +1,32 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now, for a child process to listen on. */
-export function freePort(): Promise<number> {
+function listenAnywhere(): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.listen(0, '127.0.0.1', () => resolve(server));
   });
+}
+
+/**
+ * count distinct TCP ports free on 127.0.0.1 right now, for child processes to listen on. All are held
+ * until every one is found: a port released early could be handed out twice.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) servers.push(await listenAnywhere());
+    return servers.map((server) => {
+      const address = server.address();
+      if (typeof address !== 'object' || !address) throw new Error('no port');
+      return address.port;
+    });
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+/** One TCP port free on 127.0.0.1 right now; for two or more, freePorts. */
+export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0]!;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { childEnv } from './child-env.js';
-import { freePort } from './free-port.js';
+import { freePorts } from './free-port.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';
 
@@ -33,8 +33,7 @@ export async function startLeadflow(
   databaseUrl: string | undefined,
   settings: Record<string, string> = {},
 ): Promise<LeadflowProcesses> {
-  const grpcPort = await freePort();
-  const httpPort = await freePort();
+  const [grpcPort, httpPort] = (await freePorts(2)) as [number, number];
   const adminToken = randomBytes(24).toString('hex');
   const env = childEnv({
     LEADFLOW_DATA_DIR: dataDir,

@@ -82,11 +82,7 @@ function run(target: LoadTarget, bodies: LeadBodies, connections: number, durati
               request.body = bodies.next();
               return request;
             },
-            // autocannon keeps one context per connection: its first answer is the one to the opening burst.
-            onResponse: (status, body, context: { answered?: boolean }) => {
-              tally.record(status, body, !context.answered);
-              context.answered = true;
-            },
+            onResponse: (status, body) => tally.record(status, body),
           },
         ],
       },
