@@ -1,4 +1,5 @@
 import type { Caps } from './definition/buyer-definition.js';
+import { zonedClock } from './rules/zoned-time.js';
 
 export interface CapPeriod {
   /** The counter row's key, e.g. "d:2026-11-22". */
@@ -7,18 +8,7 @@ export interface CapPeriod {
   maxSpendCents: number | undefined;
 }
 
-function localParts(now: Date, timezone: string): { year: string; month: string; day: string; hour: string } {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(now);
-  const part = (type: string) => parts.find((p) => p.type === type)!.value;
-  return { year: part('year'), month: part('month'), day: part('day'), hour: part('hour') };
-}
+const pad = (value: number) => String(value).padStart(2, '0');
 
 /**
  * The counters a sale to this buyer counts against now: its hour, day and
@@ -26,8 +16,12 @@ function localParts(now: Date, timezone: string): { year: string; month: string;
  * Periods without a limit are not counted.
  */
 export function capPeriods(caps: Caps, now: Date, timezone: string): CapPeriod[] {
-  const { year, month, day, hour } = localParts(now, timezone);
   const periods: CapPeriod[] = [];
+  if (caps.leadsPerHour === undefined && caps.leadsPerDay === undefined && caps.leadsPerMonth === undefined && caps.spendPerDayCents === undefined) {
+    return periods;
+  }
+  const clock = zonedClock(now, timezone);
+  const [year, month, day, hour] = [String(clock.year), pad(clock.month), pad(clock.day), pad(clock.hour)];
   if (caps.leadsPerHour !== undefined) {
     periods.push({ period: `h:${year}-${month}-${day}T${hour}`, maxLeads: caps.leadsPerHour, maxSpendCents: undefined });
   }
