@@ -1,8 +1,10 @@
 import { CommandArgs, type OptionSpecs } from './args.js';
 import { buyerCommands } from './commands/buyer.js';
-import type { Command, InputStream } from './commands/command.js';
+import type { Command, CommandOutput, InputStream } from './commands/command.js';
 import { leadCommands } from './commands/lead.js';
+import { piiCommands, type LocalCommand } from './commands/pii.js';
 import { publisherCommands } from './commands/publisher.js';
+import { reportCommands } from './commands/report.js';
 import { resolveConnection } from './connection.js';
 import { CliFailure, UsageError } from './errors.js';
 import { ServiceCalls } from './service-calls.js';
@@ -20,7 +22,9 @@ const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
-const COMMANDS: Command<unknown>[] = [...publisherCommands, ...buyerCommands, ...leadCommands];
+type AnyCommand = Command<unknown> | LocalCommand<unknown>;
+
+const COMMANDS: AnyCommand[] = [...publisherCommands, ...buyerCommands, ...leadCommands, ...piiCommands, ...reportCommands];
 
 const COMMON_OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
@@ -35,14 +39,14 @@ function usageError(io: CliIo, message: string, usage: string): number {
   return EXIT_USAGE;
 }
 
-function checkPositionals(command: Command<unknown>, positionals: string[]): void {
+function checkPositionals(command: AnyCommand, positionals: string[]): void {
   const missing = command.positionals.slice(positionals.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`);
   const extra = positionals.slice(command.positionals.length);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 }
 
-async function runCommand(command: Command<unknown>, argv: string[], io: CliIo): Promise<number> {
+async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promise<number> {
   try {
     const args = CommandArgs.parse(argv, { ...command.options, ...COMMON_OPTIONS });
     if (args.flag('help')) {
@@ -51,8 +55,12 @@ async function runCommand(command: Command<unknown>, argv: string[], io: CliIo):
     }
     checkPositionals(command, args.positionals);
     const input = await command.parse(args, io.stdin);
-    const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
-    const output = await command.run(calls, input).finally(() => calls.close());
+    let output: CommandOutput;
+    if ('runLocally' in command) output = await command.runLocally(input, io.env);
+    else {
+      const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
+      output = await command.run(calls, input).finally(() => calls.close());
+    }
     if (args.flag('json')) io.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
     else (output.failed ? io.stderr : io.stdout).write(output.text);
     return output.failed ? EXIT_FAILED : EXIT_OK;
@@ -77,6 +85,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const inGroup = COMMANDS.filter((command) => command.group === group);
   if (inGroup.length === 0) return usageError(io, `unknown command "${group}"`, programUsage(COMMANDS));
+  // A command named by its group alone (`leadflow report --by day`) takes every word after it.
+  const groupCommand = inGroup.find((command) => command.name === '');
+  if (groupCommand) return runCommand(groupCommand, words.slice(1), io);
   if (name !== undefined && isHelp(name)) {
     io.stdout.write(groupUsage(group, inGroup));
     return EXIT_OK;

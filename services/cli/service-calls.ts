@@ -4,8 +4,11 @@ import {
   type ApplyBuyersResponse,
   type BuyerSummary,
   type CreatePublisherRequest,
+  type GetReportRequest,
   type Publisher,
   type PublisherKey,
+  type ReencryptSensitiveDataResponse,
+  type ReportRow,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
@@ -15,6 +18,10 @@ import { CliFailure } from './errors.js';
 
 /** Every call answers within this or fails: a CLI should not hang on a service that does not answer. */
 const CALL_DEADLINE_MS = 5000;
+/** Purging or re-encrypting a large table takes minutes; should the CLI stop waiting, the service finishes anyway. */
+const MAINTENANCE_DEADLINE_MS = 60 * 60 * 1000;
+/** A report reads every lead in its range: over millions of them, more than seconds. */
+const REPORT_DEADLINE_MS = 5 * 60 * 1000;
 
 /** ts-proto types a field holding a message as possibly undefined; the service always sets the ones read here. */
 function present<T>(value: T | undefined, what: string): T {
@@ -28,6 +35,12 @@ function parsedJson(text: string, what: string): unknown {
   } catch {
     throw new CliFailure(`the service answered with a ${what} that is not JSON`);
   }
+}
+
+/** A report as the service answers it; the total is always there. */
+export interface Report {
+  rows: ReportRow[];
+  total: ReportRow;
 }
 
 /**
@@ -92,16 +105,29 @@ export class ServiceCalls {
     return present((await this.call(this.distribution.getLead.bind(this.distribution), { leadId })).lead, 'lead');
   }
 
+  async getReport(request: GetReportRequest): Promise<Report> {
+    const response = await this.call(this.admin.getReport.bind(this.admin), request, REPORT_DEADLINE_MS);
+    return { rows: response.rows, total: present(response.total, 'total') };
+  }
+
+  async purgeSensitiveData(olderThanDays: number): Promise<number> {
+    return (await this.call(this.admin.purgeSensitiveData.bind(this.admin), { olderThanDays }, MAINTENANCE_DEADLINE_MS)).purged;
+  }
+
+  reencryptSensitiveData(batchSize: number): Promise<ReencryptSensitiveDataResponse> {
+    return this.call(this.admin.reencryptSensitiveData.bind(this.admin), { batchSize }, MAINTENANCE_DEADLINE_MS);
+  }
+
   close(): void {
     this.admin.close();
   }
 
-  private call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
+  private call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadlineMs = CALL_DEADLINE_MS): Promise<Res> {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${this.connection.token}`);
-    return callUnary(method, request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }).catch((error: ServiceError) => {
+    return callUnary(method, request, metadata, { deadline: Date.now() + deadlineMs }).catch((error: ServiceError) => {
       const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
-      throw new CliFailure(describeCallError(error, this.connection, { deadlineMs: CALL_DEADLINE_MS, serviceReached }));
+      throw new CliFailure(describeCallError(error, this.connection, { deadlineMs, serviceReached }));
     });
   }
 }

@@ -2,6 +2,9 @@ import { DEFAULT_GRPC_PORT } from '../common/config.js';
 import { SECRETS_FILE } from '../distribution/src/security/secrets.js';
 import type { Command } from './commands/command.js';
 
+/** What the usage texts show of a command. */
+type CommandHelp = Pick<Command<unknown>, 'group' | 'name' | 'synopsis' | 'summary' | 'details'>;
+
 const COMMON_SYNOPSIS = '[--json] [--address HOST:PORT]';
 
 const COMMON_OPTIONS = `Options of every command:
@@ -15,26 +18,27 @@ const TOKEN_NOTE = `The admin token is LEADFLOW_ADMIN_TOKEN, else the one a loca
 LEADFLOW_DATA_DIR/${SECRETS_FILE} (default .leadflow, relative to the current directory).
 `;
 
-function commandList(commands: Command<unknown>[]): string {
+function commandList(commands: CommandHelp[]): string {
   return commands
-    .map((command) => `  leadflow ${command.group} ${command.name} ${command.synopsis}`.trimEnd() + `\n      ${command.summary}\n`)
+    .map((command) => `  leadflow ${[command.group, command.name, command.synopsis].filter(Boolean).join(' ')}\n      ${command.summary}\n`)
     .join('');
 }
 
-export function programUsage(commands: Command<unknown>[]): string {
+export function programUsage(commands: CommandHelp[]): string {
   return (
     'Usage: leadflow COMMAND [ARGUMENTS] [--json] [--address HOST:PORT]\n\n' +
-    "Manages leadflow's publishers, their keys and buyers, and shows leads, through its admin gRPC service.\n\n" +
+    "Manages leadflow's publishers, their keys and buyers, shows leads and purges or re-encrypts their sensitive\n" +
+    'fields, through its admin gRPC service.\n\n' +
     `Commands:\n${commandList(commands)}  leadflow help [COMMAND]\n      show this help, or a command's\n\n` +
     `${COMMON_OPTIONS}\n${TOKEN_NOTE}`
   );
 }
 
-export function groupUsage(group: string, commands: Command<unknown>[]): string {
+export function groupUsage(group: string, commands: CommandHelp[]): string {
   return `Usage: leadflow ${group} COMMAND [ARGUMENTS] ${COMMON_SYNOPSIS}\n\nCommands:\n${commandList(commands)}\n${COMMON_OPTIONS}`;
 }
 
-export function commandUsage(command: Command<unknown>): string {
+export function commandUsage(command: CommandHelp): string {
   const synopsis = [command.group, command.name, command.synopsis, COMMON_SYNOPSIS].filter(Boolean).join(' ');
   const details = command.details.map((line) => `  ${line}\n`).join('');
   return `Usage: leadflow ${synopsis}\n\n${command.summary[0].toUpperCase()}${command.summary.slice(1)}.\n\n${details}\n${COMMON_OPTIONS}`;

@@ -20,6 +20,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/** A whole number in min..max, or undefined when the variable is unset or empty. */
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  if (env[name] === undefined || env[name] === '') return undefined;
+  return integer(env, name, min, min, max); // set, so the fallback never applies
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -45,6 +51,10 @@ function logLevel(env: Env): string {
 export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_GRPC_PORT = 50051;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+/** The distribution service's Prometheus listener: the port the OpenTelemetry Prometheus exporter uses too. */
+export const DEFAULT_METRICS_PORT = 9464;
+/** How long sensitive lead fields may be kept, in days: for LEADFLOW_PII_RETENTION_DAYS and manual purges alike. */
+export const PII_RETENTION_DAYS = { min: 1, max: 3650 } as const;
 
 export function grpcPort(env: Env): number {
   return port(env, 'LEADFLOW_GRPC_PORT', DEFAULT_GRPC_PORT);
@@ -62,6 +72,8 @@ export interface TelemetryConfig {
 export interface DistributionConfig {
   grpcHost: string;
   grpcPort: number;
+  /** Serves GET /metrics on grpcHost; 0 = a free port. */
+  metricsPort: number;
   dataDir: string;
   /** mysql://... ; undefined = embedded SQLite in dataDir. */
   databaseUrl: string | undefined;
@@ -77,6 +89,8 @@ export interface DistributionConfig {
   telemetry: TelemetryConfig;
   /** The buyer simulator the embedded default's demo buyers point at (set by `npm start`). */
   demoSimulatorUrl: string | undefined;
+  /** Sensitive lead fields older than this many days are purged automatically; undefined = kept. */
+  piiRetentionDays: number | undefined;
 }
 
 export interface GatewayConfig {
@@ -91,6 +105,8 @@ export interface GatewayConfig {
   defaultRateLimitPerMinute: number;
   logLevel: string;
   telemetry: TelemetryConfig;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined;
 }
 
 function telemetry(env: Env): TelemetryConfig {
@@ -121,6 +137,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
   const config: DistributionConfig = {
     grpcHost: env.LEADFLOW_GRPC_HOST || '127.0.0.1',
     grpcPort: grpcPort(env),
+    metricsPort: port(env, 'LEADFLOW_METRICS_PORT', DEFAULT_METRICS_PORT),
     dataDir: dataDir(env),
     databaseUrl,
     sellDeadlineMs: integer(env, 'LEADFLOW_SELL_DEADLINE_MS', 10_000, 100, 600_000),
@@ -128,6 +145,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     logLevel: logLevel(env),
     telemetry: telemetry(env),
     demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
+    piiRetentionDays: optionalInteger(env, 'LEADFLOW_PII_RETENTION_DAYS', PII_RETENTION_DAYS.min, PII_RETENTION_DAYS.max),
   };
   return config;
 }
@@ -142,5 +160,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     logLevel: logLevel(env),
     telemetry: telemetry(env),
+    metricsToken: env.LEADFLOW_METRICS_TOKEN || undefined,
   };
 }

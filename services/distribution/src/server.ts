@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
-import { DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { AdminServiceClient, AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { DistributionConfig } from '../../common/config.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
@@ -15,15 +15,23 @@ import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { IntakeService } from './leads/intake.service.js';
+import { countingAddService } from './observability/handled-calls.js';
+import { ServingHealth } from './observability/health.js';
+import { DistributionMetrics } from './observability/metrics.js';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { addReflection } from './observability/reflection.js';
 import { PublisherService } from './publishers/publisher.service.js';
 import { ReportService } from './reports/report.service.js';
 import { PiiLifecycle } from './security/pii-lifecycle.js';
+import { schedulePurge } from './security/pii-purge-schedule.js';
 import { KeyedHasher } from './security/keyed-hash.js';
 import { PiiCipher } from './security/pii-cipher.js';
 import { loadSecrets } from './security/secrets.js';
 
 export interface RunningDistribution {
   port: number;
+  /** Where Prometheus scrapes GET /metrics. */
+  metricsPort: number;
   db: Db;
   adminToken: string;
   /** The demo publisher's key when this start created it. */
@@ -77,44 +85,58 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
+  const metrics = new DistributionMetrics(() => breakers.states());
   const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer });
   const writes = new GroupCommit(db);
-  const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger });
+  const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
+  const pii = new PiiLifecycle(db, cipher);
   const demoKey = options.demoSimulatorUrl ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers) : undefined;
 
   const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
-  server.addService(
+  const addService = countingAddService(server, metrics);
+  addService(
     DistributionServiceService,
     distributionHandlers({ db, intake, publishers, cipher, adminToken: secrets.adminToken, tracer, logger }),
   );
-  server.addService(
+  addService(
     AdminServiceService,
     adminHandlers({
       publishers,
       buyers,
       buyerReports: new BuyerReports(db, breakers),
       reports: new ReportService(db),
-      pii: new PiiLifecycle(db, cipher),
+      pii,
       adminToken: secrets.adminToken,
       tracer,
       logger,
     }),
   );
+  const health = new ServingHealth([DistributionServiceClient.serviceName, AdminServiceClient.serviceName]);
+  health.addToServer(server);
+  addReflection(server);
   let port: number;
+  let metricsServer: MetricsServer;
   try {
     port = await bind(server, `${config.grpcHost}:${config.grpcPort}`);
+    metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort);
   } catch (error) {
     server.forceShutdown();
     await db.destroy();
     throw error;
   }
+  const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
+  health.serve();
   return {
     port,
+    metricsPort: metricsServer.port,
     db,
     adminToken: secrets.adminToken,
     demoKey,
     async close() {
+      health.drain();
+      await purgeSchedule?.stop();
       await shutdown(server);
+      await metricsServer.close();
       await db.destroy();
     },
   };

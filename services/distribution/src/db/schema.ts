@@ -60,8 +60,10 @@ export interface LeadTable {
   phone_hash: string;
   /** JSON of the non-sensitive normalized fields. */
   fields: string;
-  /** Ciphertext of the JSON of the sensitive fields. */
+  /** Ciphertext of the JSON of the sensitive fields; empty once purged. */
   sensitive: string;
+  /** When the sensitive fields were purged (the keyed hashes stay); null while they are kept. */
+  sensitive_purged_at: number | null;
   /** JSON of the parsed tPar pairs. */
   tracking: string;
   buyer_id: string | null;

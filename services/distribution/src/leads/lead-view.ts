@@ -1,4 +1,5 @@
 import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import type { BuyerAttemptRow, LeadRow } from '../db/schema.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 
@@ -28,11 +29,21 @@ function attemptView(row: BuyerAttemptRow): BuyerAttempt {
   };
 }
 
+const PURGED = '[purged]';
+
+/**
+ * The sensitive fields as shown: masked, or every one of them "[purged]" once
+ * purged (which of them the lead carried went with the ciphertext).
+ */
+function sensitiveView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
+  if (row.sensitive_purged_at !== null) return Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED]));
+  const sensitive: Record<string, string> = JSON.parse(cipher.decrypt(row.sensitive));
+  return Object.fromEntries(Object.entries(sensitive).map(([field, value]) => [field, maskSensitive(field, value)]));
+}
+
 /** A stored lead as operators see it: sensitive fields masked. */
 export function leadView(row: LeadRow, attempts: BuyerAttemptRow[], cipher: PiiCipher): LeadRecord {
-  const fields: Record<string, string> = JSON.parse(row.fields);
-  const sensitive: Record<string, string> = JSON.parse(cipher.decrypt(row.sensitive));
-  for (const [field, value] of Object.entries(sensitive)) fields[field] = maskSensitive(field, value);
+  const fields: Record<string, string> = { ...JSON.parse(row.fields), ...sensitiveView(row, cipher) };
   return {
     leadId: row.id,
     publisherId: row.publisher_id,

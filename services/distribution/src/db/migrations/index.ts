@@ -1,7 +1,11 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026_11_22_0001_initial.js';
+import * as reportIndexes from './2026_11_22_0002_report_indexes.js';
+import * as piiLifecycle from './2026_11_22_0003_pii_lifecycle.js';
 
 /** Every migration in order; names are frozen once released. */
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_initial': initial,
+  '2026_11_22_0002_report_indexes': reportIndexes,
+  '2026_11_22_0003_pii_lifecycle': piiLifecycle,
 };
