@@ -21,6 +21,9 @@ export function createDistributionClient(address: string): DistributionServiceCl
     // A restarted distribution service is picked up within seconds, not after grpc-js's default 2-minute backoff.
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 2000,
+    // Spread calls over every address the target resolves to (dns:///distribution:50051 with
+    // several instances behind it), not grpc-js's default of one connection to the first.
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
 }
 
