@@ -10,7 +10,10 @@ async function main(): Promise<void> {
   // The embedded default is what a newcomer runs first: `npm start` gives them a market to sell to.
   const demoSimulatorUrl = config.databaseUrl ? undefined : config.demoSimulatorUrl;
   const service = await startDistribution(config, { logger, demoSimulatorUrl });
-  logger.info({ port: service.port, storage: config.databaseUrl ? 'mysql' : 'sqlite' }, 'distribution service listening');
+  logger.info(
+    { port: service.port, metricsPort: service.metricsPort, storage: config.databaseUrl ? 'mysql' : 'sqlite' },
+    'distribution service listening',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -86,3 +86,19 @@ export async function readCounters(db: Db, buyerIds: string[], periods: string[]
 }
 
 class CapReached extends Error {}
+
+/**
+ * What is left of the tightest spend cap among the periods, or undefined when
+ * none caps spend. A buyer that names its price only in its answer holds all of
+ * it while it decides, so that concurrent leads cannot spend it twice.
+ */
+export async function spendHeadroom(db: Db, buyerId: string, periods: CapPeriod[]): Promise<number | undefined> {
+  const capped = periods.filter((period) => period.maxSpendCents !== undefined);
+  if (capped.length === 0) return undefined;
+  const counters = await readCounters(
+    db,
+    [buyerId],
+    capped.map((period) => period.period),
+  );
+  return Math.min(...capped.map((period) => period.maxSpendCents! - (counters.get(`${buyerId} ${period.period}`)?.spendCents ?? 0)));
+}

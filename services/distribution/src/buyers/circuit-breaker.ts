@@ -44,9 +44,15 @@ export class CircuitBreakers {
     return true;
   }
 
+  /** Every buyer this process has called, with its circuit's state now. */
+  *states(): Iterable<[buyerId: string, state: CircuitState]> {
+    for (const buyerId of this.circuits.keys()) yield [buyerId, this.state(buyerId)];
+  }
+
   /** A call that got a well-formed answer, accepted or not. */
   recordSuccess(buyerId: string): void {
-    this.circuits.delete(buyerId);
+    // Closed, and kept rather than deleted so that states() still names the buyer.
+    this.circuits.set(buyerId, { consecutiveFailures: 0, openedAt: undefined, probing: false });
   }
 
   /** A call that failed: an error status, an unreadable answer or no answer in time. */

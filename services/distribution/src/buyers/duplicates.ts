@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import { isDuplicateKeyError, type Db } from '../db/database.js';
 import type { Buyer } from './buyer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -46,4 +46,45 @@ export async function buyersWithDuplicate(db: Db, leadId: string, person: Person
     if (samePerson) found.add(row.buyer_id);
   }
   return found;
+}
+
+/** A hold outlives its lead's sale by this much; by then the sale is in the history buyersWithDuplicate reads. */
+const HOLD_TTL_MS = 10 * 60 * 1000;
+
+function personKeys(buyer: Buyer, person: PersonHashes): string[] {
+  return (buyer.definition.duplicates?.match ?? []).map((what) => `${what}:${person[what]}`);
+}
+
+/**
+ * Holds the person for the buyer while one of their leads is posted to it: false
+ * when another lead of the same person holds them (posted right now, or sold
+ * moments ago). Buyers without a duplicate policy hold nothing.
+ */
+export async function holdPerson(db: Db, buyer: Buyer, person: PersonHashes, now: number): Promise<boolean> {
+  const keys = personKeys(buyer, person);
+  if (keys.length === 0) return true;
+  await db
+    .deleteFrom('buyer_person_holds')
+    .where('buyer_id', '=', buyer.id)
+    .where('person', 'in', keys)
+    .where('held_at', '<', now - HOLD_TTL_MS)
+    .execute();
+  try {
+    // One statement: all of the person's keys are held, or none.
+    await db
+      .insertInto('buyer_person_holds')
+      .values(keys.map((key) => ({ buyer_id: buyer.id, person: key, held_at: now })))
+      .execute();
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+/** Lets the person go when the buyer did not take the lead. */
+export async function releasePerson(db: Db, buyer: Buyer, person: PersonHashes): Promise<void> {
+  const keys = personKeys(buyer, person);
+  if (keys.length === 0) return;
+  await db.deleteFrom('buyer_person_holds').where('buyer_id', '=', buyer.id).where('person', 'in', keys).execute();
 }

@@ -1,13 +1,14 @@
 import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import type { Db } from '../db/database.js';
 import { AttemptLog, type SkipReason } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
 import { capPeriods, type CapPeriod } from './cap-periods.js';
-import { readCounters, releaseCapacity, reserveCapacity, adjustSpend } from './cap.repository.js';
+import { adjustSpend, readCounters, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
-import type { HttpExchange } from './definition/buyer-definition.js';
-import { buyersWithDuplicate } from './duplicates.js';
+import type { HttpExchange, Integration } from './definition/buyer-definition.js';
+import { buyersWithDuplicate, holdPerson, releasePerson } from './duplicates.js';
 import { callBuyer, type BuyerCallResult, type LeadForBuyer } from './integration/buyer-call.js';
 import {
   DEADLINE_REACHED,
@@ -179,9 +180,11 @@ export class PingTreeSeller implements LeadSeller {
           reference: result.reply.reference,
           reason: result.reply.reason ?? result.reply.error,
         });
-        if (bidCents === undefined) return undefined;
+        if (result.outcome !== 'accepted') return undefined;
+        // A fixed or rule price stands whether or not the ping named one; a bid buyer must name its bid.
         const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, bidCents);
-        const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
+        if (chargeCents === undefined) return undefined;
+        const payoutCents = this.payout(buyer, request, chargeCents);
         if (payoutCents === undefined || payoutCents < request.lead.priceCents) return log.skip(buyer.id, 'floor');
         return { ...candidate, chargeCents, payoutCents, pingReference: result.reply.reference };
       }),
@@ -206,20 +209,27 @@ export class PingTreeSeller implements LeadSeller {
     return Date.now() + candidate.buyer.definition.integration.timeoutMs <= request.deadline;
   }
 
-  /** Posts to one buyer, its caps held while it decides. */
+  /** Posts to one buyer, its caps and the person held for it while it decides. */
   private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<SaleWinner | undefined> {
     const { buyer } = candidate;
     const live = !request.lead.test;
-    const heldSpend = candidate.chargeCents ?? 0;
-    if (live && !(await reserveCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend))) {
-      log.skip(buyer.id, 'capped');
-      return undefined;
+    const heldSpend = live ? await this.spendToHold(candidate) : 0;
+    if (live && (heldSpend < 0 || !(await reserveCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend)))) {
+      return log.skip(buyer.id, 'capped');
     }
+    const releaseCaps = () => releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
+    if (live && !(await holdPerson(this.deps.db, buyer, request.person, Date.now()))) {
+      await releaseCaps();
+      return log.skip(buyer.id, 'duplicate');
+    }
+    const releaseHolds = async () => {
+      await releasePerson(this.deps.db, buyer, request.person);
+      await releaseCaps();
+    };
     // Asked last: in half-open state a yes is the one probe, and it must be followed by a call.
     if (live && !this.deps.breakers.allow(buyer.id)) {
-      await releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
-      log.skip(buyer.id, 'circuit_open');
-      return undefined;
+      await releaseHolds();
+      return log.skip(buyer.id, 'circuit_open');
     }
     const started = performance.now();
     const result = await this.callTraced('post', candidate, buyer.definition.integration.post, request);
@@ -241,11 +251,23 @@ export class PingTreeSeller implements LeadSeller {
       reason: result.outcome === 'accepted' && !sold ? 'price in the answer is below the floor or missing' : (result.reply.reason ?? result.reply.error),
     });
     if (!sold) {
-      if (live) await releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
+      if (live) await releaseHolds();
       return undefined;
     }
     if (live) await adjustSpend(this.deps.db, buyer.id, candidate.periods, chargeCents! - heldSpend);
     return { buyerId: buyer.id, chargeCents: chargeCents!, payoutCents: payoutCents!, redirectUrl: result.reply.redirectUrl ?? '' };
+  }
+
+  /**
+   * The spend a post holds against the buyer's caps: its price when known; for a
+   * buyer that names its price in its answer, all that is left of its spend cap
+   * (negative when nothing is). Its answer's price then replaces what was held;
+   * a price above what was left overshoots the cap by that one lead at most.
+   */
+  private async spendToHold(candidate: Candidate): Promise<number> {
+    if (candidate.chargeCents !== undefined) return candidate.chargeCents;
+    const headroom = await spendHeadroom(this.deps.db, candidate.buyer.id, candidate.periods);
+    return headroom === undefined ? 0 : headroom > 0 ? headroom : -1;
   }
 
   private async callTraced(kind: 'ping' | 'post', candidate: Candidate, exchange: HttpExchange, request: SaleRequest): Promise<BuyerCallResult & { startedAt: number }> {
@@ -257,9 +279,13 @@ export class PingTreeSeller implements LeadSeller {
       pingReference: kind === 'post' ? candidate.pingReference : undefined,
     };
     const startedAt = Date.now();
+    const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
     const result = await this.deps.tracer.startActiveSpan(
       `leadflow.buyer.${kind}`,
-      { kind: SpanKind.CLIENT, attributes: { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test, ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}) },
+      },
       async (span) => {
         const answer = await this.call(exchange, buyer.definition.integration, lead, { test: request.lead.test, kind, deadlineMs: request.deadline });
         span.setAttribute('leadflow.buyer.outcome', answer.outcome);
@@ -277,6 +303,16 @@ export class PingTreeSeller implements LeadSeller {
     if (result.outcome === 'error' || result.outcome === 'timeout') this.deps.breakers.recordFailure(candidate.buyer.id);
     else this.deps.breakers.recordSuccess(candidate.buyer.id);
   }
+}
+
+/**
+ * The host a call goes to, for its span: never the whole URL, whose path or query may carry the
+ * buyer's API key. Undefined when no call goes out (a test lead answered by configuration).
+ */
+function destinationHost(exchange: HttpExchange, integration: Integration, test: boolean): string | undefined {
+  if (test && integration.testBehaviour !== 'test_url') return undefined;
+  const url = test ? exchange.testUrl : exchange.url;
+  return url !== undefined && URL.canParse(url) ? new URL(url).hostname : undefined;
 }
 
 function timezoneOf(buyer: Buyer): string {

@@ -89,3 +89,12 @@ export function isDuplicateKeyError(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * True when the engine gave up a transaction to break a lock conflict (InnoDB
+ * deadlock or lock wait timeout, SQLite busy): running it again is safe.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+}

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Db } from './database.js';
+import { isTransientConflict, type Db } from './database.js';
 import type { Database } from './schema.js';
 
 export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -12,6 +12,8 @@ interface QueuedWrite {
 
 /** Enough to amortise a commit; few enough that one slow batch does not hold many leads. */
 const MAX_BATCH = 64;
+/** Runs of one write alone before a lock conflict is reported. */
+const MAX_ATTEMPTS = 3;
 
 /**
  * Commits the small write transactions that arrive while the event loop turns
@@ -61,10 +63,14 @@ export class GroupCommit {
   }
 
   private async commitAlone(queued: QueuedWrite): Promise<void> {
-    try {
-      queued.resolve(await this.db.transaction().execute(queued.write));
-    } catch (error) {
-      queued.reject(error);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return queued.resolve(await this.db.transaction().execute(queued.write));
+      } catch (error) {
+        // Concurrent inserts of one unique key (retries of a lead) can deadlock on InnoDB; the loser runs again.
+        if (isTransientConflict(error) && attempt < MAX_ATTEMPTS) continue;
+        return queued.reject(error);
+      }
     }
   }
 }

@@ -117,11 +117,20 @@ export interface LedgerEntryTable {
   created_at: number;
 }
 
+/** A person held for a buyer while a lead of theirs is posted to it (duplicate policy). */
+export interface BuyerPersonHoldTable {
+  buyer_id: string;
+  /** "ssn:<keyed hash>", "email:<...>" or "phone:<...>". */
+  person: string;
+  held_at: number;
+}
+
 export interface Database {
   publishers: PublisherTable;
   publisher_keys: PublisherKeyTable;
   buyers: BuyerTable;
   buyer_cap_counters: BuyerCapCounterTable;
+  buyer_person_holds: BuyerPersonHoldTable;
   ledger_entries: LedgerEntryTable;
   leads: LeadTable;
   buyer_attempts: BuyerAttemptTable;

@@ -9,6 +9,7 @@ import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { DistributionMetrics } from '../observability/metrics.js';
 import type { LiveKey } from '../publishers/publisher.repository.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
@@ -40,6 +41,7 @@ export interface IntakeDependencies {
   sellDeadlineMs: number;
   tracer: Tracer;
   logger: Logger;
+  metrics: DistributionMetrics;
 }
 
 export const CLICKID_REUSED = 'was already used for a different lead';
@@ -81,7 +83,11 @@ export class IntakeService {
       span.setAttribute('leadflow.valid', result.ok);
       return result;
     });
-    if (!validation.ok) return { outcome: { kind: 'invalid', errors: validation.errors }, buyerWaitMs: 0, replayed: false };
+    if (!validation.ok) {
+      const result: IntakeResult = { outcome: { kind: 'invalid', errors: validation.errors }, buyerWaitMs: 0, replayed: false };
+      this.deps.metrics.leadAnswered(result, lead.testMode === '1');
+      return result;
+    }
 
     const valid = validation.lead;
     const now = Date.now();
@@ -103,8 +109,11 @@ export class IntakeService {
         throw error;
       }
     });
-    if (claimed) return this.sellOnce(valid, identity, publisher, answerBy);
-    return this.answerRepeat(valid, identity, publisher, answerBy);
+    const result = claimed
+      ? await this.sellOnce(valid, identity, publisher, answerBy)
+      : await this.answerRepeat(valid, identity, publisher, answerBy);
+    this.deps.metrics.leadAnswered(result, valid.test);
+    return result;
   }
 
   /** A second request for a (publisher, clickid) that is already stored. */
@@ -154,6 +163,7 @@ export class IntakeService {
       span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
       return result;
     });
+    if (!valid.test) this.deps.metrics.buyerAttempts(decision.attempts);
     const processingMs = Math.round((performance.now() - started) * 100) / 100;
     try {
       await inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, decision, valid.test, processingMs));

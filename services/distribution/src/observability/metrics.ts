@@ -1,0 +1,99 @@
+import { status } from '@grpc/grpc-js';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '../../../common/metrics.js';
+import type { CircuitState } from '../buyers/circuit-breaker.js';
+import type { BuyerAttemptRow } from '../db/schema.js';
+import type { IntakeResult } from '../leads/intake.service.js';
+
+const CIRCUIT_LEVEL: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
+
+/**
+ * This service's Prometheus metrics. Labels are bounded sets: outcomes, reasons, gRPC methods and
+ * codes, and buyer ids (bounded by configuration); never a lead id, clickid, key or lead value.
+ */
+export class DistributionMetrics {
+  readonly registry: Registry = createMetricsRegistry();
+
+  private readonly leads = new Counter({
+    name: 'leadflow_leads_total',
+    help: 'Leads answered, by outcome (sold, rejected, invalid; replayed: a retry answered with the stored outcome) and test flag',
+    labelNames: ['outcome', 'test'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly attempts = new Counter({
+    name: 'leadflow_buyer_attempts_total',
+    help: 'Pings and posts of live leads to buyers, by outcome as the audit trail records it (a post with no answer in time is unknown)',
+    labelNames: ['buyer_id', 'kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly skips = new Counter({
+    name: 'leadflow_buyer_skips_total',
+    help: 'Buyers considered for a live lead and not called, by reason',
+    labelNames: ['buyer_id', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly latency = new Histogram({
+    name: 'leadflow_buyer_latency_seconds',
+    help: 'Time from sending a ping or post of a live lead to a buyer to having its answer (or giving up), in seconds',
+    labelNames: ['buyer_id', 'kind'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [this.registry],
+  });
+
+  private readonly capsReached = new Counter({
+    name: 'leadflow_caps_reached_total',
+    help: 'Leads a buyer could not take because one of its caps (leads or spend per period) was full',
+    labelNames: ['buyer_id'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly handled = new Counter({
+    name: 'leadflow_grpc_server_handled_total',
+    help: 'Unary gRPC calls answered, by method and status code',
+    labelNames: ['method', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  /** `circuits`: the circuit state of every buyer this process has called, read at each scrape. */
+  constructor(circuits: () => Iterable<[string, CircuitState]>) {
+    new Gauge({
+      name: 'leadflow_circuit_state',
+      help: "State of a buyer's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
+      labelNames: ['buyer_id'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [buyerId, state] of circuits()) this.set({ buyer_id: buyerId }, CIRCUIT_LEVEL[state]);
+      },
+    });
+  }
+
+  /** `test`: the lead's test flag; for an invalid lead, as it was sent. */
+  leadAnswered(result: IntakeResult, test: boolean): void {
+    this.leads.inc({ outcome: result.replayed ? 'replayed' : result.outcome.kind, test: String(test) });
+  }
+
+  /**
+   * Every ping, post and skip of one live lead's sale. Test leads are left out: they go to test
+   * endpoints or get a configured answer without a call, and say nothing of a buyer's live API.
+   */
+  buyerAttempts(rows: readonly BuyerAttemptRow[]): void {
+    for (const row of rows) {
+      if (row.kind === 'skip') {
+        const reason = row.reason ?? 'unknown';
+        this.skips.inc({ buyer_id: row.buyer_id, reason });
+        if (reason === 'capped') this.capsReached.inc({ buyer_id: row.buyer_id });
+        continue;
+      }
+      this.attempts.inc({ buyer_id: row.buyer_id, kind: row.kind, outcome: row.outcome });
+      this.latency.observe({ buyer_id: row.buyer_id, kind: row.kind }, row.duration_ms / 1000);
+    }
+  }
+
+  /** `method`: the full method name, e.g. leadflow.distribution.v1.DistributionService/SubmitLead. */
+  callHandled(method: string, code: status): void {
+    this.handled.inc({ method, code: status[code] ?? String(code) });
+  }
+}
