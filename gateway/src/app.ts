@@ -6,11 +6,13 @@ import { handleError, handleNotFound } from './error-handler.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
 import { distribution } from './plugins/distribution.js';
 import { gracefulClose } from './plugins/graceful-close.js';
+import { metrics } from './plugins/metrics.js';
 import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
 import type { RateLimiter } from './rate-limit/index.js';
 import { healthRoutes } from './routes/health.js';
 import { intakeRoutes } from './routes/intake.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 
 export const GATEWAY_SERVICE_NAME = 'leadflow-gateway';
@@ -54,6 +56,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   });
 
   app.register(requestTelemetry);
+  app.register(metrics);
   app.register(gracefulClose);
   app.register(distribution, {
     address: config.distributionAddress,
@@ -65,6 +68,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   app.register(intakeRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
   app.register(healthRoutes);
   app.register(openApiRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
+  app.register(metricsRoutes, { token: config.metricsToken });
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);

@@ -1,14 +1,16 @@
-import { trace } from '@opentelemetry/api';
-import { pino, type Logger } from 'pino';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 /**
- * Structured JSON logs that carry the active trace id. Callers log ids and
- * outcomes, never lead values or keys; the redaction below is a second line of
- * defence for objects logged whole by mistake.
+ * Structured JSON logs that carry the active span's trace id when tracing is on
+ * (OTEL_EXPORTER_OTLP_ENDPOINT set); with tracing off no span is recorded and
+ * lines carry no trace id. Callers log ids and outcomes, never lead values or
+ * keys; the redaction below is a second line of defence for objects logged
+ * whole by mistake. Lines go to stdout unless `destination` is given.
  */
-export function createLogger(service: string, level: string): Logger {
+export function createLogger(service: string, level: string, destination?: DestinationStream): Logger {
   return pino({
     level,
     base: { service },
@@ -28,9 +30,10 @@ export function createLogger(service: string, level: string): Logger {
       ],
       censor: '[redacted]',
     },
+    // With tracing off, spans are no-ops whose ids are all zeros: those are left out.
     mixin() {
       const spanContext = trace.getActiveSpan()?.spanContext();
-      return spanContext ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+      return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
     },
-  });
+  }, destination);
 }

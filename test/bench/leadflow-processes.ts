@@ -38,6 +38,7 @@ export async function startLeadflow(
   const env = childEnv({
     LEADFLOW_DATA_DIR: dataDir,
     LEADFLOW_GRPC_PORT: String(grpcPort),
+    LEADFLOW_METRICS_PORT: '0',
     LEADFLOW_HTTP_PORT: String(httpPort),
     LEADFLOW_ADMIN_TOKEN: adminToken,
     LEADFLOW_LOG_LEVEL: 'warn',

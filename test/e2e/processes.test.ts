@@ -68,6 +68,7 @@ describe('gateway and distribution service as processes: one trace per lead, no 
     const env = {
       LEADFLOW_DATA_DIR: dataDir,
       LEADFLOW_GRPC_PORT: grpcPort,
+      LEADFLOW_METRICS_PORT: '0',
       LEADFLOW_HTTP_PORT: httpPort,
       LEADFLOW_HTTP_HOST: '127.0.0.1',
       LEADFLOW_LOG_LEVEL: 'trace',

@@ -29,7 +29,7 @@ export async function startTestDistribution(
   database: TestDatabase,
   options: { env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestDistribution> {
-  const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', ...options.env });
+  const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0', ...options.env });
   const service = await startDistribution(config, { logger: options.logger ?? createLogger('test', 'silent') });
   const address = `127.0.0.1:${service.port}`;
   const client = new DistributionServiceClient(address, credentials.createInsecure());

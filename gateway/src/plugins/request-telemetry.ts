@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -97,8 +97,16 @@ function finish(request: FastifyRequest, statusCode: number | undefined, message
     if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
+  // With tracing off the span is a no-op whose trace id is all zeros: no id is better than a false one.
+  const spanContext = span.spanContext();
   request.log.info(
-    { method: request.method, route, statusCode, durationMs: elapsedMs(telemetry), trace_id: span.spanContext().traceId },
+    {
+      method: request.method,
+      route,
+      statusCode,
+      durationMs: elapsedMs(telemetry),
+      ...(isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId } : {}),
+    },
     message,
   );
 }

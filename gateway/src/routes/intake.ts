@@ -39,7 +39,11 @@ export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app,
         .catch((error: unknown) => {
           throw fromSubmitFailure(error);
         });
-      return intakeAnswer(response, () => processingTimeMs(request));
+      return intakeAnswer(response, () => {
+        const ms = processingTimeMs(request);
+        app.metrics.processingTime.observe(ms / 1000);
+        return ms;
+      });
     },
   );
 };

@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { CircuitBreakers } from '../../services/distribution/src/buyers/circuit-breaker.js';
+import { DistributionMetrics } from '../../services/distribution/src/observability/metrics.js';
+import { sampled } from './support/metrics-text.js';
+
+describe('observability: the circuit state gauge', () => {
+  it('reads 2 open, 1 half-open and 0 closed again, per buyer called, at each scrape', async () => {
+    let now = 0;
+    const breakers = new CircuitBreakers({ failureThreshold: 1, coolDownMs: 1000, now: () => now });
+    const metrics = new DistributionMetrics(() => breakers.states());
+    const state = async (buyerId: string) => sampled(await metrics.registry.metrics(), 'leadflow_circuit_state', { buyer_id: buyerId });
+
+    breakers.recordSuccess('buy_steady');
+    breakers.recordFailure('buy_flaky');
+    expect(await state('buy_flaky')).to.equal(2);
+    expect(await state('buy_steady')).to.equal(0);
+    expect(await state('buy_never_called')).to.equal(undefined);
+
+    now = 1000;
+    expect(await state('buy_flaky')).to.equal(1);
+
+    expect(breakers.allow('buy_flaky')).to.equal(true);
+    breakers.recordSuccess('buy_flaky');
+    expect(await state('buy_flaky')).to.equal(0);
+  });
+});
