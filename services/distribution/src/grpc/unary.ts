@@ -31,8 +31,10 @@ interface ServiceFailure {
 
 function failureOf(error: unknown): ServiceFailure | undefined {
   if (error instanceof ServiceError) return { code: STATUS_OF[error.code], details: error.message };
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) {
+  const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown };
+  // mysql2 marks every error that killed its connection `fatal`; some (a rollback on a
+  // connection the server dropped) carry no code.
+  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || fatal === true) {
     return { code: status.UNAVAILABLE, details: 'storage is unavailable: retry' };
   }
   return undefined;

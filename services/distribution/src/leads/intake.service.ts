@@ -130,7 +130,13 @@ export class IntakeService {
       if (running) return { ...(await running), buyerWaitMs: 0, replayed: true };
 
       const now = Date.now();
-      if (row.claimed_at + this.deps.sellDeadlineMs + STALE_CLAIM_GRACE_MS < now) {
+      const stale = row.claimed_at + this.deps.sellDeadlineMs + STALE_CLAIM_GRACE_MS < now;
+      // A takeover sells with a whole selling budget or not at all: with less, every buyer could be
+      // skipped for lack of time and the lead stored as rejected for good. The next retry brings a whole one.
+      if (stale && answerBy - now < this.deps.sellDeadlineMs) {
+        throw new ServiceError('unavailable', 'lead is being recovered: retry');
+      }
+      if (stale) {
         const claimToken = newId('clm', now);
         if (await repository.takeOverClaim(this.deps.db, row.id, row.claim_token, claimToken, now)) {
           this.deps.logger.warn({ leadId: row.id }, 'took over a stale lead claim');

@@ -1,0 +1,220 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../bench/free-port.js';
+
+export { freePort };
+
+/** Where the entry points live, relative to the repository root (mocha runs from there). */
+export const DISTRIBUTION_ENTRY = 'services/distribution/src/main.ts';
+export const GATEWAY_ENTRY = 'gateway/src/main.ts';
+
+/** Variables a developer's shell may carry that would change what the children connect to. */
+const CLEARED_ENV = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'LEADFLOW_DEMO_SIMULATOR_URL',
+  'LEADFLOW_DISTRIBUTION_ADDRESS',
+  'LEADFLOW_HTTP_PORT',
+  'LEADFLOW_GRPC_PORT',
+  'LEADFLOW_ADMIN_TOKEN',
+  'LEADFLOW_PII_KEYS',
+  'LEADFLOW_HMAC_KEY',
+];
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Every child still running; killed if the test process exits first (mocha --exit, a failed hook). */
+const living = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of living) child.kill('SIGKILL');
+});
+
+/** A child process whose output the test keeps, and whose end it can await. */
+export class ChildHandle {
+  readonly output: string[] = [];
+  readonly exited: Promise<ExitStatus>;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    living.add(child);
+    child.once('exit', () => living.delete(child));
+    child.once('error', () => living.delete(child));
+    child.stdout?.on('data', (chunk: Buffer) => this.output.push(chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => this.output.push(chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      // A binary that cannot be started never exits: report it as a failed exit.
+      child.once('error', () => resolve({ code: -1, signal: null }));
+    });
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  text(): string {
+    return this.output.join('');
+  }
+
+  /** The JSON log lines (pino) the process wrote, in order. */
+  logLines(): Record<string, unknown>[] {
+    const lines: Record<string, unknown>[] = [];
+    for (const line of this.text().split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // a line cut by the end of the output
+      }
+    }
+    return lines;
+  }
+
+  /** The last `lines` lines of output, for a failure message. */
+  tail(lines = 30): string {
+    return this.text().split('\n').slice(-lines).join('\n');
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 20_000): Promise<ExitStatus> {
+    if (!this.running) return this.exited;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+export function startNodeProcess(name: string, entry: string, env: Record<string, string>): ChildHandle {
+  const inherited = { ...process.env };
+  for (const variable of CLEARED_ENV) delete inherited[variable];
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new ChildHandle(name, child);
+}
+
+export async function waitUntil(what: string, ready: () => Promise<boolean> | boolean, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    let ok = false;
+    try {
+      ok = await ready();
+    } catch {
+      ok = false;
+    }
+    if (ok) return;
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not ready within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+export async function tcpAccepts(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const socket = connect(port, host);
+  try {
+    await once(socket, 'connect');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
+
+export interface DistributionProcess {
+  handle: ChildHandle;
+  port: number;
+  address: string;
+}
+
+export interface GatewayProcess {
+  handle: ChildHandle;
+  port: number;
+  baseUrl: string;
+}
+
+/**
+ * A distribution service as a real process (`node --import tsx services/distribution/src/main.ts`);
+ * resolves once its gRPC port accepts connections (after migrations).
+ */
+export async function startDistributionProcess(name: string, env: Record<string, string>): Promise<DistributionProcess> {
+  const port = await freePort();
+  const handle = startNodeProcess(name, DISTRIBUTION_ENTRY, {
+    LEADFLOW_GRPC_HOST: '127.0.0.1',
+    LEADFLOW_GRPC_PORT: String(port),
+    // A free port: several services on one machine must not all want the default 9464.
+    LEADFLOW_METRICS_PORT: '0',
+    ...env,
+  });
+  await waitUntil(`${name} gRPC port`, async () => {
+    if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
+    return tcpAccepts(port);
+  }).catch(async (error: unknown) => {
+    await handle.kill();
+    throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${handle.tail()}`);
+  });
+  return { handle, port, address: `127.0.0.1:${port}` };
+}
+
+/** A gateway as a real process, pointed at one distribution service; resolves once it is ready. */
+export async function startGatewayProcess(name: string, distributionAddress: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const handle = startNodeProcess(name, GATEWAY_ENTRY, {
+    LEADFLOW_HTTP_HOST: '127.0.0.1',
+    LEADFLOW_HTTP_PORT: String(port),
+    LEADFLOW_DISTRIBUTION_ADDRESS: distributionAddress,
+    ...env,
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntil(`${name} readiness`, async () => {
+    if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
+    return (await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
+  }).catch(async (error: unknown) => {
+    await handle.kill();
+    throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${handle.tail()}`);
+  });
+  return { handle, port, baseUrl };
+}
+
+export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Runs every cleanup step even when one fails; rethrows the first failure at the end. */
+export async function cleanUp(steps: (() => Promise<unknown> | unknown)[]): Promise<void> {
+  let first: unknown;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      first ??= error;
+    }
+  }
+  if (first !== undefined) throw first;
+}
