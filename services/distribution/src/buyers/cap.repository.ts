@@ -7,9 +7,10 @@ import type { CapPeriod } from './cap-periods.js';
  * Counts one lead (and its price) against each period, only if every period
  * stays within its limits; all or nothing. A conditional update under the
  * row's lock is what keeps concurrent sales, on any instance, from
- * overshooting a cap. False when a cap is reached.
+ * overshooting a cap. The lead's hold is written with the counts, so that it can
+ * be given back. False when a cap is reached.
  */
-export async function reserveCapacity(db: Db, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<boolean> {
+export async function reserveCapacity(db: Db, leadId: string, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<boolean> {
   if (periods.length === 0) return true;
   // Rows are created outside the counting transaction: a failed insert inside it
   // would hold a shared lock on MySQL and deadlock two leads opening a period together.
@@ -34,6 +35,16 @@ export async function reserveCapacity(db: Db, buyerId: string, periods: CapPerio
         const result = await update.executeTakeFirst();
         if (result.numUpdatedRows === 0n) throw new CapReached();
       }
+      await trx
+        .insertInto('buyer_cap_holds')
+        .values({
+          lead_id: leadId,
+          buyer_id: buyerId,
+          periods: JSON.stringify(periods.map((period) => period.period)),
+          spend_cents: spendCents,
+          held_at: Date.now(),
+        })
+        .execute();
     });
     return true;
   } catch (error) {
@@ -42,34 +53,61 @@ export async function reserveCapacity(db: Db, buyerId: string, periods: CapPerio
   }
 }
 
-/** Gives back what reserveCapacity counted, when the buyer did not take the lead after all. */
-export async function releaseCapacity(db: Db, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<void> {
-  if (periods.length === 0) return;
-  await db
-    .updateTable('buyer_cap_counters')
-    .set({ leads: sql`leads - 1`, spend_cents: sql`spend_cents - ${spendCents}` })
-    .where('buyer_id', '=', buyerId)
-    .where(
-      'period',
-      'in',
-      periods.map((period) => period.period),
-    )
-    .execute();
+/** Gives back what the lead holds of the buyer's caps: its count and spend. Nothing when it holds nothing. */
+export async function releaseCapacity(db: Db, leadId: string, buyerId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const hold = await trx
+      .selectFrom('buyer_cap_holds')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .where('buyer_id', '=', buyerId)
+      .executeTakeFirst();
+    if (!hold) return;
+    const periods = JSON.parse(hold.periods) as string[];
+    if (periods.length > 0) {
+      await trx
+        .updateTable('buyer_cap_counters')
+        .set({ leads: sql`leads - 1`, spend_cents: sql`spend_cents - ${hold.spend_cents}` })
+        .where('buyer_id', '=', buyerId)
+        .where('period', 'in', periods)
+        .execute();
+    }
+    await trx.deleteFrom('buyer_cap_holds').where('lead_id', '=', leadId).where('buyer_id', '=', buyerId).execute();
+  });
+}
+
+/** Gives back every hold of a lead whose sale was cut off (the process selling it died, or storage failed). */
+export async function releaseLeadCapacity(db: Db, leadId: string): Promise<void> {
+  const holds = await db.selectFrom('buyer_cap_holds').select('buyer_id').where('lead_id', '=', leadId).execute();
+  for (const hold of holds) await releaseCapacity(db, leadId, hold.buyer_id);
+}
+
+/** A sale keeps what it held: the hold is consumed in the transaction that records the sale. */
+export async function consumeCapacity(db: Db, leadId: string, buyerId: string): Promise<void> {
+  await db.deleteFrom('buyer_cap_holds').where('lead_id', '=', leadId).where('buyer_id', '=', buyerId).execute();
 }
 
 /** Moves the spend counted for a sale to its final price (a price the buyer named in its answer). */
-export async function adjustSpend(db: Db, buyerId: string, periods: CapPeriod[], deltaCents: number): Promise<void> {
+export async function adjustSpend(db: Db, leadId: string, buyerId: string, periods: CapPeriod[], deltaCents: number): Promise<void> {
   if (periods.length === 0 || deltaCents === 0) return;
-  await db
-    .updateTable('buyer_cap_counters')
-    .set({ spend_cents: sql`spend_cents + ${deltaCents}` })
-    .where('buyer_id', '=', buyerId)
-    .where(
-      'period',
-      'in',
-      periods.map((period) => period.period),
-    )
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('buyer_cap_counters')
+      .set({ spend_cents: sql`spend_cents + ${deltaCents}` })
+      .where('buyer_id', '=', buyerId)
+      .where(
+        'period',
+        'in',
+        periods.map((period) => period.period),
+      )
+      .execute();
+    await trx
+      .updateTable('buyer_cap_holds')
+      .set({ spend_cents: sql`spend_cents + ${deltaCents}` })
+      .where('lead_id', '=', leadId)
+      .where('buyer_id', '=', buyerId)
+      .execute();
+  });
 }
 
 export async function readCounters(db: Db, buyerIds: string[], periods: string[]): Promise<Map<string, { leads: number; spendCents: number }>> {

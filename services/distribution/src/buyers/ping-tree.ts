@@ -214,10 +214,10 @@ export class PingTreeSeller implements LeadSeller {
     const { buyer } = candidate;
     const live = !request.lead.test;
     const heldSpend = live ? await this.spendToHold(candidate) : 0;
-    if (live && (heldSpend < 0 || !(await reserveCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend)))) {
+    if (live && (heldSpend < 0 || !(await reserveCapacity(this.deps.db, request.leadId, buyer.id, candidate.periods, heldSpend)))) {
       return log.skip(buyer.id, 'capped');
     }
-    const releaseCaps = () => releaseCapacity(this.deps.db, buyer.id, candidate.periods, heldSpend);
+    const releaseCaps = () => releaseCapacity(this.deps.db, request.leadId, buyer.id);
     if (live && !(await holdPerson(this.deps.db, buyer, request.person, Date.now()))) {
       await releaseCaps();
       return log.skip(buyer.id, 'duplicate');
@@ -254,7 +254,7 @@ export class PingTreeSeller implements LeadSeller {
       if (live) await releaseHolds();
       return undefined;
     }
-    if (live) await adjustSpend(this.deps.db, buyer.id, candidate.periods, chargeCents! - heldSpend);
+    if (live) await adjustSpend(this.deps.db, request.leadId, buyer.id, candidate.periods, chargeCents! - heldSpend);
     return { buyerId: buyer.id, chargeCents: chargeCents!, payoutCents: payoutCents!, redirectUrl: result.reply.redirectUrl ?? '' };
   }
 

@@ -125,12 +125,23 @@ export interface BuyerPersonHoldTable {
   held_at: number;
 }
 
+/** What one lead holds of a buyer's caps while it is posted to it: counted, not yet sold. */
+export interface BuyerCapHoldTable {
+  lead_id: string;
+  buyer_id: string;
+  /** JSON array of the counter periods held. */
+  periods: string;
+  spend_cents: number;
+  held_at: number;
+}
+
 export interface Database {
   publishers: PublisherTable;
   publisher_keys: PublisherKeyTable;
   buyers: BuyerTable;
   buyer_cap_counters: BuyerCapCounterTable;
   buyer_person_holds: BuyerPersonHoldTable;
+  buyer_cap_holds: BuyerCapHoldTable;
   ledger_entries: LedgerEntryTable;
   leads: LeadTable;
   buyer_attempts: BuyerAttemptTable;

@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { Logger } from '../../../common/logger.js';
 import { inSpan } from '../../../common/telemetry.js';
+import { consumeCapacity, releaseLeadCapacity } from '../buyers/cap.repository.js';
 import type { LeadSeller, SaleDecision } from '../buyers/lead-seller.js';
 import { saleEntries } from './ledger.js';
 import { isDuplicateKeyError, type Db } from '../db/database.js';
@@ -140,6 +141,8 @@ export class IntakeService {
         const claimToken = newId('clm', now);
         if (await repository.takeOverClaim(this.deps.db, row.id, row.claim_token, claimToken, now)) {
           this.deps.logger.warn({ leadId: row.id }, 'took over a stale lead claim');
+          // What the dead owner held of buyers' caps was never sold: give it back.
+          await releaseLeadCapacity(this.deps.db, row.id);
           return this.sellOnce(valid, { ...identity, id: row.id, claimToken, now }, publisher, answerBy);
         }
         continue;
@@ -209,6 +212,7 @@ export class IntakeService {
           created_at: completedAt,
         });
         await repository.insertLedgerEntries(trx, saleEntries(identity, winner, completedAt));
+        await consumeCapacity(trx, identity.id, winner.buyerId);
       }
       const completed = await repository.completeLead(
         trx,
