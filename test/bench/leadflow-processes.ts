@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { childEnv } from './child-env.js';
-import { freePorts } from './free-port.js';
+import { freePorts } from '../support/ports.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';
 

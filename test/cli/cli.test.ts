@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort } from '../bench/free-port.js';
+import { freePort } from '../support/ports.js';
 import { withTempDir } from '../bench/temp-dir.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { expect } from 'chai';

@@ -21,7 +21,6 @@ import {
 } from './support/mariadb.js';
 import {
   cleanUp,
-  freePort,
   startDistributionProcess,
   startGatewayProcess,
   tempDir,
@@ -29,8 +28,8 @@ import {
   type ChildHandle,
   type DistributionProcess,
   type GatewayProcess,
-  tcpAccepts,
 } from './support/processes.js';
+import { freePort, tcpAccepts } from '../support/ports.js';
 import { failureLines, logLinesWith, printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../bench/free-port.js';
+import { freePort } from '../support/ports.js';
 import { validLeadBody } from '../support/leads.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { demoMarketConfigPath, loadSimulatorConfig, startSimulator, type Simulator } from '../../services/simulator/index.js';

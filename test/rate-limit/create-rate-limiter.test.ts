@@ -5,7 +5,8 @@ import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-
 import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 import { DEFAULT_KEY_PREFIX } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
-import { capturingLogger, freePort, REDIS_URL, requireSharedRedis, WARN } from './support.js';
+import { freePort } from '../support/ports.js';
+import { capturingLogger, REDIS_URL, requireSharedRedis, WARN } from './support.js';
 
 describe('createRateLimiter', () => {
   it('counts in process when no Redis URL is configured', async () => {

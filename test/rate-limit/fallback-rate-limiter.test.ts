@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { expect } from 'chai';
 import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
+import { freePort } from '../support/ports.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
 import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
 import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import {
   capturingLogger,
-  freePort,
   INFO,
   RedisServerProcess,
   skipUnlessAvailable,

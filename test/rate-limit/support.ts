@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { tcpAccepts } from '../support/ports.js';
 import { recordSkippedSuite } from '../support/skipped-suites.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -48,28 +48,6 @@ export async function requireSharedRedis(context: Mocha.Context): Promise<void> 
   skipUnlessAvailable(context, available, `no Redis reachable at ${describeUrl(REDIS_URL)}`);
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP port assigned');
-  return address.port;
-}
-
-async function accepts(port: number): Promise<boolean> {
-  const socket = connect(port, '127.0.0.1');
-  try {
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
-}
-
 /** A throwaway redis-server this test owns, so it can be killed without touching the shared one. */
 export class RedisServerProcess {
   private child: ChildProcess | undefined;
@@ -95,7 +73,7 @@ export class RedisServerProcess {
     if (!spawned) return false;
     this.child = child;
     const deadline = Date.now() + 10_000;
-    while (!(await accepts(this.port))) {
+    while (!(await tcpAccepts(this.port))) {
       if (child.exitCode !== null || Date.now() > deadline) {
         throw new Error(`redis-server on port ${this.port} did not start`);
       }

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createConnection, createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import { recordSkippedSuite } from '../../support/skipped-suites.js';
 import { MYSQL_SERVER_URL } from '../../support/test-database.js';
-import { ChildHandle, freePort, waitUntil } from './processes.js';
+import { freePort } from '../../support/ports.js';
+import { ChildHandle, waitUntil } from './processes.js';
 
 export { MYSQL_SERVER_URL };
 

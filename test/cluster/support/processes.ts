@@ -1,13 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../bench/free-port.js';
+import { freePort, tcpAccepts } from '../../support/ports.js';
 
-export { freePort };
 
 /** Where the entry points live, relative to the repository root (mocha runs from there). */
 export const DISTRIBUTION_ENTRY = 'services/distribution/src/main.ts';
@@ -131,18 +128,6 @@ export async function waitUntil(what: string, ready: () => Promise<boolean> | bo
     if (ok) return;
     if (Date.now() > giveUpAt) throw new Error(`${what}: not ready within ${timeoutMs} ms`);
     await sleep(intervalMs);
-  }
-}
-
-export async function tcpAccepts(port: number, host = '127.0.0.1'): Promise<boolean> {
-  const socket = connect(port, host);
-  try {
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
   }
 }
 

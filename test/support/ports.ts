@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type Server } from 'node:net';
 
 function listenAnywhere(): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -29,4 +30,17 @@ export async function freePorts(count: number): Promise<number[]> {
 /** One TCP port free on 127.0.0.1 right now; for two or more, freePorts. */
 export async function freePort(): Promise<number> {
   return (await freePorts(1))[0]!;
+}
+
+/** Whether something accepts TCP connections on the port right now. */
+export async function tcpAccepts(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const socket = connect(port, host);
+  try {
+    await once(socket, 'connect');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
 }
