@@ -98,11 +98,12 @@ export class IntakeService {
       fingerprint: this.deps.hasher.hash('lead', leadFingerprintSource(valid)),
       claimToken: newId('clm', now),
       now,
+      person: personHashes(valid, this.deps.hasher),
     };
     const claimed = await inSpan(this.deps.tracer, 'leadflow.store', async (span) => {
       span.setAttribute('leadflow.lead_id', identity.id);
       try {
-        const row = leadRow(valid, identity, personHashes(valid, this.deps.hasher), this.deps.cipher);
+        const row = leadRow(valid, identity, this.deps.cipher);
         await this.deps.writes.run((trx) => repository.insertLead(trx, row));
         return true;
       } catch (error) {
@@ -166,7 +167,7 @@ export class IntakeService {
         lead: valid,
         publisherId: publisher.publisherId,
         publisherPayoutShareBps: publisher.payoutShareBps,
-        person: personHashes(valid, this.deps.hasher),
+        person: identity.person,
         deadline: Math.min(identity.now + this.deps.sellDeadlineMs, answerBy - RECORD_MARGIN_MS),
       });
       span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });

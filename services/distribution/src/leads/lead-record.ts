@@ -21,6 +21,8 @@ export interface LeadIdentity {
   fingerprint: string;
   claimToken: string;
   now: number;
+  /** Keyed hashes of who the lead is about, for the row and for duplicate checks. */
+  person: PersonHashes;
 }
 
 /** The keyed hashes that recognise the same person in later leads. */
@@ -36,7 +38,8 @@ export function personHashes(lead: ValidLead, hasher: KeyedHasher): PersonHashes
  * The stored form of a valid lead: sensitive fields encrypted together, keyed
  * hashes for duplicate checks, the rest as JSON.
  */
-export function leadRow(lead: ValidLead, identity: LeadIdentity, person: PersonHashes, cipher: PiiCipher): NewLeadRow {
+export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCipher): NewLeadRow {
+  const { person } = identity;
   const { fields } = lead;
   return {
     id: identity.id,
