@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,6 +103,14 @@ export class ChildHandle {
     if (!this.running) return;
     this.child.kill('SIGKILL');
     await this.exited;
+  }
+
+  /** Whether the process is stopped by a signal (SIGSTOP): state T in /proc (Linux). */
+  async stopped(): Promise<boolean> {
+    if (!this.running || this.child.pid === undefined) return false;
+    const stat = await readFile(`/proc/${this.child.pid}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ...: comm may hold spaces and parentheses, the state follows the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
   }
 }
 
