@@ -48,9 +48,10 @@ function placeholders(values: readonly unknown[]): string {
 /**
  * Checks the stored state of the given publishers' leads against what the
  * publishers were told, and against the design's invariants:
- * every 200 is stored with the same lead id and outcome; no lead is left
- * 'processing'; a sold live lead has exactly one sale and one balanced set of
- * three ledger entries that agree with the sale; a rejected lead has neither.
+ * every 200 is stored with the same lead id and outcome (an 'unconfirmed' lead is
+ * answered 'rejected'); no lead is left 'processing'; a sold live lead has exactly
+ * one sale and one balanced set of three ledger entries that agree with the sale;
+ * a rejected or unconfirmed lead has neither.
  */
 export async function auditStore(database: InspectedDatabase, publisherIds: string[], okAnswers: OkAnswers): Promise<StoreAudit> {
   const problems: string[] = [];
@@ -89,7 +90,9 @@ export async function auditStore(database: InspectedDatabase, publisherIds: stri
     }
     const wrong: string[] = [];
     if (lead.id !== told.leadId) wrong.push(`stored as ${lead.id}, answered ${told.leadId}`);
-    if (lead.status !== told.status) wrong.push(`stored ${lead.status}, answered ${told.status}`);
+    // An unconfirmed lead (a post whose answer never came) is answered as not sold until it is resolved.
+    const answeredAs = lead.status === 'unconfirmed' ? 'rejected' : lead.status;
+    if (answeredAs !== told.status) wrong.push(`stored ${lead.status}, answered ${told.status}`);
     if (told.status === 'sold' && lead.buyer_id !== told.buyerId) wrong.push(`stored buyer ${lead.buyer_id}, answered ${told.buyerId}`);
     if (told.status === 'sold' && lead.payout_cents !== Math.round((told.price ?? NaN) * 100)) {
       wrong.push(`stored payout ${lead.payout_cents}, answered price ${told.price}`);
