@@ -155,5 +155,7 @@ export function simulatorIntegration(
     timeoutMs: options.timeoutMs ?? 1000,
     local: true,
     testBehaviour: 'test_url',
+    onTimeout: 'unconfirmed',
+    statusLookup: undefined,
   };
 }

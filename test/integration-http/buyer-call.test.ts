@@ -7,7 +7,17 @@ import { json, startLocalServer, type Handler, type LocalServer } from './local-
 const SLACK_MS = 2_000;
 
 function integration(post: HttpExchange, overrides: Partial<Integration> = {}): Integration {
-  return { mode: 'direct_post', ping: undefined, post, timeoutMs: 5_000, local: true, testBehaviour: 'test_url', ...overrides };
+  return {
+    mode: 'direct_post',
+    ping: undefined,
+    post,
+    timeoutMs: 5_000,
+    local: true,
+    testBehaviour: 'test_url',
+    onTimeout: 'unconfirmed',
+    statusLookup: undefined,
+    ...overrides,
+  };
 }
 
 describe('callBuyer against real HTTP servers', () => {

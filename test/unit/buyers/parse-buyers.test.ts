@@ -153,6 +153,8 @@ const EXPECTED: BuyerDefinition[] = [
       timeoutMs: 1500,
       local: false,
       testBehaviour: 'test_url',
+      onTimeout: 'unconfirmed',
+      statusLookup: undefined,
       ping: {
         url: 'https://api.lendco.example/v2/ping',
         testUrl: 'https://sandbox.lendco.example/v2/ping',
@@ -235,6 +237,8 @@ const EXPECTED: BuyerDefinition[] = [
       timeoutMs: 3000,
       local: false,
       testBehaviour: 'accept',
+      onTimeout: 'unconfirmed',
+      statusLookup: undefined,
       post: {
         url: 'https://partners.cashnow.example/leads',
         testUrl: undefined,
@@ -276,6 +280,8 @@ const EXPECTED: BuyerDefinition[] = [
       timeoutMs: 3000,
       local: true,
       testBehaviour: 'reject',
+      onTimeout: 'unconfirmed',
+      statusLookup: undefined,
       post: {
         url: 'http://127.0.0.1:8099/post',
         testUrl: undefined,

@@ -117,6 +117,17 @@ export interface Integration {
   local: boolean;
   /** What a test-mode lead gets: the post/ping sent to testUrl, or an answer without any call. */
   testBehaviour: 'test_url' | 'accept' | 'reject';
+  /**
+   * A post whose answer never came (timeout, connection cut): `unconfirmed` (the default) holds the lead
+   * for this buyer until it is resolved; `decline` treats it as a no and offers the lead to the next
+   * buyer, for buyers whose contract says a post they did not answer in time is not theirs.
+   */
+  onTimeout: 'unconfirmed' | 'decline';
+  /**
+   * Asks the buyer whether it holds a lead whose post went unanswered: its `accepted` rule matching means
+   * it does. Carries no PII (ids only: leadId, attemptId).
+   */
+  statusLookup: HttpExchange | undefined;
 }
 
 export interface HttpExchange {
@@ -148,9 +159,10 @@ export type Transform =
 export type FieldSource =
   /**
    * `pingReference` is the reference the buyer's own ping answer named (its ping id), which most ping-post
-   * buyers require in the post; only a ping_post buyer's post mapping may use it.
+   * buyers require in the post; only a ping_post buyer's post mapping may use it. `attemptId` is the
+   * post's own id, the same on every try of that post: a buyer can dedupe on it (post and statusLookup only).
    */
-  | { field: FilterField | 'leadId' | 'pingReference'; transform: Transform[] }
+  | { field: FilterField | 'leadId' | 'pingReference' | 'attemptId'; transform: Transform[] }
   | { value: string | number | boolean };
 
 export type ResponseFormat = 'json' | 'xml' | 'text';

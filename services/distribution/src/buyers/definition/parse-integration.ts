@@ -3,16 +3,18 @@ import { parseExchange } from './parse-exchange.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, orDefault, readChoice, readFlag, readObject, readWholeNumber, required } from './read-values.js';
 
-const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'local', 'testBehaviour'] as const;
+const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'local', 'testBehaviour', 'onTimeout', 'statusLookup'] as const;
 const MODES = ['direct_post', 'ping_post'] as const;
 const TEST_BEHAVIOURS = ['test_url', 'accept', 'reject'] as const;
+const TIMEOUT_POLICIES = ['unconfirmed', 'decline'] as const;
 
 const DEFAULT_TIMEOUT_MS = 3000;
 const MAX_TIMEOUT_MS = 60_000;
 
 /**
  * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs`, `local` (http://
- * allowed) and `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl).
+ * allowed), `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl),
+ * `onTimeout` (unconfirmed or decline) and `statusLookup` (how to ask whether the buyer holds a lead).
  */
 export function parseIntegration(value: unknown, path: string, problems: Problems): Integration | undefined {
   const fields = readObject(value, path, KEYS, problems);
@@ -23,6 +25,7 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   const timeoutMs = orDefault(fields.timeoutMs, DEFAULT_TIMEOUT_MS, (v) => readWholeNumber(v, at('timeoutMs'), problems, 1, MAX_TIMEOUT_MS));
   const local = orDefault(fields.local, false, (v) => readFlag(v, at('local'), problems));
   const testBehaviour = orDefault(fields.testBehaviour, 'accept', (v) => readChoice(v, at('testBehaviour'), TEST_BEHAVIOURS, problems));
+  const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) => readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems));
   const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url' };
 
   let ping: Integration['ping'];
@@ -34,8 +37,12 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   const post = required(fields.post, at('post'), problems, (v) =>
     parseExchange(v, at('post'), { ...context, call: mode === 'ping_post' ? 'postAfterPing' : 'post' }, problems),
   );
+  const statusLookup = isAbsent(fields.statusLookup)
+    ? undefined
+    : parseExchange(fields.statusLookup, at('statusLookup'), { local: context.local, testUrlRequired: false, call: 'statusLookup' }, problems);
   if (
     problems.found.length > start ||
+    onTimeout === undefined ||
     mode === undefined ||
     post === undefined ||
     timeoutMs === undefined ||
@@ -44,5 +51,5 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   ) {
     return undefined;
   }
-  return { mode, ping, post, timeoutMs, local, testBehaviour };
+  return { mode, ping, post, timeoutMs, local, testBehaviour, onTimeout, statusLookup };
 }

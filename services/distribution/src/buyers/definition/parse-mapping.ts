@@ -4,12 +4,15 @@ import type { FieldSource, Transform } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { expectedNames, isPlainObject, oneOf, readChoice, readObject, readText } from './read-values.js';
 
-/** Which call a mapping builds: a ping carries no personal data; only a post after a ping has a ping reference. */
-export type CallKind = 'ping' | 'post' | 'postAfterPing';
+/**
+ * Which call a mapping builds: a ping and a status lookup carry no personal data; only a post after a
+ * ping has a ping reference; only posts and status lookups have an attempt id.
+ */
+export type CallKind = 'ping' | 'post' | 'postAfterPing' | 'statusLookup';
 
 type SourceField = Extract<FieldSource, { field: unknown }>['field'];
 
-const SOURCE_FIELDS: readonly SourceField[] = [...FILTER_FIELDS, 'leadId', 'pingReference'];
+const SOURCE_FIELDS: readonly SourceField[] = [...FILTER_FIELDS, 'leadId', 'pingReference', 'attemptId'];
 
 /** Identity, contact and bank details: what a buyer must not learn before it has bought the lead. */
 const NOT_IN_A_PING: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
@@ -22,16 +25,22 @@ const DATE_FIELDS: ReadonlySet<string> = new Set(['dob', 'incomeNextDate1', 'inc
 const PHONE_FIELDS: ReadonlySet<string> = new Set(['homePhone', 'cellPhone', 'workPhone']);
 
 function isSourceField(name: string): name is SourceField {
-  return isFilterField(name) || name === 'leadId' || name === 'pingReference';
+  return isFilterField(name) || name === 'leadId' || name === 'pingReference' || name === 'attemptId';
 }
 
 function readSourceField(value: unknown, path: string, call: CallKind, problems: Problems): SourceField | undefined {
   if (typeof value !== 'string') return problems.at(path, 'must be a field name');
   if (!isSourceField(value)) {
-    return problems.at(path, `is not a lead field, derived value, leadId or pingReference${expectedNames(value, SOURCE_FIELDS)}`);
+    return problems.at(path, `is not a lead field, derived value, leadId, pingReference or attemptId${expectedNames(value, SOURCE_FIELDS)}`);
   }
   if (call === 'ping' && NOT_IN_A_PING.has(value)) {
     return problems.at(path, `${value} is personal data and is never sent in a ping; map it in the post`);
+  }
+  if (call === 'statusLookup' && !['leadId', 'attemptId'].includes(value)) {
+    return problems.at(path, 'a status lookup carries only leadId and attemptId');
+  }
+  if (value === 'attemptId' && call === 'ping') {
+    return problems.at(path, 'attemptId exists only in a post and a status lookup');
   }
   if (value === 'pingReference' && call !== 'postAfterPing') {
     return problems.at(path, 'pingReference exists only in the post of a ping_post buyer');

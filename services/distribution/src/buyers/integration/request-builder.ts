@@ -12,6 +12,8 @@ export interface LeadForBuyer {
   derived: Record<string, string | number | boolean | undefined>;
   /** For the post of a ping_post buyer: the reference its ping answer named. */
   pingReference?: string;
+  /** For a post and a status lookup: the post's attempt id, which the buyer may dedupe on. */
+  attemptId?: string;
 }
 
 export interface BuyerRequest {
@@ -86,12 +88,13 @@ function sourceValue(source: FieldSource, lead: LeadForBuyer): FieldValue | unde
 }
 
 /**
- * leadId and pingReference, else the derived value of that name, else the lead field: names that are
+ * leadId, pingReference and attemptId, else the derived value of that name, else the lead field: names that are
  * both (loanAmount, incomeNetMonthly, testMode) read the typed derived value.
  */
 function readField(name: string, lead: LeadForBuyer): FieldValue | undefined {
   if (name === 'leadId') return lead.leadId;
   if (name === 'pingReference') return isPresent(lead.pingReference) ? lead.pingReference : undefined;
+  if (name === 'attemptId') return isPresent(lead.attemptId) ? lead.attemptId : undefined;
   const derived = Object.hasOwn(lead.derived, name) ? lead.derived[name] : undefined;
   if (isPresent(derived)) return derived;
   const field = Object.hasOwn(lead.fields, name) ? lead.fields[name] : undefined;
