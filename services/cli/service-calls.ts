@@ -9,6 +9,9 @@ import {
   type PublisherKey,
   type ReencryptSensitiveDataResponse,
   type ReportRow,
+  type ResolveLeadRequest,
+  type ResolveLeadResponse,
+  type UnconfirmedLead,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
@@ -103,6 +106,14 @@ export class ServiceCalls {
 
   async getLead(leadId: string): Promise<LeadRecord> {
     return present((await this.call(this.distribution.getLead.bind(this.distribution), { leadId })).lead, 'lead');
+  }
+
+  async listUnconfirmedLeads(limit: number): Promise<UnconfirmedLead[]> {
+    return (await this.call(this.admin.listUnconfirmedLeads.bind(this.admin), { limit })).leads;
+  }
+
+  async resolveLead(request: ResolveLeadRequest): Promise<ResolveLeadResponse> {
+    return this.call(this.admin.resolveLead.bind(this.admin), request);
   }
 
   async getReport(request: GetReportRequest): Promise<Report> {

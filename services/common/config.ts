@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseCrashSetting, type CrashSetting } from './crash-points.js';
 
 /** A bad environment value, reported at start with the variable's name. */
 export class ConfigError extends Error {
@@ -91,6 +92,10 @@ export interface DistributionConfig {
   demoSimulatorUrl: string | undefined;
   /** Sensitive lead fields older than this many days are purged automatically; undefined = kept. */
   piiRetentionDays: number | undefined;
+  /** How often stale and unconfirmed leads are swept (recovery, buyers' status lookups). */
+  reconcileIntervalMs: number;
+  /** Fault injection for crash tests (LEADFLOW_CRASH_AT); undefined in production. */
+  crashAt: CrashSetting | undefined;
 }
 
 export interface GatewayConfig {
@@ -111,6 +116,16 @@ export interface GatewayConfig {
 
 function telemetry(env: Env): TelemetryConfig {
   return { otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']) };
+}
+
+function crashSetting(env: Env): CrashSetting | undefined {
+  const raw = env.LEADFLOW_CRASH_AT;
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return parseCrashSetting(raw);
+  } catch (error) {
+    throw new ConfigError(`LEADFLOW_CRASH_AT ${(error as Error).message}`);
+  }
 }
 
 export function loadDistributionConfig(env: Env = process.env): DistributionConfig {
@@ -146,6 +161,8 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     telemetry: telemetry(env),
     demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
     piiRetentionDays: optionalInteger(env, 'LEADFLOW_PII_RETENTION_DAYS', PII_RETENTION_DAYS.min, PII_RETENTION_DAYS.max),
+    reconcileIntervalMs: integer(env, 'LEADFLOW_RECONCILE_INTERVAL_MS', 5000, 100, 3_600_000),
+    crashAt: crashSetting(env),
   };
   return config;
 }

@@ -17,7 +17,8 @@ describeEachDatabase('selling: circuit breaker per buyer', (database) => {
       { path: '/backup/post', kind: 'direct_post', price: { fixed: 20 } },
     ]);
     const ids = await apply([
-      simBuyer('hanging', simulator.url, { post: '/hanging/post', timeoutMs: HANG_TIMEOUT_MS, pricing: { type: 'fixed', price: '40.00' } }),
+      // Its timeouts count as declines, so that each lead goes on to the backup.
+      simBuyer('hanging', simulator.url, { post: '/hanging/post', timeoutMs: HANG_TIMEOUT_MS, onTimeout: 'decline', pricing: { type: 'fixed', price: '40.00' } }),
       simBuyer('backup', simulator.url, { post: '/backup/post', pricing: { type: 'fixed', price: '20.00' } }),
     ]);
 
@@ -26,7 +27,7 @@ describeEachDatabase('selling: circuit breaker per buyer', (database) => {
       const sold = soldOf(answer);
       expect(sold.buyerId).to.equal(ids.backup);
       expect(ms, `lead ${i + 1} waited on the hanging buyer`).to.be.at.least(HANG_TIMEOUT_MS - 50);
-      expect(postsOf(await attempts(sold.leadId), ids.hanging!).map((post) => post.outcome)).to.deep.equal(['unknown']);
+      expect(postsOf(await attempts(sold.leadId), ids.hanging!).map((post) => post.outcome)).to.deep.equal(['timeout']);
     }
     for (let i = 0; i < 3; i += 1) {
       const { answer, ms } = await timed(personLead());

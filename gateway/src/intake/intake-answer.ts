@@ -38,7 +38,10 @@ export function intakeAnswer(response: SubmitLeadResponse, processingTime: () =>
         processingTime: processingTime(),
       };
     }
+    // Over HTTP an unconfirmed lead is a rejection: nothing was confirmed sold in time, and the reason
+    // says the lead is held for the buyer's answer. A retry replays the final answer once it is settled.
     case 'rejected':
+    case 'unconfirmed':
       return {
         leadId: outcome.value.leadId,
         status: 'rejected',

@@ -14,7 +14,10 @@ import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
+import { armCrashPoint } from '../../common/crash-points.js';
 import { IntakeService } from './leads/intake.service.js';
+import { LeadResolution } from './leads/lead-resolution.js';
+import { Reconciler } from './leads/reconciler.js';
 import { countingAddService } from './observability/handled-calls.js';
 import { ServingHealth } from './observability/health.js';
 import { DistributionMetrics } from './observability/metrics.js';
@@ -71,6 +74,7 @@ function shutdown(server: Server): Promise<void> {
 /** Opens storage, migrates it, and serves the distribution and admin gRPC services. */
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
   const { logger } = options;
+  armCrashPoint(config.crashAt);
   const secrets = await loadSecrets(config);
   const cipher = new PiiCipher(secrets.piiKeys);
   const hasher = new KeyedHasher(secrets.hmacKey);
@@ -88,7 +92,9 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const metrics = new DistributionMetrics(() => breakers.states());
   const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer });
   const writes = new GroupCommit(db);
-  const intake = new IntakeService({ db, writes, publishers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
+  const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
+  const resolution = new LeadResolution(db, buyers, publishers);
+  const reconciler = new Reconciler({ db, buyers, resolution, sellDeadlineMs: config.sellDeadlineMs, intervalMs: config.reconcileIntervalMs, logger, metrics });
   const pii = new PiiLifecycle(db, cipher);
   const demoKey = options.demoSimulatorUrl ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers) : undefined;
 
@@ -105,6 +111,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
       buyers,
       buyerReports: new BuyerReports(db, breakers),
       reports: new ReportService(db),
+      resolution,
       pii,
       adminToken: secrets.adminToken,
       tracer,
@@ -125,6 +132,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
     throw error;
   }
   const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
+  reconciler.start();
   health.serve();
   return {
     port,
@@ -135,6 +143,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
     async close() {
       health.drain();
       await purgeSchedule?.stop();
+      await reconciler.stop();
       await shutdown(server);
       await metricsServer.close();
       await db.destroy();

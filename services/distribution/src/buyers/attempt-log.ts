@@ -1,7 +1,8 @@
 import type { BuyerAttemptKind, BuyerAttemptOutcome, BuyerAttemptRow } from '../db/schema.js';
 import { newId } from '../ids.js';
 
-export type SkipReason = 'closed' | 'filtered' | 'capped' | 'duplicate' | 'floor' | 'circuit_open' | 'deadline';
+/** posted: the lead was posted to this buyer before (a sale taken over after a crash). */
+export type SkipReason = 'closed' | 'filtered' | 'capped' | 'duplicate' | 'floor' | 'circuit_open' | 'deadline' | 'posted';
 
 export interface CallRecord {
   kind: Exclude<BuyerAttemptKind, 'skip'>;

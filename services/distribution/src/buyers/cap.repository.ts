@@ -82,8 +82,23 @@ export async function releaseLeadCapacity(db: Db, leadId: string): Promise<void>
   for (const hold of holds) await releaseCapacity(db, leadId, hold.buyer_id);
 }
 
-/** A sale keeps what it held: the hold is consumed in the transaction that records the sale. */
-export async function consumeCapacity(db: Db, leadId: string, buyerId: string): Promise<void> {
+/**
+ * A sale keeps what it held: the hold is consumed in the transaction that records the sale. The spend
+ * counted moves to the sale's price where the hold was of another amount (a sale resolved by an operator
+ * for a buyer that names its price in its answer).
+ */
+export async function consumeCapacity(db: Db, leadId: string, buyerId: string, chargeCents: number): Promise<void> {
+  const hold = await db.selectFrom('buyer_cap_holds').selectAll().where('lead_id', '=', leadId).where('buyer_id', '=', buyerId).executeTakeFirst();
+  if (!hold) return;
+  const periods = JSON.parse(hold.periods) as string[];
+  if (periods.length > 0 && hold.spend_cents !== chargeCents) {
+    await db
+      .updateTable('buyer_cap_counters')
+      .set({ spend_cents: sql`spend_cents + ${chargeCents - hold.spend_cents}` })
+      .where('buyer_id', '=', buyerId)
+      .where('period', 'in', periods)
+      .execute();
+  }
   await db.deleteFrom('buyer_cap_holds').where('lead_id', '=', leadId).where('buyer_id', '=', buyerId).execute();
 }
 

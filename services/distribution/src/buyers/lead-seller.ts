@@ -9,11 +9,19 @@ export interface SaleRequest {
   /** The publisher's own revenue share, used where a buyer's payout policy names none. */
   publisherPayoutShareBps: number;
   person: PersonHashes;
+  /** The claim under which this process sells the lead: a post goes out only while it still holds. */
+  claimToken: string;
+  /** Buyers this lead was posted to before (a sale taken over after a crash): never posted again. */
+  postedBuyers: ReadonlySet<string>;
   /** Epoch ms by which the sale must be decided. */
   deadline: number;
+  /** Epoch ms until which an answer's record may be tried again while storage fails. */
+  recordBy: number;
 }
 
 export interface SaleWinner {
+  /** The accepted post. */
+  postId: string;
   buyerId: string;
   chargeCents: number;
   payoutCents: number;
@@ -22,6 +30,15 @@ export interface SaleWinner {
 
 export interface SaleDecision {
   winner: SaleWinner | undefined;
+  /** A post whose answer never came: the lead is held for that buyer, and no other one gets it. */
+  unconfirmed: { postId: string; buyerId: string } | undefined;
+  /**
+   * The sale stopped because this process may no longer post the lead: its claim was taken over, or
+   * another post of the lead may be at a buyer. Whoever holds the lead now answers for it.
+   */
+  interrupted: boolean;
+  /** Buyers were left untried for lack of time. */
+  outOfTime: boolean;
   /** Every buyer considered: its pings, posts, or why it was skipped. */
   attempts: BuyerAttemptRow[];
   /** Wall time spent waiting on buyers' answers. */
@@ -38,3 +55,4 @@ export interface LeadSeller {
 export const NO_ELIGIBLE_BUYER = 'No buyer is buying leads like this one right now';
 export const NO_BUYER_ACCEPTED = 'No buyer accepted the lead';
 export const DEADLINE_REACHED = 'No buyer accepted the lead in time';
+export const AWAITING_CONFIRMATION = "The buyer's answer did not arrive in time; the lead is held until the buyer confirms";

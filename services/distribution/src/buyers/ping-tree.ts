@@ -5,13 +5,14 @@ import { AttemptLog, type SkipReason } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
 import { capPeriods, type CapPeriod } from './cap-periods.js';
-import { adjustSpend, readCounters, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
+import { readCounters } from './cap.repository.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import type { HttpExchange, Integration } from './definition/buyer-definition.js';
-import { buyersWithDuplicate, holdPerson, releasePerson } from './duplicates.js';
+import { buyersWithDuplicate } from './duplicates.js';
 import { callBuyer, type BuyerCallResult, type LeadForBuyer } from './integration/buyer-call.js';
 import {
   DEADLINE_REACHED,
+  AWAITING_CONFIRMATION,
   NO_BUYER_ACCEPTED,
   NO_ELIGIBLE_BUYER,
   type LeadSeller,
@@ -21,6 +22,8 @@ import {
 } from './lead-seller.js';
 import { evaluateFilter } from './rules/filters.js';
 import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
+import { postVerdict } from './post-answer.js';
+import { PostJournal, type OpenPost } from './post-journal.js';
 import { payoutFor } from './rules/payout.js';
 import { priceFor } from './rules/pricing.js';
 import { isOpen } from './rules/schedule.js';
@@ -48,6 +51,13 @@ export interface PingTreeDependencies {
   random?: () => number;
 }
 
+/** How one post ended for the sale: sold, a no (the next offer is tried), unconfirmed, or the sale stops. */
+type PostResult =
+  | { kind: 'sold'; winner: SaleWinner }
+  | { kind: 'declined' }
+  | { kind: 'unconfirmed'; postId: string; buyerId: string }
+  | { kind: 'interrupted' };
+
 /**
  * The ping tree: tiers in order; inside a tier every eligible ping-post buyer is
  * pinged at once, then the lead is posted to the best offer first (bids and
@@ -59,32 +69,46 @@ export interface PingTreeDependencies {
 export class PingTreeSeller implements LeadSeller {
   private readonly call: typeof callBuyer;
   private readonly random: () => number;
+  private readonly journal: PostJournal;
 
   constructor(private readonly deps: PingTreeDependencies) {
     this.call = deps.call ?? callBuyer;
     this.random = deps.random ?? Math.random;
+    this.journal = new PostJournal(deps.db);
   }
 
   async sell(request: SaleRequest): Promise<SaleDecision> {
     const log = new AttemptLog(request.leadId);
     const waited = { ms: 0 };
+    const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => ({
+      winner: undefined,
+      unconfirmed: undefined,
+      interrupted: false,
+      outOfTime: false,
+      attempts: log.rows,
+      buyerWaitMs: waited.ms,
+      reason,
+      ...outcome,
+    });
     const candidates = await this.eligible(request, log);
-    if (candidates.length === 0) return { winner: undefined, attempts: log.rows, buyerWaitMs: 0, reason: NO_ELIGIBLE_BUYER };
+    if (candidates.length === 0) return decision(NO_ELIGIBLE_BUYER);
 
-    let reason = NO_BUYER_ACCEPTED;
+    let outOfTime = false;
     for (const tier of byTier(candidates)) {
       const offers = await this.pingAll(tier, request, log, waited);
       for (const candidate of this.rank(offers)) {
         if (!this.fitsDeadline(candidate, request)) {
           log.skip(candidate.buyer.id, 'deadline');
-          reason = DEADLINE_REACHED;
+          outOfTime = true;
           continue;
         }
-        const winner = await this.post(candidate, request, log, waited);
-        if (winner) return { winner, attempts: log.rows, buyerWaitMs: waited.ms, reason: '' };
+        const posted = await this.post(candidate, request, log, waited);
+        if (posted.kind === 'sold') return decision('', { winner: posted.winner });
+        if (posted.kind === 'unconfirmed') return decision(AWAITING_CONFIRMATION, { unconfirmed: posted });
+        if (posted.kind === 'interrupted') return decision('', { interrupted: true });
       }
     }
-    return { winner: undefined, attempts: log.rows, buyerWaitMs: waited.ms, reason };
+    return decision(outOfTime ? DEADLINE_REACHED : NO_BUYER_ACCEPTED, { outOfTime });
   }
 
   /** The active buyers this lead may go to; every other one gets its reason in the log. */
@@ -130,7 +154,9 @@ export class PingTreeSeller implements LeadSeller {
             (period.maxSpendCents !== undefined && used.spendCents + (chargeCents ?? 0) > period.maxSpendCents))
         );
       });
-      const skip: SkipReason | undefined = !isOpen(definition.schedule, now)
+      const skip: SkipReason | undefined = request.postedBuyers.has(buyer.id)
+        ? 'posted'
+        : !isOpen(definition.schedule, now)
         ? 'closed'
         : definition.filters && !evaluateFilter(definition.filters, facts)
           ? 'filtered'
@@ -209,74 +235,76 @@ export class PingTreeSeller implements LeadSeller {
     return Date.now() + candidate.buyer.definition.integration.timeoutMs <= request.deadline;
   }
 
-  /** Posts to one buyer, its caps and the person held for it while it decides. */
-  private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<SaleWinner | undefined> {
+  /**
+   * Posts to one buyer under the sale protocol: its caps and the person held and the intent committed
+   * first (PostJournal), the answer recorded as soon as it arrives.
+   */
+  private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<PostResult> {
     const { buyer } = candidate;
     const live = !request.lead.test;
-    const heldSpend = live ? await this.spendToHold(candidate) : 0;
-    if (live && (heldSpend < 0 || !(await reserveCapacity(this.deps.db, request.leadId, buyer.id, candidate.periods, heldSpend)))) {
-      return log.skip(buyer.id, 'capped');
+    const opened = await this.journal.open(
+      { leadId: request.leadId, claimToken: request.claimToken, person: request.person, live },
+      { buyer, periods: candidate.periods, chargeCents: candidate.chargeCents, payoutCents: candidate.payoutCents },
+      () => !live || this.deps.breakers.allow(buyer.id),
+    );
+    if ('skip' in opened) {
+      log.skip(buyer.id, opened.skip);
+      return { kind: 'declined' };
     }
-    const releaseCaps = () => releaseCapacity(this.deps.db, request.leadId, buyer.id);
-    if (live && !(await holdPerson(this.deps.db, buyer, request.person, Date.now()))) {
-      await releaseCaps();
-      return log.skip(buyer.id, 'duplicate');
-    }
-    const releaseHolds = async () => {
-      await releasePerson(this.deps.db, buyer, request.person);
-      await releaseCaps();
-    };
-    // Asked last: in half-open state a yes is the one probe, and it must be followed by a call.
-    if (live && !this.deps.breakers.allow(buyer.id)) {
-      await releaseHolds();
-      return log.skip(buyer.id, 'circuit_open');
-    }
+    if ('stop' in opened) return { kind: 'interrupted' };
+    const { post } = opened;
+
     const started = performance.now();
-    const result = await this.callTraced('post', candidate, buyer.definition.integration.post, request);
+    const result = await this.callTraced('post', candidate, buyer.definition.integration.post, request, post.id);
     waited.ms += performance.now() - started;
     this.recordHealth(candidate, request, result);
 
     const chargeCents = candidate.chargeCents ?? (result.outcome === 'accepted' ? priceFor(buyer.definition.pricing, candidate.facts, result.reply.priceCents) : undefined);
     const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
     const sold = result.outcome === 'accepted' && payoutCents !== undefined && payoutCents >= request.lead.priceCents;
+    const verdict = postVerdict(result, sold, buyer.definition.integration.onTimeout);
     log.call(buyer.id, {
       kind: 'post',
       startedAt: result.startedAt,
       durationMs: result.latencyMs,
       // A post whose answer never came may have reached the buyer: its outcome is unknown.
-      outcome: result.outcome === 'timeout' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
+      outcome: verdict.state === 'unknown' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
       httpStatus: result.httpStatus,
       priceCents: sold ? chargeCents : undefined,
       reference: result.reply.reference,
-      reason: result.outcome === 'accepted' && !sold ? 'price in the answer is below the floor or missing' : (result.reply.reason ?? result.reply.error),
+      reason: verdict.byTimeoutPolicy
+        ? 'no answer in time: a decline under the buyer\'s timeout policy'
+        : result.outcome === 'accepted' && !sold
+          ? 'price in the answer is below the floor or missing'
+          : (result.reply.reason ?? result.reply.error),
     });
-    if (!sold) {
-      if (live) await releaseHolds();
-      return undefined;
-    }
-    if (live) await adjustSpend(this.deps.db, request.leadId, buyer.id, candidate.periods, chargeCents! - heldSpend);
-    return { buyerId: buyer.id, chargeCents: chargeCents!, payoutCents: payoutCents!, redirectUrl: result.reply.redirectUrl ?? '' };
+    const redirectUrl = result.reply.redirectUrl ?? '';
+    await this.journal.answer(
+      post,
+      sold
+        ? { state: 'accepted', chargeCents, payoutCents, redirectUrl, reference: result.reply.reference }
+        : { state: verdict.state, reference: result.reply.reference, resolvedBy: verdict.byTimeoutPolicy ? 'timeout_policy' : undefined },
+      request.recordBy,
+    );
+    if (sold) return { kind: 'sold', winner: winnerOf(post, chargeCents!, payoutCents!, redirectUrl) };
+    if (verdict.state === 'unknown') return { kind: 'unconfirmed', postId: post.id, buyerId: buyer.id };
+    return { kind: 'declined' };
   }
 
-  /**
-   * The spend a post holds against the buyer's caps: its price when known; for a
-   * buyer that names its price in its answer, all that is left of its spend cap
-   * (negative when nothing is). Its answer's price then replaces what was held;
-   * a price above what was left overshoots the cap by that one lead at most.
-   */
-  private async spendToHold(candidate: Candidate): Promise<number> {
-    if (candidate.chargeCents !== undefined) return candidate.chargeCents;
-    const headroom = await spendHeadroom(this.deps.db, candidate.buyer.id, candidate.periods);
-    return headroom === undefined ? 0 : headroom > 0 ? headroom : -1;
-  }
-
-  private async callTraced(kind: 'ping' | 'post', candidate: Candidate, exchange: HttpExchange, request: SaleRequest): Promise<BuyerCallResult & { startedAt: number }> {
+  private async callTraced(
+    kind: 'ping' | 'post',
+    candidate: Candidate,
+    exchange: HttpExchange,
+    request: SaleRequest,
+    attemptId?: string,
+  ): Promise<BuyerCallResult & { startedAt: number }> {
     const { buyer } = candidate;
     const lead: LeadForBuyer = {
       leadId: request.leadId,
       fields: request.lead.fields,
       derived: { ...candidate.facts, priceFloor: request.lead.priceCents / 100 },
       pingReference: kind === 'post' ? candidate.pingReference : undefined,
+      attemptId,
     };
     const startedAt = Date.now();
     const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
@@ -313,6 +341,10 @@ function destinationHost(exchange: HttpExchange, integration: Integration, test:
   if (test && integration.testBehaviour !== 'test_url') return undefined;
   const url = test ? exchange.testUrl : exchange.url;
   return url !== undefined && URL.canParse(url) ? new URL(url).hostname : undefined;
+}
+
+function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redirectUrl: string): SaleWinner {
+  return { postId: post.id, buyerId: post.offer.buyer.id, chargeCents, payoutCents, redirectUrl };
 }
 
 function timezoneOf(buyer: Buyer): string {

@@ -36,7 +36,8 @@ export interface BuyerCapCounterTable {
   spend_cents: number;
 }
 
-export type LeadStatus = 'processing' | 'sold' | 'rejected';
+/** unconfirmed: a post's answer never came; no other buyer gets the lead until it is resolved. */
+export type LeadStatus = 'processing' | 'sold' | 'rejected' | 'unconfirmed';
 
 export interface LeadTable {
   id: string;
@@ -123,6 +124,8 @@ export interface BuyerPersonHoldTable {
   /** "ssn:<keyed hash>", "email:<...>" or "phone:<...>". */
   person: string;
   held_at: number;
+  /** The lead being posted; null for holds written before it was recorded. */
+  lead_id: string | null;
 }
 
 /** What one lead holds of a buyer's caps while it is posted to it: counted, not yet sold. */
@@ -133,6 +136,32 @@ export interface BuyerCapHoldTable {
   periods: string;
   spend_cents: number;
   held_at: number;
+}
+
+/**
+ * pending: committed before the post, no answer yet; accepted: the buyer took the lead; rejected: it said
+ * no; failed: an error answer, or nothing was sent; unknown: sent, and no answer came (the buyer may have it).
+ */
+export type LeadPostState = 'pending' | 'accepted' | 'rejected' | 'failed' | 'unknown';
+/** Who settled a post that had no answer: the buyer's status lookup, an operator, or the buyer's timeout policy. */
+export type LeadPostResolver = 'status_lookup' | 'operator' | 'timeout_policy';
+
+/** A post intent: written before the lead is posted to the buyer, then its answer. */
+export interface LeadPostTable {
+  /** Also the idempotency reference the buyer may be sent (mapping field attemptId). */
+  id: string;
+  lead_id: string;
+  buyer_id: string;
+  state: LeadPostState;
+  /** Known before the post for a priced offer, else from the answer. */
+  charge_cents: number | null;
+  payout_cents: number | null;
+  redirect_url: string | null;
+  /** The buyer's own reference for the lead, from its answer. */
+  reference: string | null;
+  created_at: number;
+  answered_at: number | null;
+  resolved_by: LeadPostResolver | null;
 }
 
 export interface Database {
@@ -146,6 +175,7 @@ export interface Database {
   leads: LeadTable;
   buyer_attempts: BuyerAttemptTable;
   sales: SaleTable;
+  lead_posts: LeadPostTable;
 }
 
 export type PublisherRow = Selectable<PublisherTable>;
@@ -157,3 +187,4 @@ export type LeadUpdate = Updateable<LeadTable>;
 export type BuyerAttemptRow = Selectable<BuyerAttemptTable>;
 export type NewSaleRow = Insertable<SaleTable>;
 export type LedgerEntryRow = Selectable<LedgerEntryTable>;
+export type LeadPostRow = Selectable<LeadPostTable>;

@@ -13,6 +13,7 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import type { BuyerReports } from '../buyers/buyer-reports.js';
 import type { PublisherKeyRow } from '../db/schema.js';
 import { redactedDefinition } from '../buyers/buyer.js';
+import type { LeadResolution } from '../leads/lead-resolution.js';
 import type { ReportService } from '../reports/report.service.js';
 import type { PiiLifecycle } from '../security/pii-lifecycle.js';
 import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
@@ -24,6 +25,7 @@ export interface AdminHandlerDependencies {
   buyers: BuyerService;
   buyerReports: BuyerReports;
   reports: ReportService;
+  resolution: LeadResolution;
   pii: PiiLifecycle;
   adminToken: string;
   tracer: Tracer;
@@ -93,6 +95,24 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
       purged: await deps.pii.purge(request.olderThanDays),
     })),
     reencryptSensitiveData: admin('ReencryptSensitiveData', (request: { batchSize: number }) => deps.pii.reencrypt(request.batchSize)),
+    listUnconfirmedLeads: admin('ListUnconfirmedLeads', async (request: { limit: number }) => ({
+      leads: (await deps.resolution.listUnconfirmed(request.limit)).map((lead) => ({
+        leadId: lead.leadId,
+        publisherId: lead.publisherId,
+        clickid: lead.clickid,
+        buyerId: lead.buyerId,
+        postId: lead.postId,
+        postedAtMs: lead.postedAt,
+        test: lead.test,
+      })),
+    })),
+    resolveLead: admin('ResolveLead', (request: { leadId: string; sold: boolean; chargeCents: number }) =>
+      deps.resolution.resolve(
+        request.leadId,
+        request.sold ? { sold: true, chargeCents: request.chargeCents > 0 ? request.chargeCents : undefined } : { sold: false },
+        'operator',
+      ),
+    ),
     setBuyerActive: admin('SetBuyerActive', async (request: { buyer: string; active: boolean }) => {
       const [summary] = await deps.buyerReports.summaries([await deps.buyers.setActive(request.buyer, request.active)]);
       return { summary };

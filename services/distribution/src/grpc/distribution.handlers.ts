@@ -39,6 +39,8 @@ function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
       };
     case 'rejected':
       return { $case: 'rejected', value: { leadId: outcome.leadId, reason: outcome.reason } };
+    case 'unconfirmed':
+      return { $case: 'unconfirmed', value: { leadId: outcome.leadId, reason: outcome.reason } };
     case 'invalid':
       return { $case: 'invalid', value: { errors: outcome.errors } };
   }

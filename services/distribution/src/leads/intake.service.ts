@@ -2,9 +2,9 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { Logger } from '../../../common/logger.js';
 import { inSpan } from '../../../common/telemetry.js';
-import { consumeCapacity, releaseLeadCapacity } from '../buyers/cap.repository.js';
-import type { LeadSeller, SaleDecision } from '../buyers/lead-seller.js';
-import { saleEntries } from './ledger.js';
+import { crashPoint } from '../../../common/crash-points.js';
+import type { BuyerService } from '../buyers/buyer.service.js';
+import { AWAITING_CONFIRMATION, type LeadSeller, type SaleDecision, type SaleWinner } from '../buyers/lead-seller.js';
 import { isDuplicateKeyError, type Db } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
@@ -16,12 +16,16 @@ import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import { leadRow, personHashes, type LeadIdentity } from './lead-record.js';
+import { recoverSale } from './lead-recovery.js';
 import * as repository from './lead.repository.js';
+import { LeadNotRecordable, recordSale, recordUnsold } from './sale-record.js';
 import { leadFingerprintSource, validateLead, type ValidLead } from './validation.js';
 
 export type IntakeOutcome =
   | { kind: 'sold'; leadId: string; payoutCents: number; buyerId: string; redirectUrl: string }
   | { kind: 'rejected'; leadId: string; reason: string }
+  /** A post's answer never came: the lead is held for that buyer until it is resolved. */
+  | { kind: 'unconfirmed'; leadId: string; reason: string }
   | { kind: 'invalid'; errors: Record<string, string> };
 
 export interface IntakeResult {
@@ -35,6 +39,7 @@ export interface IntakeDependencies {
   /** Where the lead's writes go: committed together with other leads' writes. */
   writes: GroupCommit;
   publishers: PublisherService;
+  buyers: BuyerService;
   seller: LeadSeller;
   cipher: PiiCipher;
   hasher: KeyedHasher;
@@ -50,24 +55,46 @@ export const CLICKID_REUSED = 'was already used for a different lead';
 const RECORD_MARGIN_MS = 250;
 const POLL_INTERVAL_MS = 25;
 /** A claim older than the sell deadline plus this is held by a process that died. */
-const STALE_CLAIM_GRACE_MS = 5000;
+export const STALE_CLAIM_GRACE_MS = 5000;
 
-class ClaimLostError extends Error {}
+export function isStaleClaim(row: Pick<LeadRow, 'claimed_at'>, sellDeadlineMs: number, now: number): boolean {
+  return row.claimed_at + sellDeadlineMs + STALE_CLAIM_GRACE_MS < now;
+}
+
+/** The stored answer of a lead that has one. */
+export function storedOutcome(row: LeadRow): IntakeOutcome | undefined {
+  switch (row.status) {
+    case 'sold':
+      return { kind: 'sold', leadId: row.id, payoutCents: row.payout_cents ?? 0, buyerId: row.buyer_id ?? '', redirectUrl: row.redirect_url ?? '' };
+    case 'rejected':
+      return { kind: 'rejected', leadId: row.id, reason: row.reason ?? '' };
+    case 'unconfirmed':
+      return { kind: 'unconfirmed', leadId: row.id, reason: row.reason ?? AWAITING_CONFIRMATION };
+    case 'processing':
+      return undefined;
+  }
+}
 
 function replay(row: LeadRow): IntakeResult {
-  const outcome: IntakeOutcome =
-    row.status === 'sold'
-      ? { kind: 'sold', leadId: row.id, payoutCents: row.payout_cents ?? 0, buyerId: row.buyer_id ?? '', redirectUrl: row.redirect_url ?? '' }
-      : { kind: 'rejected', leadId: row.id, reason: row.reason ?? '' };
+  const outcome = storedOutcome(row);
+  if (!outcome) throw new ServiceError('unavailable', 'lead is still being processed: retry');
   return { outcome, buyerWaitMs: 0, replayed: true };
 }
+
+function soldOutcome(leadId: string, winner: SaleWinner): IntakeOutcome {
+  return { kind: 'sold', leadId, payoutCents: winner.payoutCents, buyerId: winner.buyerId, redirectUrl: winner.redirectUrl };
+}
+
+/** A write's result, or the stored answer when another writer recorded the lead first. */
+type WrittenOrReplayed<T> = { value: T } | { replayed: IntakeResult };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * One lead from key to outcome: authenticate, validate, claim the
  * (publisher, clickid) pair, store, sell, record. A retry of a stored lead gets
- * the stored answer; a retry of a lead still being sold waits for it.
+ * the stored answer; a retry of a lead still being sold waits for it; a retry of
+ * a lead whose seller died takes it over from what its post intents say.
  */
 export class IntakeService {
   /** Sales running in this process, by lead id, so that a concurrent retry can wait on them. */
@@ -112,7 +139,7 @@ export class IntakeService {
       }
     });
     const result = claimed
-      ? await this.sellOnce(valid, identity, publisher, answerBy)
+      ? await this.sellOnce(valid, identity, publisher, answerBy, new Set())
       : await this.answerRepeat(valid, identity, publisher, answerBy);
     this.deps.metrics.leadAnswered(result, valid.test);
     return result;
@@ -132,9 +159,9 @@ export class IntakeService {
       if (running) return { ...(await running), buyerWaitMs: 0, replayed: true };
 
       const now = Date.now();
-      const stale = row.claimed_at + this.deps.sellDeadlineMs + STALE_CLAIM_GRACE_MS < now;
+      const stale = isStaleClaim(row, this.deps.sellDeadlineMs, now);
       // A takeover sells with a whole selling budget or not at all: with less, every buyer could be
-      // skipped for lack of time and the lead stored as rejected for good. The next retry brings a whole one.
+      // skipped for lack of time. The next retry brings a whole one.
       if (stale && answerBy - now < this.deps.sellDeadlineMs) {
         throw new ServiceError('unavailable', 'lead is being recovered: retry');
       }
@@ -142,9 +169,7 @@ export class IntakeService {
         const claimToken = newId('clm', now);
         if (await repository.takeOverClaim(this.deps.db, row.id, row.claim_token, claimToken, now)) {
           this.deps.logger.warn({ leadId: row.id }, 'took over a stale lead claim');
-          // What the dead owner held of buyers' caps was never sold: give it back.
-          await releaseLeadCapacity(this.deps.db, row.id);
-          return this.sellOnce(valid, { ...identity, id: row.id, claimToken, now }, publisher, answerBy);
+          return this.takeOver(valid, { ...identity, id: row.id, claimToken, now }, publisher, answerBy);
         }
         continue;
       }
@@ -153,14 +178,32 @@ export class IntakeService {
     }
   }
 
-  private sellOnce(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
-    const sale = this.sell(valid, identity, publisher, answerBy).finally(() => this.inFlight.delete(identity.id));
+  /** A lead whose seller stopped: finish what its posts did, or sell it to the buyers it was not posted to. */
+  private async takeOver(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+    const recovered = await this.recordingOrReplaying(identity.id, () =>
+      recoverSale(this.deps.db, this.deps.buyers, { id: identity.id, publisherId: identity.publisherId, test: valid.test, claimToken: identity.claimToken }, identity.now),
+    );
+    if ('replayed' in recovered) return recovered.replayed;
+    switch (recovered.value.kind) {
+      case 'sold':
+        return { outcome: soldOutcome(identity.id, recovered.value.winner), buyerWaitMs: 0, replayed: true };
+      case 'unconfirmed':
+        return { outcome: { kind: 'unconfirmed', leadId: identity.id, reason: AWAITING_CONFIRMATION }, buyerWaitMs: 0, replayed: true };
+      case 'resell':
+        return this.sellOnce(valid, identity, publisher, answerBy, recovered.value.postedBuyers);
+    }
+  }
+
+  private sellOnce(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number, postedBuyers: ReadonlySet<string>): Promise<IntakeResult> {
+    const sale = this.sell(valid, identity, publisher, answerBy, postedBuyers).finally(() => this.inFlight.delete(identity.id));
     this.inFlight.set(identity.id, sale);
     return sale;
   }
 
-  private async sell(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+  private async sell(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number, postedBuyers: ReadonlySet<string>): Promise<IntakeResult> {
     const started = performance.now();
+    const ownDeadline = identity.now + this.deps.sellDeadlineMs;
+    const callerDeadline = answerBy - RECORD_MARGIN_MS;
     const decision = await inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
       const result = await this.deps.seller.sell({
         leadId: identity.id,
@@ -168,69 +211,79 @@ export class IntakeService {
         publisherId: publisher.publisherId,
         publisherPayoutShareBps: publisher.payoutShareBps,
         person: identity.person,
-        deadline: Math.min(identity.now + this.deps.sellDeadlineMs, answerBy - RECORD_MARGIN_MS),
+        claimToken: identity.claimToken,
+        postedBuyers,
+        deadline: Math.min(ownDeadline, callerDeadline),
+        recordBy: Math.min(answerBy, ownDeadline + STALE_CLAIM_GRACE_MS / 2),
       });
       span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
       return result;
     });
     if (!valid.test) this.deps.metrics.buyerAttempts(decision.attempts);
+    if (decision.interrupted) return this.replayOrRetry(identity.id);
+    // Buyers left untried because the caller could not wait: nothing final is stored, and a retry with a
+    // whole budget sells the lead.
+    const cutShortByCaller = !decision.winner && !decision.unconfirmed && decision.outOfTime && callerDeadline < ownDeadline;
     const processingMs = Math.round((performance.now() - started) * 100) / 100;
+    let recorded: WrittenOrReplayed<void>;
     try {
-      await inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, decision, valid.test, processingMs));
+      recorded = await this.recordingOrReplaying(identity.id, () =>
+        inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, valid.test, decision, cutShortByCaller, processingMs)),
+      );
     } catch (error) {
-      if (!(error instanceof ClaimLostError) && !isDuplicateKeyError(error)) throw error;
-      const row = await repository.findLead(this.deps.db, identity.id);
-      if (!row || row.status === 'processing') throw new ServiceError('unavailable', 'lead is still being processed: retry');
-      return replay(row);
+      // The post's answer is stored (an accepted one is the sale's proof); the record is not. The claim is
+      // given back so that the publisher's retry completes the lead from its posts at once, never posting again.
+      await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
+      const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
+      this.deps.logger.error({ leadId: identity.id, error: { name, code } }, "could not record a lead's outcome");
+      throw new ServiceError('unavailable', 'the outcome could not be recorded yet: retry');
     }
+    if ('replayed' in recorded) return recorded.replayed;
+    crashPoint('after-record');
+    if (cutShortByCaller) throw new ServiceError('unavailable', 'not enough time left to sell the lead: retry');
     const outcome: IntakeOutcome = decision.winner
-      ? {
-          kind: 'sold',
-          leadId: identity.id,
-          payoutCents: decision.winner.payoutCents,
-          buyerId: decision.winner.buyerId,
-          redirectUrl: decision.winner.redirectUrl,
-        }
-      : { kind: 'rejected', leadId: identity.id, reason: decision.reason };
+      ? soldOutcome(identity.id, decision.winner)
+      : decision.unconfirmed
+        ? { kind: 'unconfirmed', leadId: identity.id, reason: AWAITING_CONFIRMATION }
+        : { kind: 'rejected', leadId: identity.id, reason: decision.reason };
     return { outcome, buyerWaitMs: decision.buyerWaitMs, replayed: false };
   }
 
-  /** The attempts, the sale, its ledger entries and the lead's outcome in one transaction: all of it or none. */
-  private async record(identity: LeadIdentity, decision: SaleDecision, test: boolean, processingMs: number): Promise<void> {
-    const completedAt = Date.now();
-    await this.deps.writes.run(async (trx) => {
-      await repository.insertBuyerAttempts(trx, decision.attempts);
-      const { winner } = decision;
-      if (winner && !test) {
-        await repository.insertSale(trx, {
-          id: newId('sale', completedAt),
-          lead_id: identity.id,
-          publisher_id: identity.publisherId,
-          buyer_id: winner.buyerId,
-          charge_cents: winner.chargeCents,
-          payout_cents: winner.payoutCents,
-          margin_cents: winner.chargeCents - winner.payoutCents,
-          created_at: completedAt,
-        });
-        await repository.insertLedgerEntries(trx, saleEntries(identity, winner, completedAt));
-        await consumeCapacity(trx, identity.id, winner.buyerId);
-      }
-      const completed = await repository.completeLead(
-        trx,
-        identity.id,
-        identity.claimToken,
-        winner
-          ? {
-              status: 'sold',
-              completed_at: completedAt,
-              buyer_id: winner.buyerId,
-              payout_cents: winner.payoutCents,
-              redirect_url: winner.redirectUrl,
-              processing_ms: processingMs,
-            }
-          : { status: 'rejected', completed_at: completedAt, reason: decision.reason, processing_ms: processingMs },
-      );
-      if (!completed) throw new ClaimLostError();
+  /**
+   * The decision's record: a sale in one transaction with its ledger (it needs only the accepted post,
+   * whoever holds the claim); anything else only under this process's claim. A lead the seller could
+   * not finish for lack of the caller's time gets its claim back at once, for the next retry.
+   */
+  private async record(identity: LeadIdentity, test: boolean, decision: SaleDecision, release: boolean, processingMs: number): Promise<void> {
+    const now = Date.now();
+    const { winner } = decision;
+    await this.deps.writes.run((trx) => {
+      if (winner) return recordSale(trx, { id: identity.id, publisherId: identity.publisherId, test }, winner, decision.attempts, processingMs, now);
+      const update = release
+        ? { claimed_at: repository.RELEASED_CLAIM_AT }
+        : decision.unconfirmed
+          ? { status: 'unconfirmed' as const, completed_at: now, reason: AWAITING_CONFIRMATION, processing_ms: processingMs }
+          : { status: 'rejected' as const, completed_at: now, reason: decision.reason, processing_ms: processingMs };
+      return recordUnsold(trx, identity.id, identity.claimToken, decision.attempts, update);
     });
+  }
+
+  /**
+   * Runs a write that another writer may have beaten (the lead recorded by a recovery, a resolution or a
+   * late owner): then the stored answer is replayed instead.
+   */
+  private async recordingOrReplaying<T>(leadId: string, write: () => Promise<T>): Promise<WrittenOrReplayed<T>> {
+    try {
+      return { value: await write() };
+    } catch (error) {
+      if (!(error instanceof LeadNotRecordable) && !isDuplicateKeyError(error)) throw error;
+      return { replayed: await this.replayOrRetry(leadId) };
+    }
+  }
+
+  private async replayOrRetry(leadId: string): Promise<IntakeResult> {
+    const row = await repository.findLead(this.deps.db, leadId);
+    if (!row || row.status === 'processing') throw new ServiceError('unavailable', 'lead is still being processed: retry');
+    return replay(row);
   }
 }

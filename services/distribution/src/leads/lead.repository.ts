@@ -30,6 +30,19 @@ export async function takeOverClaim(db: Db, leadId: string, staleToken: string, 
   return result.numUpdatedRows > 0n;
 }
 
+/** A claim given back: stale at once, so the next request for the lead takes it over. */
+export const RELEASED_CLAIM_AT = 0;
+
+export async function releaseClaim(db: Db, leadId: string, claimToken: string): Promise<void> {
+  await db
+    .updateTable('leads')
+    .set({ claimed_at: RELEASED_CLAIM_AT })
+    .where('id', '=', leadId)
+    .where('status', '=', 'processing')
+    .where('claim_token', '=', claimToken)
+    .execute();
+}
+
 /** Writes the outcome of a lead still held under this claim; false when the claim was lost. */
 export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadUpdate): Promise<boolean> {
   const result = await db
@@ -38,6 +51,20 @@ export async function completeLead(db: Db, leadId: string, claimToken: string, o
     .where('id', '=', leadId)
     .where('status', '=', 'processing')
     .where('claim_token', '=', claimToken)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Writes a sale's outcome on a lead that has none yet: one being sold, or one waiting for a buyer's
+ * confirmation. Whoever holds the claim, the accepted post is the proof.
+ */
+export async function settleLead(db: Db, leadId: string, outcome: LeadUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('leads')
+    .set(outcome)
+    .where('id', '=', leadId)
+    .where('status', 'in', ['processing', 'unconfirmed'])
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -16,7 +16,7 @@ export class DistributionMetrics {
 
   private readonly leads = new Counter({
     name: 'leadflow_leads_total',
-    help: 'Leads answered, by outcome (sold, rejected, invalid; replayed: a retry answered with the stored outcome) and test flag',
+    help: 'Leads answered, by outcome (sold, rejected, unconfirmed, invalid; replayed: a retry answered with the stored outcome) and test flag',
     labelNames: ['outcome', 'test'] as const,
     registers: [this.registry],
   });
@@ -57,6 +57,12 @@ export class DistributionMetrics {
     registers: [this.registry],
   });
 
+  private readonly unconfirmed = new Gauge({
+    name: 'leadflow_unconfirmed_leads',
+    help: "Leads waiting for a buyer's confirmation (a post whose answer never came), as of the last reconciliation sweep",
+    registers: [this.registry],
+  });
+
   /** `circuits`: the circuit state of every buyer this process has called, read at each scrape. */
   constructor(circuits: () => Iterable<[string, CircuitState]>) {
     new Gauge({
@@ -90,6 +96,10 @@ export class DistributionMetrics {
       this.attempts.inc({ buyer_id: row.buyer_id, kind: row.kind, outcome: row.outcome });
       this.latency.observe({ buyer_id: row.buyer_id, kind: row.kind }, row.duration_ms / 1000);
     }
+  }
+
+  unconfirmedLeads(count: number): void {
+    this.unconfirmed.set(count);
   }
 
   /** `method`: the full method name, e.g. leadflow.distribution.v1.DistributionService/SubmitLead. */

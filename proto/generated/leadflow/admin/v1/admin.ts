@@ -235,6 +235,43 @@ export interface ReencryptSensitiveDataResponse {
   activeKeyId: string;
 }
 
+export interface UnconfirmedLead {
+  leadId: string;
+  publisherId: string;
+  clickid: string;
+  /** The buyer whose answer is awaited, and the post (attempt id) sent to it. */
+  buyerId: string;
+  postId: string;
+  postedAtMs: number;
+  test: boolean;
+}
+
+export interface ListUnconfirmedLeadsRequest {
+  /** At most this many; 0 = 100. */
+  limit: number;
+}
+
+export interface ListUnconfirmedLeadsResponse {
+  leads: UnconfirmedLead[];
+}
+
+export interface ResolveLeadRequest {
+  leadId: string;
+  /** True: the buyer holds the lead (sold); false: it does not. */
+  sold: boolean;
+  /** What the buyer pays, in cents, for a sale whose post carried no price; else 0. */
+  chargeCents: number;
+}
+
+export interface ResolveLeadResponse {
+  leadId: string;
+  /** "sold" or "rejected". */
+  status: string;
+  buyerId: string;
+  /** The publisher's payout in cents when sold. */
+  payoutCents: number;
+}
+
 function createBasePublisher(): Publisher {
   return { id: "", name: "", rateLimitPerMinute: 0, payoutShareBps: 0, createdAtMs: 0, keys: [] };
 }
@@ -3397,6 +3434,565 @@ export const ReencryptSensitiveDataResponse: MessageFns<ReencryptSensitiveDataRe
   },
 };
 
+function createBaseUnconfirmedLead(): UnconfirmedLead {
+  return { leadId: "", publisherId: "", clickid: "", buyerId: "", postId: "", postedAtMs: 0, test: false };
+}
+
+export const UnconfirmedLead: MessageFns<UnconfirmedLead> = {
+  encode(message: UnconfirmedLead, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.publisherId !== "") {
+      writer.uint32(18).string(message.publisherId);
+    }
+    if (message.clickid !== "") {
+      writer.uint32(26).string(message.clickid);
+    }
+    if (message.buyerId !== "") {
+      writer.uint32(34).string(message.buyerId);
+    }
+    if (message.postId !== "") {
+      writer.uint32(42).string(message.postId);
+    }
+    if (message.postedAtMs !== 0) {
+      writer.uint32(48).int64(message.postedAtMs);
+    }
+    if (message.test !== false) {
+      writer.uint32(56).bool(message.test);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnconfirmedLead {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnconfirmedLead();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publisherId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clickid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.buyerId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.postId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.postedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.test = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnconfirmedLead {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      publisherId: isSet(object.publisherId)
+        ? globalThis.String(object.publisherId)
+        : isSet(object.publisher_id)
+        ? globalThis.String(object.publisher_id)
+        : "",
+      clickid: isSet(object.clickid) ? globalThis.String(object.clickid) : "",
+      buyerId: isSet(object.buyerId)
+        ? globalThis.String(object.buyerId)
+        : isSet(object.buyer_id)
+        ? globalThis.String(object.buyer_id)
+        : "",
+      postId: isSet(object.postId)
+        ? globalThis.String(object.postId)
+        : isSet(object.post_id)
+        ? globalThis.String(object.post_id)
+        : "",
+      postedAtMs: isSet(object.postedAtMs)
+        ? globalThis.Number(object.postedAtMs)
+        : isSet(object.posted_at_ms)
+        ? globalThis.Number(object.posted_at_ms)
+        : 0,
+      test: isSet(object.test) ? globalThis.Boolean(object.test) : false,
+    };
+  },
+
+  toJSON(message: UnconfirmedLead): unknown {
+    const obj: any = {};
+    if (message.leadId !== "") {
+      obj.leadId = message.leadId;
+    }
+    if (message.publisherId !== "") {
+      obj.publisherId = message.publisherId;
+    }
+    if (message.clickid !== "") {
+      obj.clickid = message.clickid;
+    }
+    if (message.buyerId !== "") {
+      obj.buyerId = message.buyerId;
+    }
+    if (message.postId !== "") {
+      obj.postId = message.postId;
+    }
+    if (message.postedAtMs !== 0) {
+      obj.postedAtMs = Math.round(message.postedAtMs);
+    }
+    if (message.test !== false) {
+      obj.test = message.test;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnconfirmedLead>, I>>(base?: I): UnconfirmedLead {
+    return UnconfirmedLead.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnconfirmedLead>, I>>(object: I): UnconfirmedLead {
+    const message = createBaseUnconfirmedLead();
+    message.leadId = object.leadId ?? "";
+    message.publisherId = object.publisherId ?? "";
+    message.clickid = object.clickid ?? "";
+    message.buyerId = object.buyerId ?? "";
+    message.postId = object.postId ?? "";
+    message.postedAtMs = object.postedAtMs ?? 0;
+    message.test = object.test ?? false;
+    return message;
+  },
+};
+
+function createBaseListUnconfirmedLeadsRequest(): ListUnconfirmedLeadsRequest {
+  return { limit: 0 };
+}
+
+export const ListUnconfirmedLeadsRequest: MessageFns<ListUnconfirmedLeadsRequest> = {
+  encode(message: ListUnconfirmedLeadsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUnconfirmedLeadsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUnconfirmedLeadsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUnconfirmedLeadsRequest {
+    return { limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0 };
+  },
+
+  toJSON(message: ListUnconfirmedLeadsRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUnconfirmedLeadsRequest>, I>>(base?: I): ListUnconfirmedLeadsRequest {
+    return ListUnconfirmedLeadsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUnconfirmedLeadsRequest>, I>>(object: I): ListUnconfirmedLeadsRequest {
+    const message = createBaseListUnconfirmedLeadsRequest();
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListUnconfirmedLeadsResponse(): ListUnconfirmedLeadsResponse {
+  return { leads: [] };
+}
+
+export const ListUnconfirmedLeadsResponse: MessageFns<ListUnconfirmedLeadsResponse> = {
+  encode(message: ListUnconfirmedLeadsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.leads) {
+      UnconfirmedLead.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUnconfirmedLeadsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUnconfirmedLeadsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leads.push(UnconfirmedLead.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUnconfirmedLeadsResponse {
+    return {
+      leads: globalThis.Array.isArray(object?.leads) ? object.leads.map((e: any) => UnconfirmedLead.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListUnconfirmedLeadsResponse): unknown {
+    const obj: any = {};
+    if (message.leads?.length) {
+      obj.leads = message.leads.map((e) => UnconfirmedLead.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUnconfirmedLeadsResponse>, I>>(base?: I): ListUnconfirmedLeadsResponse {
+    return ListUnconfirmedLeadsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUnconfirmedLeadsResponse>, I>>(object: I): ListUnconfirmedLeadsResponse {
+    const message = createBaseListUnconfirmedLeadsResponse();
+    message.leads = object.leads?.map((e) => UnconfirmedLead.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseResolveLeadRequest(): ResolveLeadRequest {
+  return { leadId: "", sold: false, chargeCents: 0 };
+}
+
+export const ResolveLeadRequest: MessageFns<ResolveLeadRequest> = {
+  encode(message: ResolveLeadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.sold !== false) {
+      writer.uint32(16).bool(message.sold);
+    }
+    if (message.chargeCents !== 0) {
+      writer.uint32(24).int64(message.chargeCents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveLeadRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveLeadRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sold = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.chargeCents = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveLeadRequest {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      sold: isSet(object.sold) ? globalThis.Boolean(object.sold) : false,
+      chargeCents: isSet(object.chargeCents)
+        ? globalThis.Number(object.chargeCents)
+        : isSet(object.charge_cents)
+        ? globalThis.Number(object.charge_cents)
+        : 0,
+    };
+  },
+
+  toJSON(message: ResolveLeadRequest): unknown {
+    const obj: any = {};
+    if (message.leadId !== "") {
+      obj.leadId = message.leadId;
+    }
+    if (message.sold !== false) {
+      obj.sold = message.sold;
+    }
+    if (message.chargeCents !== 0) {
+      obj.chargeCents = Math.round(message.chargeCents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveLeadRequest>, I>>(base?: I): ResolveLeadRequest {
+    return ResolveLeadRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveLeadRequest>, I>>(object: I): ResolveLeadRequest {
+    const message = createBaseResolveLeadRequest();
+    message.leadId = object.leadId ?? "";
+    message.sold = object.sold ?? false;
+    message.chargeCents = object.chargeCents ?? 0;
+    return message;
+  },
+};
+
+function createBaseResolveLeadResponse(): ResolveLeadResponse {
+  return { leadId: "", status: "", buyerId: "", payoutCents: 0 };
+}
+
+export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
+  encode(message: ResolveLeadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.buyerId !== "") {
+      writer.uint32(26).string(message.buyerId);
+    }
+    if (message.payoutCents !== 0) {
+      writer.uint32(32).int64(message.payoutCents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveLeadResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveLeadResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.buyerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.payoutCents = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveLeadResponse {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      buyerId: isSet(object.buyerId)
+        ? globalThis.String(object.buyerId)
+        : isSet(object.buyer_id)
+        ? globalThis.String(object.buyer_id)
+        : "",
+      payoutCents: isSet(object.payoutCents)
+        ? globalThis.Number(object.payoutCents)
+        : isSet(object.payout_cents)
+        ? globalThis.Number(object.payout_cents)
+        : 0,
+    };
+  },
+
+  toJSON(message: ResolveLeadResponse): unknown {
+    const obj: any = {};
+    if (message.leadId !== "") {
+      obj.leadId = message.leadId;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.buyerId !== "") {
+      obj.buyerId = message.buyerId;
+    }
+    if (message.payoutCents !== 0) {
+      obj.payoutCents = Math.round(message.payoutCents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveLeadResponse>, I>>(base?: I): ResolveLeadResponse {
+    return ResolveLeadResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveLeadResponse>, I>>(object: I): ResolveLeadResponse {
+    const message = createBaseResolveLeadResponse();
+    message.leadId = object.leadId ?? "";
+    message.status = object.status ?? "";
+    message.buyerId = object.buyerId ?? "";
+    message.payoutCents = object.payoutCents ?? 0;
+    return message;
+  },
+};
+
 /**
  * The operator's surface: publishers, their keys, and buyers. Every call needs
  * the admin token as "authorization: Bearer <token>" metadata.
@@ -3553,6 +4149,37 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): ReencryptSensitiveDataResponse =>
       ReencryptSensitiveDataResponse.decode(value),
   },
+  /**
+   * Leads waiting for a buyer's confirmation (a post whose answer never came:
+   * the buyer may hold the lead), oldest first.
+   */
+  listUnconfirmedLeads: {
+    path: "/leadflow.admin.v1.AdminService/ListUnconfirmedLeads" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUnconfirmedLeadsRequest): Buffer =>
+      Buffer.from(ListUnconfirmedLeadsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUnconfirmedLeadsRequest => ListUnconfirmedLeadsRequest.decode(value),
+    responseSerialize: (value: ListUnconfirmedLeadsResponse): Buffer =>
+      Buffer.from(ListUnconfirmedLeadsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUnconfirmedLeadsResponse => ListUnconfirmedLeadsResponse.decode(value),
+  },
+  /**
+   * Settles an unconfirmed lead: sold to the buyer its open post went to (the
+   * sale, its ledger entries and the reports follow), or not sold (the lead is
+   * rejected and the buyer's caps are given back). FAILED_PRECONDITION when the
+   * lead is not unconfirmed; INVALID_ARGUMENT when a sale needs a price that the
+   * post did not carry (a buyer that names its price in its answer).
+   */
+  resolveLead: {
+    path: "/leadflow.admin.v1.AdminService/ResolveLead" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveLeadRequest): Buffer => Buffer.from(ResolveLeadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveLeadRequest => ResolveLeadRequest.decode(value),
+    responseSerialize: (value: ResolveLeadResponse): Buffer => Buffer.from(ResolveLeadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveLeadResponse => ResolveLeadResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -3593,6 +4220,19 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Resumable: leads already under the active key are skipped.
    */
   reencryptSensitiveData: handleUnaryCall<ReencryptSensitiveDataRequest, ReencryptSensitiveDataResponse>;
+  /**
+   * Leads waiting for a buyer's confirmation (a post whose answer never came:
+   * the buyer may hold the lead), oldest first.
+   */
+  listUnconfirmedLeads: handleUnaryCall<ListUnconfirmedLeadsRequest, ListUnconfirmedLeadsResponse>;
+  /**
+   * Settles an unconfirmed lead: sold to the buyer its open post went to (the
+   * sale, its ledger entries and the reports follow), or not sold (the lead is
+   * rejected and the buyer's caps are given back). FAILED_PRECONDITION when the
+   * lead is not unconfirmed; INVALID_ARGUMENT when a sale needs a price that the
+   * post did not carry (a buyer that names its price in its answer).
+   */
+  resolveLead: handleUnaryCall<ResolveLeadRequest, ResolveLeadResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -3800,6 +4440,47 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReencryptSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Leads waiting for a buyer's confirmation (a post whose answer never came:
+   * the buyer may hold the lead), oldest first.
+   */
+  listUnconfirmedLeads(
+    request: ListUnconfirmedLeadsRequest,
+    callback: (error: ServiceError | null, response: ListUnconfirmedLeadsResponse) => void,
+  ): ClientUnaryCall;
+  listUnconfirmedLeads(
+    request: ListUnconfirmedLeadsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUnconfirmedLeadsResponse) => void,
+  ): ClientUnaryCall;
+  listUnconfirmedLeads(
+    request: ListUnconfirmedLeadsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUnconfirmedLeadsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Settles an unconfirmed lead: sold to the buyer its open post went to (the
+   * sale, its ledger entries and the reports follow), or not sold (the lead is
+   * rejected and the buyer's caps are given back). FAILED_PRECONDITION when the
+   * lead is not unconfirmed; INVALID_ARGUMENT when a sale needs a price that the
+   * post did not carry (a buyer that names its price in its answer).
+   */
+  resolveLead(
+    request: ResolveLeadRequest,
+    callback: (error: ServiceError | null, response: ResolveLeadResponse) => void,
+  ): ClientUnaryCall;
+  resolveLead(
+    request: ResolveLeadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveLeadResponse) => void,
+  ): ClientUnaryCall;
+  resolveLead(
+    request: ResolveLeadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveLeadResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -84,6 +84,13 @@ export interface SubmitLeadResponse {
     | { $case: "sold"; value: Sold }
     | { $case: "rejected"; value: Rejected }
     | { $case: "invalid"; value: Invalid }
+    | //
+    /**
+     * A post's answer never came (timeout, cut connection): the buyer may hold the
+     * lead, so no other buyer gets it until the buyer or an operator resolves it.
+     * Publishers over HTTP see a rejection with the reason.
+     */
+    { $case: "unconfirmed"; value: Unconfirmed }
     | undefined;
   /**
    * Time spent waiting on buyers while answering this request, in milliseconds.
@@ -106,6 +113,11 @@ export interface Sold {
 }
 
 export interface Rejected {
+  leadId: string;
+  reason: string;
+}
+
+export interface Unconfirmed {
   leadId: string;
   reason: string;
 }
@@ -143,7 +155,10 @@ export interface LeadRecord {
   leadId: string;
   publisherId: string;
   clickid: string;
-  /** "processing", "sold" or "rejected". */
+  /**
+   * "processing", "sold", "rejected" or "unconfirmed" (a post's answer never
+   * came; resolved by the buyer's status lookup or an operator).
+   */
   status: string;
   test: boolean;
   createdAtMs: number;
@@ -1117,6 +1132,9 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
       case "invalid":
         Invalid.encode(message.outcome.value, writer.uint32(26).fork()).join();
         break;
+      case "unconfirmed":
+        Unconfirmed.encode(message.outcome.value, writer.uint32(50).fork()).join();
+        break;
     }
     if (message.buyerWaitMs !== 0) {
       writer.uint32(33).double(message.buyerWaitMs);
@@ -1164,6 +1182,14 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
             message.outcome = { $case: "invalid", value: Invalid.decode(reader, reader.uint32()) };
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.outcome = { $case: "unconfirmed", value: Unconfirmed.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 4: {
             if (tag !== 33) {
               break;
@@ -1200,6 +1226,8 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
         ? { $case: "rejected", value: Rejected.fromJSON(object.rejected) }
         : isSet(object.invalid)
         ? { $case: "invalid", value: Invalid.fromJSON(object.invalid) }
+        : isSet(object.unconfirmed)
+        ? { $case: "unconfirmed", value: Unconfirmed.fromJSON(object.unconfirmed) }
         : undefined,
       buyerWaitMs: isSet(object.buyerWaitMs)
         ? globalThis.Number(object.buyerWaitMs)
@@ -1218,6 +1246,8 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
       obj.rejected = Rejected.toJSON(message.outcome.value);
     } else if (message.outcome?.$case === "invalid") {
       obj.invalid = Invalid.toJSON(message.outcome.value);
+    } else if (message.outcome?.$case === "unconfirmed") {
+      obj.unconfirmed = Unconfirmed.toJSON(message.outcome.value);
     }
     if (message.buyerWaitMs !== 0) {
       obj.buyerWaitMs = floatToJson(message.buyerWaitMs);
@@ -1249,6 +1279,12 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
       case "invalid": {
         if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
           message.outcome = { $case: "invalid", value: Invalid.fromPartial(object.outcome.value) };
+        }
+        break;
+      }
+      case "unconfirmed": {
+        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
+          message.outcome = { $case: "unconfirmed", value: Unconfirmed.fromPartial(object.outcome.value) };
         }
         break;
       }
@@ -1475,6 +1511,95 @@ export const Rejected: MessageFns<Rejected> = {
   },
   fromPartial<I extends Exact<DeepPartial<Rejected>, I>>(object: I): Rejected {
     const message = createBaseRejected();
+    message.leadId = object.leadId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseUnconfirmed(): Unconfirmed {
+  return { leadId: "", reason: "" };
+}
+
+export const Unconfirmed: MessageFns<Unconfirmed> = {
+  encode(message: Unconfirmed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Unconfirmed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnconfirmed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Unconfirmed {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: Unconfirmed): unknown {
+    const obj: any = {};
+    if (message.leadId !== "") {
+      obj.leadId = message.leadId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Unconfirmed>, I>>(base?: I): Unconfirmed {
+    return Unconfirmed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Unconfirmed>, I>>(object: I): Unconfirmed {
+    const message = createBaseUnconfirmed();
     message.leadId = object.leadId ?? "";
     message.reason = object.reason ?? "";
     return message;

@@ -4,6 +4,7 @@ import * as reportIndexes from './2026_11_22_0002_report_indexes.js';
 import * as piiLifecycle from './2026_11_22_0003_pii_lifecycle.js';
 import * as buyerPersonHolds from './2026_11_22_0004_buyer_person_holds.js';
 import * as buyerCapHolds from './2026_11_22_0005_buyer_cap_holds.js';
+import * as leadPosts from './2026_11_23_0001_lead_posts.js';
 
 /** Every migration in order; names are frozen once released. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0003_pii_lifecycle': piiLifecycle,
   '2026_11_22_0004_buyer_person_holds': buyerPersonHolds,
   '2026_11_22_0005_buyer_cap_holds': buyerCapHolds,
+  '2026_11_23_0001_lead_posts': leadPosts,
 };

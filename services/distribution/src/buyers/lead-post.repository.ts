@@ -1,0 +1,105 @@
+import { MysqlAdapter } from 'kysely';
+import type { Db } from '../db/database.js';
+import { isDuplicateKeyError } from '../db/database.js';
+import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
+
+/** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
+export const OPEN_POST_STATES: readonly LeadPostState[] = ['pending', 'unknown', 'accepted'];
+/** Answers that say the buyer did not take the lead. */
+export const DECLINED_POST_STATES: readonly LeadPostState[] = ['rejected', 'failed'];
+
+export interface NewIntent {
+  id: string;
+  leadId: string;
+  buyerId: string;
+  /** Who must still hold the lead for the post to go ahead. */
+  claimToken: string;
+  chargeCents: number | undefined;
+  payoutCents: number | undefined;
+  createdAt: number;
+}
+
+export type IntentRefusal = 'claim_lost' | 'open_post' | 'already_posted';
+
+/**
+ * Commits the intent to post a lead to a buyer, or says why it may not be: the lead is no longer
+ * held under this claim (another process took it over), another post of it may have reached a buyer,
+ * or it was posted to this buyer before. The claim is read under the lead row's lock, so a takeover
+ * either sees this intent or makes it fail.
+ */
+export async function insertIntent(db: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      let claim = trx.selectFrom('leads').select(['status', 'claim_token']).where('id', '=', intent.leadId);
+      if (db.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
+      const lead = await claim.executeTakeFirst();
+      if (!lead || lead.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
+      const open = await trx
+        .selectFrom('lead_posts')
+        .select('id')
+        .where('lead_id', '=', intent.leadId)
+        .where('state', 'in', OPEN_POST_STATES)
+        .executeTakeFirst();
+      if (open) return 'open_post';
+      await trx
+        .insertInto('lead_posts')
+        .values({
+          id: intent.id,
+          lead_id: intent.leadId,
+          buyer_id: intent.buyerId,
+          state: 'pending',
+          charge_cents: intent.chargeCents ?? null,
+          payout_cents: intent.payoutCents ?? null,
+          redirect_url: null,
+          reference: null,
+          created_at: intent.createdAt,
+          answered_at: null,
+          resolved_by: null,
+        })
+        .execute();
+      return undefined;
+    });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return 'already_posted';
+    throw error;
+  }
+}
+
+export interface PostAnswer {
+  state: Exclude<LeadPostState, 'pending'>;
+  chargeCents?: number;
+  payoutCents?: number;
+  redirectUrl?: string;
+  reference?: string;
+  resolvedBy?: LeadPostResolver;
+}
+
+/**
+ * Records a post's answer. Only a post without a final answer changes (pending, or unknown when a late
+ * answer or a resolution settles it); false when the post already had one.
+ */
+export async function recordAnswer(db: Db, postId: string, answer: PostAnswer, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('lead_posts')
+    .set({
+      state: answer.state,
+      ...(answer.chargeCents !== undefined ? { charge_cents: answer.chargeCents } : {}),
+      ...(answer.payoutCents !== undefined ? { payout_cents: answer.payoutCents } : {}),
+      redirect_url: answer.redirectUrl?.slice(0, 2048) ?? null,
+      reference: answer.reference?.slice(0, 200) ?? null,
+      answered_at: now,
+      resolved_by: answer.resolvedBy ?? null,
+    })
+    .where('id', '=', postId)
+    .where('state', 'in', ['pending', 'unknown'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPostRow[]> {
+  return db.selectFrom('lead_posts').selectAll().where('lead_id', '=', leadId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findLeadPost(db: Db, postId: string): Promise<LeadPostRow | undefined> {
+  return db.selectFrom('lead_posts').selectAll().where('id', '=', postId).executeTakeFirst();
+}

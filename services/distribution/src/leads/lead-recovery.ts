@@ -1,0 +1,60 @@
+import type { BuyerService } from '../buyers/buyer.service.js';
+import { releaseLeadCapacity } from '../buyers/cap.repository.js';
+import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
+import { AWAITING_CONFIRMATION, type SaleWinner } from '../buyers/lead-seller.js';
+import type { Db } from '../db/database.js';
+import type { LeadPostRow } from '../db/schema.js';
+import { recordSale, recordUnsold, type RecordedLead } from './sale-record.js';
+
+export type Recovered =
+  /** A post the buyer accepted, now recorded as the lead's sale. */
+  | { kind: 'sold'; winner: SaleWinner }
+  /** A post that may have reached its buyer: the lead waits for it. */
+  | { kind: 'unconfirmed'; postId: string; buyerId: string }
+  /** Nothing reached a buyer that may have it: the lead can be sold, never again to these buyers. */
+  | { kind: 'resell'; postedBuyers: Set<string> };
+
+export function winnerOfPost(post: LeadPostRow): SaleWinner {
+  return {
+    postId: post.id,
+    buyerId: post.buyer_id,
+    chargeCents: post.charge_cents ?? 0,
+    payoutCents: post.payout_cents ?? 0,
+    redirectUrl: post.redirect_url ?? '',
+  };
+}
+
+/**
+ * Picks up a lead whose seller stopped (a crash, an outage) from what its post intents say, never
+ * repeating a post that may have reached a buyer: an accepted post becomes the sale; a post without an
+ * answer makes the lead unconfirmed, unless its buyer's contract makes a timeout a decline; otherwise
+ * what the lead still holds of buyers' caps is given back and it may be sold again.
+ * `lead.claimToken` must be the claim the caller holds now.
+ */
+export async function recoverSale(db: Db, buyers: BuyerService, lead: RecordedLead & { claimToken: string }, now: number): Promise<Recovered> {
+  const posts = await listLeadPosts(db, lead.id);
+  const accepted = posts.find((post) => post.state === 'accepted');
+  if (accepted) {
+    const winner = winnerOfPost(accepted);
+    await db.transaction().execute((trx) => recordSale(trx, lead, winner, [], null, now));
+    return { kind: 'sold', winner };
+  }
+  let open: LeadPostRow | undefined;
+  for (const post of posts.filter((post) => post.state === 'pending' || post.state === 'unknown')) {
+    const declinesOnTimeout = (await buyers.get(post.buyer_id).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
+    if (declinesOnTimeout) {
+      await recordAnswer(db, post.id, { state: 'failed', resolvedBy: 'timeout_policy' }, now);
+      continue;
+    }
+    if (post.state === 'pending') await recordAnswer(db, post.id, { state: 'unknown' }, now);
+    open ??= post;
+  }
+  if (open) {
+    await db.transaction().execute((trx) =>
+      recordUnsold(trx, lead.id, lead.claimToken, [], { status: 'unconfirmed', completed_at: now, reason: AWAITING_CONFIRMATION }),
+    );
+    return { kind: 'unconfirmed', postId: open.id, buyerId: open.buyer_id };
+  }
+  await releaseLeadCapacity(db, lead.id);
+  return { kind: 'resell', postedBuyers: new Set(posts.map((post) => post.buyer_id)) };
+}

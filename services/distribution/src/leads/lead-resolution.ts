@@ -1,0 +1,118 @@
+import type { BuyerService } from '../buyers/buyer.service.js';
+import { releaseCapacity } from '../buyers/cap.repository.js';
+import { releasePerson } from '../buyers/duplicates.js';
+import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
+import { NO_BUYER_ACCEPTED } from '../buyers/lead-seller.js';
+import { payoutFor } from '../buyers/rules/payout.js';
+import type { Db } from '../db/database.js';
+import type { LeadPostResolver, LeadPostRow, LeadRow } from '../db/schema.js';
+import { ServiceError } from '../errors.js';
+import type { PublisherService } from '../publishers/publisher.service.js';
+import { winnerOfPost } from './lead-recovery.js';
+import * as repository from './lead.repository.js';
+import { recordSale } from './sale-record.js';
+
+export interface UnconfirmedLead {
+  leadId: string;
+  publisherId: string;
+  clickid: string;
+  buyerId: string;
+  postId: string;
+  postedAt: number;
+  test: boolean;
+}
+
+export interface Resolution {
+  leadId: string;
+  status: 'sold' | 'rejected';
+  buyerId: string;
+  payoutCents: number;
+}
+
+/** How an unconfirmed lead ends: the buyer holds it (a sale, at the price its post carried or one given) or not. */
+export type Verdict = { sold: true; chargeCents?: number } | { sold: false };
+
+const DEFAULT_LIST_LIMIT = 100;
+
+/**
+ * Settles leads whose post went unanswered, on the word of the buyer's status lookup or of an operator:
+ * a sale with its ledger entries, or a rejection that gives the buyer's caps and the person back.
+ */
+export class LeadResolution {
+  constructor(
+    private readonly db: Db,
+    private readonly buyers: BuyerService,
+    private readonly publishers: PublisherService,
+  ) {}
+
+  async listUnconfirmed(limit = DEFAULT_LIST_LIMIT): Promise<UnconfirmedLead[]> {
+    const rows = await this.db
+      .selectFrom('leads')
+      .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
+      .select(['leads.id', 'leads.publisher_id', 'leads.clickid', 'leads.is_test', 'lead_posts.id as post_id', 'lead_posts.buyer_id', 'lead_posts.created_at'])
+      .where('leads.status', '=', 'unconfirmed')
+      .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted'])
+      .orderBy('lead_posts.created_at')
+      .limit(limit > 0 ? limit : DEFAULT_LIST_LIMIT)
+      .execute();
+    return rows.map((row) => ({
+      leadId: row.id,
+      publisherId: row.publisher_id,
+      clickid: row.clickid,
+      buyerId: row.buyer_id,
+      postId: row.post_id,
+      postedAt: row.created_at,
+      test: row.is_test === 1,
+    }));
+  }
+
+  async countUnconfirmed(): Promise<number> {
+    const row = await this.db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'unconfirmed').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver): Promise<Resolution> {
+    const lead = await repository.findLead(this.db, leadId);
+    if (!lead) throw new ServiceError('not_found', 'no such lead');
+    if (lead.status !== 'unconfirmed') throw new ServiceError('failed_precondition', `the lead is ${lead.status}, not unconfirmed`);
+    const post = (await listLeadPosts(this.db, leadId)).find((candidate) => ['pending', 'unknown', 'accepted'].includes(candidate.state));
+    if (!post) throw new ServiceError('failed_precondition', 'the lead has no post awaiting an answer');
+    const now = Date.now();
+    if (post.state === 'accepted') return this.sell(lead, post, now);
+    if (!verdict.sold) return this.decline(lead, post, resolver, now);
+
+    const chargeCents = post.charge_cents ?? verdict.chargeCents;
+    if (chargeCents === undefined || chargeCents <= 0) {
+      throw new ServiceError('invalid_argument', 'the post carried no price: give the price the buyer pays');
+    }
+    const payoutCents = post.payout_cents ?? (await this.payout(lead, post.buyer_id, chargeCents));
+    await recordAnswer(this.db, post.id, { state: 'accepted', chargeCents, payoutCents, resolvedBy: resolver }, now);
+    return this.sell(lead, { ...post, state: 'accepted', charge_cents: chargeCents, payout_cents: payoutCents }, now);
+  }
+
+  private async sell(lead: LeadRow, post: LeadPostRow, now: number): Promise<Resolution> {
+    const winner = winnerOfPost(post);
+    await this.db.transaction().execute((trx) => recordSale(trx, { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1 }, winner, [], null, now));
+    return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
+  }
+
+  private async decline(lead: LeadRow, post: LeadPostRow, resolver: LeadPostResolver, now: number): Promise<Resolution> {
+    await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
+    if (!(await repository.settleLead(this.db, lead.id, { status: 'rejected', completed_at: now, reason: NO_BUYER_ACCEPTED }))) {
+      throw new ServiceError('failed_precondition', 'the lead was settled meanwhile');
+    }
+    if (lead.is_test === 0) {
+      const buyer = await this.buyers.get(post.buyer_id).catch(() => undefined);
+      if (buyer) await releasePerson(this.db, buyer, { ssn: lead.ssn_hash, email: lead.email_hash, phone: lead.phone_hash });
+      await releaseCapacity(this.db, lead.id, post.buyer_id);
+    }
+    return { leadId: lead.id, status: 'rejected', buyerId: post.buyer_id, payoutCents: 0 };
+  }
+
+  private async payout(lead: LeadRow, buyerId: string, chargeCents: number): Promise<number> {
+    const [buyer, publisher] = await Promise.all([this.buyers.get(buyerId), this.publishers.get(lead.publisher_id)]);
+    const payout = payoutFor(buyer.definition.payout, lead.publisher_id, chargeCents, publisher.payout_share_bps);
+    if (payout === undefined) throw new ServiceError('failed_precondition', "the buyer's payout policy gives no payout for this price");
+    return payout;
+  }
+}

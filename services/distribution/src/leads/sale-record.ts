@@ -1,0 +1,68 @@
+import { crashPoint } from '../../../common/crash-points.js';
+import { consumeCapacity } from '../buyers/cap.repository.js';
+import type { SaleWinner } from '../buyers/lead-seller.js';
+import type { Db } from '../db/database.js';
+import type { BuyerAttemptRow, LeadUpdate } from '../db/schema.js';
+import { newId } from '../ids.js';
+import { saleEntries } from './ledger.js';
+import * as repository from './lead.repository.js';
+
+export interface RecordedLead {
+  id: string;
+  publisherId: string;
+  test: boolean;
+}
+
+/** Thrown inside a record's transaction when the lead is no longer this writer's to record. */
+export class LeadNotRecordable extends Error {}
+
+/**
+ * The sale of an accepted post, in the transaction `trx`: the sale row, its ledger entries, the cap hold
+ * consumed and the lead marked sold. Idempotent: a lead already sold (by a record that got there first,
+ * a recovery or a resolution) makes it throw a duplicate-key error or LeadNotRecordable, and nothing is
+ * written twice. A test lead is marked sold with no money moved.
+ */
+export async function recordSale(
+  trx: Db,
+  lead: RecordedLead,
+  winner: SaleWinner,
+  attempts: BuyerAttemptRow[],
+  processingMs: number | null,
+  now: number,
+): Promise<void> {
+  await repository.insertBuyerAttempts(trx, attempts);
+  if (!lead.test) {
+    await repository.insertSale(trx, {
+      id: newId('sale', now),
+      lead_id: lead.id,
+      publisher_id: lead.publisherId,
+      buyer_id: winner.buyerId,
+      charge_cents: winner.chargeCents,
+      payout_cents: winner.payoutCents,
+      margin_cents: winner.chargeCents - winner.payoutCents,
+      created_at: now,
+    });
+    await repository.insertLedgerEntries(trx, saleEntries(lead, winner, now));
+    await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
+  }
+  const sold = await repository.settleLead(trx, lead.id, {
+    status: 'sold',
+    completed_at: now,
+    buyer_id: winner.buyerId,
+    payout_cents: winner.payoutCents,
+    redirect_url: winner.redirectUrl,
+    reason: null,
+    ...(processingMs === null ? {} : { processing_ms: processingMs }),
+  });
+  if (!sold) throw new LeadNotRecordable();
+  crashPoint('in-record');
+}
+
+/**
+ * A lead's outcome without a sale (rejected, unconfirmed) or its claim given back for a retry, with its
+ * attempts, written only while `claimToken` still holds it.
+ */
+export async function recordUnsold(trx: Db, leadId: string, claimToken: string, attempts: BuyerAttemptRow[], update: LeadUpdate): Promise<void> {
+  await repository.insertBuyerAttempts(trx, attempts);
+  if (!(await repository.completeLead(trx, leadId, claimToken, update))) throw new LeadNotRecordable();
+}
