@@ -47,7 +47,7 @@ async function soldOrRejected(stack: TestDistribution, key: string, body: Record
 
 /**
  * A real market on a real service. Buyers in tiers, one each, tried in this order: Flaky answers 500, Slow never answers (its
- * post times out, outcome unknown), Picky rejects, Alpha buys at $25, Beta at $30. Acme (80 % payout
+ * post times out, which its contract counts as a decline), Picky rejects, Alpha buys at $25, Beta at $30. Acme (80 % payout
  * share) sends 2 test leads and 4 live ones: 2 sold to Alpha, 1 to Beta, 1 unsold. Bright (70 %)
  * sends 2 live leads, both sold to Alpha. Night Owl's leads are moved back in time: the midnight
  * leads into March 2026, twenty more into February with chosen processing times.
@@ -72,7 +72,7 @@ export async function startReportMarket(database: TestDatabase): Promise<ReportM
   server.behave('/beta', { kind: 'accept' });
   const ids = await stack.applyBuyers([
     testBuyer('Flaky', server.url('/flaky'), { tier: 1 }),
-    testBuyer('Slow', server.url('/slow'), { tier: 2, integration: { timeoutMs: 150 } }),
+    testBuyer('Slow', server.url('/slow'), { tier: 2, integration: { timeoutMs: 150, onTimeout: 'decline' } }),
     testBuyer('Picky', server.url('/picky'), { tier: 3 }),
     testBuyer('Alpha', server.url('/alpha'), { tier: 4, pricing: { type: 'fixed', price: '25.00' } }),
     testBuyer('Beta', server.url('/beta'), { tier: 5, pricing: { type: 'fixed', price: '30.00' } }),

@@ -152,7 +152,9 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
 
   it('treats a connection cut mid-post like a timeout, and settling it as not sold gives the cap back and rejects the lead', async () => {
     const { apply, submit } = market();
-    buyers.on('/cut', (_, response) => response.socket?.destroy());
+    buyers.on('/cut', (_, response) => {
+      response.socket?.destroy();
+    });
     buyers.on('/next', accept);
     const ids = await apply([
       buyer('cut', buyers.url('/cut'), { price: '40.00', caps: { leadsPerDay: 100 } }),
@@ -260,7 +262,7 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     buyers.on('/buyer', accept);
     const ids = await apply([buyer('only', buyers.url('/buyer'), { price: '40.00' })]);
     const body = personLead();
-    const lead = Lead.fromPartial(Object.fromEntries(Object.entries(body).filter(([, value]) => typeof value === 'string')));
+    const lead = Lead.fromPartial(Object.fromEntries(Object.entries(body).filter(([, value]) => typeof value === 'string')) as Partial<Lead>);
     const short = await call(stack.client.submitLead.bind(stack.client), { webmasterKey: key, lead, nonStringFields: [] }, undefined, { deadline: Date.now() + 100 }).then(
       (response) => ({ response }),
       (error: unknown) => ({ code: grpcCode(error) }),

@@ -261,10 +261,10 @@ buyers:
 
     it('suggests the field a misspelt source meant, else lists them', () => {
       const source = (name: string) => messageAt(minimalBuyer({ integration: { post: post({ mapping: { a: name } }) } }), 'integration.post.mapping.a');
-      expect(source('cellphone')).to.equal('is not a lead field, derived value, leadId or pingReference (did you mean "cellPhone"?)');
+      expect(source('cellphone')).to.equal('is not a lead field, derived value, leadId, pingReference or attemptId (did you mean "cellPhone"?)');
       expect(source('favouriteColour'))
-        .to.match(/^is not a lead field, derived value, leadId or pingReference; expected one of: price, loanAmount, ssn, /)
-        .and.to.match(/, age, daysUntilNextPayDate, hourOfDay, dayOfWeek, publisherId, leadId, pingReference$/);
+        .to.match(/^is not a lead field, derived value, leadId, pingReference or attemptId; expected one of: price, loanAmount, ssn, /)
+        .and.to.match(/, age, daysUntilNextPayDate, hourOfDay, dayOfWeek, publisherId, leadId, pingReference, attemptId$/);
     });
 
     it('refuses JSON keys that would be both a value and an object, or have empty parts', () => {
@@ -480,3 +480,29 @@ buyers:
   });
 });
 
+
+describe('parseBuyerDocument: unanswered posts (onTimeout, statusLookup, attemptId)', () => {
+  const withIntegration = (integration: Record<string, unknown>) => ({ buyers: [minimalBuyer({ integration: { post: post(), ...integration } })] });
+  const lookup = (mapping: Record<string, unknown>) => ({ url: 'https://buyer.example/status', mapping, response: { accepted: { path: '$.held', equals: 'yes' } } });
+
+  it('takes onTimeout unconfirmed (the default) or decline, and a status lookup of ids', () => {
+    const result = parseBuyerDocument(withIntegration({ onTimeout: 'decline', statusLookup: lookup({ ref: 'attemptId', lead: 'leadId' }) }));
+    if (!('buyers' in result)) return expect.fail(JSON.stringify(result.errors));
+    const { integration } = result.buyers[0]!;
+    expect(integration.onTimeout).to.equal('decline');
+    expect(integration.statusLookup?.mapping).to.deep.equal({ ref: { field: 'attemptId', transform: [] }, lead: { field: 'leadId', transform: [] } });
+    const defaults = parseBuyerDocument(withIntegration({}));
+    if (!('buyers' in defaults)) return expect.fail(JSON.stringify(defaults.errors));
+    expect(defaults.buyers[0]!.integration).to.include({ onTimeout: 'unconfirmed', statusLookup: undefined });
+  });
+
+  it('refuses another onTimeout, a lead field in a status lookup and an attempt id in a ping', () => {
+    expect(messageAt(withIntegration({ onTimeout: 'retry' }), 'buyers[0].integration.onTimeout')).to.match(/unconfirmed.*decline/);
+    expect(messageAt(withIntegration({ statusLookup: lookup({ ssn: 'ssn' }) }), 'buyers[0].integration.statusLookup.mapping.ssn')).to.equal(
+      'a status lookup carries only leadId and attemptId',
+    );
+    expect(messageAt(withIntegration({ ping: ping({ mapping: { ref: 'attemptId' } }) }), 'buyers[0].integration.ping.mapping.ref')).to.equal(
+      'attemptId exists only in a post and a status lookup',
+    );
+  });
+});

@@ -1,11 +1,11 @@
 import type { Logger } from '../../../common/logger.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
-import { listLeadPosts, OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
+import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import { isDuplicateKeyError, type Db } from '../db/database.js';
 import { newId } from '../ids.js';
 import type { DistributionMetrics } from '../observability/metrics.js';
-import { isStaleClaim, STALE_CLAIM_GRACE_MS } from './intake.service.js';
+import { STALE_CLAIM_GRACE_MS } from './intake.service.js';
 import { recoverSale } from './lead-recovery.js';
 import type { LeadResolution, UnconfirmedLead } from './lead-resolution.js';
 import * as repository from './lead.repository.js';
@@ -70,13 +70,20 @@ export class Reconciler {
       .select(['id', 'publisher_id', 'is_test', 'claim_token', 'claimed_at'])
       .where('status', '=', 'processing')
       .where('claimed_at', '<', now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS)
+      // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('lead_posts')
+            .select('lead_posts.id')
+            .whereRef('lead_posts.lead_id', '=', 'leads.id')
+            .where('lead_posts.state', 'in', OPEN_POST_STATES),
+        ),
+      )
       .orderBy('claimed_at')
       .limit(BATCH)
       .execute();
     for (const lead of stale) {
-      // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
-      const posts = await listLeadPosts(this.deps.db, lead.id);
-      if (!posts.some((post) => OPEN_POST_STATES.includes(post.state)) || !isStaleClaim(lead, this.deps.sellDeadlineMs, Date.now())) continue;
       const claimToken = newId('clm');
       if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claim_token, claimToken, Date.now()))) continue;
       try {

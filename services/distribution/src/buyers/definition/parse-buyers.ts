@@ -39,6 +39,12 @@
  *         timeoutMs: 3000             # default 3000, at most 60000, per call
  *         local: false                # true allows http:// (a buyer on a private network)
  *         testBehaviour: accept       # accept | reject | test_url (test-mode leads go to testUrl)
+ *         onTimeout: unconfirmed      # unconfirmed (default: an unanswered post holds the lead for this
+ *                                     # buyer) | decline (its contract counts it as a no: the lead moves on)
+ *         statusLookup:               # optional: asks whether the buyer holds a lead whose post went
+ *           url: https://api.acme.example/status   # unanswered; an exchange like post, ids only
+ *           mapping: {ref: attemptId, lead: leadId}
+ *           response: {accepted: {path: $.status, equals: held}}   # matching: the buyer holds it
  *         ping:                       # no personal data: names, contacts, SSN, DOB, bank, IP refused
  *           url: https://api.acme.example/ping
  *           mapping: {state: state, amount: {field: loanAmount, transform: {money: number}}}
@@ -52,6 +58,7 @@
  *           auth: {bearer: "..."}     # or {basic: {username, password}}
  *           mapping:                  # output key (dotted for nested JSON) -> source
  *             pingId: pingReference   # the ping answer's reference (ping_post only)
+ *             requestId: attemptId    # this post's own id, the same on every try: the buyer may dedupe on it
  *             applicant.ssn: ssn      # a field name
  *             applicant.dob: {field: dob, transform: [{date: MM/DD/YYYY}]}
  *             applicant.phone: {field: cellPhone, transform: {phone: "(XXX) XXX-XXXX"}}
