@@ -171,7 +171,7 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
     this.timeout(240_000);
     const stack = new CrashStack(engine, SETTINGS);
     let buyerIds: Record<string, string> = {};
-    const buyerIdOf = (path: string) => buyerIds[{ '/first': 'first-buyer', '/second': 'second-buyer', '/hangs': 'hanging-buyer', '/declines': 'declining-buyer', '/backup': 'backup-buyer' }[path] ?? path] ?? path;
+    const buyerIdOf = (path: string) => buyerIds[{ '/first': 'first-buyer', '/second': 'second-buyer', '/hangs': 'hanging-buyer', '/declines': 'declining-buyer', '/lookup': 'lookup-buyer', '/backup': 'backup-buyer' }[path] ?? path] ?? path;
     let publisher: { id: string; key: string };
     let retrying: RetryingPublisher;
     let runs: CrashRuns;
@@ -306,14 +306,25 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       let grpc: DistributionServiceClient | undefined;
 
       /**
-       * The buyers of these tests, only `active` ones taking leads: two that never answer (one holds the
-       * lead on a timeout, one declines it) in tier 1, and one that accepts in tier 2. Their timeouts
-       * leave room in the selling budget for a post to each tier.
+       * The buyers of these tests, only `active` ones taking leads: in tier 1 three whose answers do not
+       * come in time (one holds the lead on a timeout, one declines it, one has a status lookup), in tier
+       * 2 one that accepts. Their timeouts leave room in the selling budget for a post to each tier.
        */
       const applyBuyers = async (...active: string[]) => {
         const buyers = [
           countedBuyer('hanging-buyer', '/hangs', stack, { tier: 1, integration: { timeoutMs: 300 } }),
           countedBuyer('declining-buyer', '/declines', stack, { tier: 1, integration: { timeoutMs: 300, onTimeout: 'decline' } }),
+          countedBuyer('lookup-buyer', '/lookup', stack, {
+            tier: 1,
+            integration: {
+              timeoutMs: 300,
+              statusLookup: {
+                url: stack.buyer.url('/lookup/status'),
+                mapping: { leadId: 'leadId', attemptId: 'attemptId' },
+                response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' } },
+              },
+            },
+          }),
           countedBuyer('backup-buyer', '/backup', stack, { tier: 2, integration: { timeoutMs: 600 } }),
         ];
         Object.assign(buyerIds, await stack.admin.applyBuyers(buyers.map((buyer) => ({ ...buyer, active: active.includes(String(buyer.name)) }))));
@@ -328,6 +339,9 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         stack.buyer.behave('/hangs', { kind: 'hang' });
         stack.buyer.behave('/declines', { kind: 'hang' });
         stack.buyer.behave('/backup', ACCEPT);
+        // Decides only when the test says, after the post has timed out; its status lookup tells the truth.
+        stack.buyer.behave('/lookup', { kind: 'hold' });
+        stack.buyer.behave('/lookup/status', { kind: 'status', of: '/lookup' });
       });
       after(async () => {
         grpc?.close();
@@ -373,6 +387,47 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
           { buyer_id: buyerIds['declining-buyer'], state: 'failed' },
           { buyer_id: buyerIds['backup-buyer'], state: 'accepted' },
         ]);
+      });
+
+      it("settles unconfirmed leads by the buyer's status lookup, as the buyer says, with no operator", async () => {
+        await applyBuyers('lookup-buyer', 'backup-buyer');
+        // The buyer takes the first lead and declines the second, each after its post timed out.
+        const taken = await retrying.publish(validLeadBody());
+        await stack.buyer.release('accept', '/lookup');
+        const declined = await retrying.publish(validLeadBody());
+        await stack.buyer.release('reject', '/lookup');
+        const publications = [taken, declined];
+        for (const publication of publications) expect(publication.final?.body, describeReply(publication.replies.at(-1)!)).to.include({ status: 'rejected' });
+        const leadIds = publications.map((publication) => publication.final!.body.leadId as string);
+
+        const settled = async () => {
+          const rows = await stack.database.rows<{ id: string; status: string }>(`SELECT id, status FROM leads WHERE id IN (?, ?)`, leadIds);
+          return leadIds.map((id) => rows.find((row) => row.id === id)?.status);
+        };
+        await within(20 * SETTINGS.reconcileIntervalMs, async () => !(await settled()).includes('unconfirmed'));
+        expect(await settled(), 'the leads after the reconciler asked the buyer').to.deep.equal(['sold', 'rejected']);
+        const posts = await stack.database.rows<{ lead_id: string; state: string; resolved_by: string }>(
+          'SELECT lead_id, state, resolved_by FROM lead_posts WHERE lead_id IN (?, ?)',
+          leadIds,
+        );
+        for (const post of posts) expect(post.resolved_by, `${post.lead_id}: settled by`).to.equal('status_lookup');
+        expect(posts.map((post) => post.lead_id).sort()).to.deep.equal([...leadIds].sort());
+        const answers = new Map(stack.buyer.lookups.filter((lookup) => lookup.answer !== 'undecided').map((lookup) => [lookup.leadId, lookup]));
+        expect(answers.get(leadIds[0]!)?.answer).to.equal('accepted');
+        expect(answers.get(leadIds[1]!)?.answer).to.equal('not accepted');
+        expect(answers.get(leadIds[0]!)?.attemptId, 'the lookup names the post').to.be.a('string');
+
+        const atBuyers = await auditAtBuyers(stack.database, stack.buyer.acceptances.filter((acceptance) => leadIds.includes(acceptance.leadId)), buyerIdOf, leadIds);
+        expect(atBuyers.problems).to.deep.equal([]);
+        expect(atBuyers.inSale).to.equal(1);
+        expect(stack.buyer.received.filter((post) => leadIds.includes(post.leadId)).map((post) => post.path), 'posts of the two leads').to.deep.equal(['/lookup', '/lookup']);
+        // The publisher's retry gets the settled outcome; the ledger has the sale.
+        const replays = await Promise.all(publications.map((publication) => retrying.publish(publication.body)));
+        expect(replays[0]!.final?.body).to.include({ status: 'sold', buyerId: buyerIds['lookup-buyer'], leadId: leadIds[0] });
+        expect(replays[1]!.final?.body).to.include({ status: 'rejected', leadId: leadIds[1] });
+        const ledger = await stack.database.rows<{ lead_id: string; amount_cents: number }>('SELECT lead_id, amount_cents FROM ledger_entries WHERE lead_id IN (?, ?)', leadIds);
+        expect(ledger.map((entry) => entry.lead_id)).to.deep.equal([leadIds[0], leadIds[0], leadIds[0]]);
+        expect(ledger.reduce((sum, entry) => sum + entry.amount_cents, 0)).to.equal(0);
       });
 
       it('stores no final rejection for a gateway deadline too short to sell: 503, and a retry with a whole budget sells', async () => {

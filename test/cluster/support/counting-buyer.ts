@@ -3,9 +3,16 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What a buyer endpoint does with a post: accept it (after `delayMs`), reject it, hold it until the
- * test releases it, or hang (never answer: the caller's timeout decides).
+ * test releases it, or hang (never answer: the caller's timeout decides). `status`: the endpoint is
+ * the status lookup of the buyer at `of`, and answers the truth: `{"accepted": true}` for a lead that
+ * buyer accepted, a 503 while its post is still held (undecided), else `{"accepted": false}`.
  */
-export type CountingBehaviour = { kind: 'accept'; delayMs?: number } | { kind: 'reject' } | { kind: 'hold' } | { kind: 'hang' };
+export type CountingBehaviour =
+  | { kind: 'accept'; delayMs?: number }
+  | { kind: 'reject' }
+  | { kind: 'hold' }
+  | { kind: 'hang' }
+  | { kind: 'status'; of: string };
 
 /** A post the buyer took: from its side, the lead is bought whether or not the answer reached the caller. */
 export interface Acceptance {
@@ -26,6 +33,11 @@ export interface ReceivedPost {
   at: number;
 }
 
+/** A status lookup the buyer was asked, and what it answered. */
+export interface Lookup extends ReceivedPost {
+  answer: 'accepted' | 'not accepted' | 'undecided';
+}
+
 /** How a held post is answered once released. */
 export type HeldAnswer = 'accept' | 'reject';
 
@@ -38,16 +50,15 @@ export type HeldAnswer = 'accept' | 'reject';
 export interface CountingBuyer {
   url(path: string): string;
   behave(path: string, behaviour: CountingBehaviour): void;
-  /** Every post received, in arrival order. */
+  /** Every post received, in arrival order (status lookups apart). */
   readonly received: ReceivedPost[];
+  readonly lookups: Lookup[];
   /** Every post accepted, in the order the answers were given. */
   readonly acceptances: Acceptance[];
   /** Posts being held, oldest first. */
   held(path?: string): ReceivedPost[];
   /** Answers every held post of `path` (or of every path). */
   release(answer: HeldAnswer, path?: string): Promise<void>;
-  /** Answers whether the buyer holds `leadId` (for a status lookup endpoint). */
-  accepted(path: string, leadId: string): boolean;
   close(): Promise<void>;
 }
 
@@ -59,6 +70,7 @@ interface Held {
 export async function startCountingBuyer(): Promise<CountingBuyer> {
   const behaviours = new Map<string, CountingBehaviour>();
   const received: ReceivedPost[] = [];
+  const lookups: Lookup[] = [];
   const acceptances: Acceptance[] = [];
   const holding: Held[] = [];
   const open = new Set<ServerResponse>();
@@ -91,8 +103,18 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
       attemptId: typeof body.attemptId === 'string' ? body.attemptId : undefined,
       at: Date.now(),
     };
-    received.push(post);
     const behaviour = behaviours.get(path) ?? { kind: 'reject' };
+    if (behaviour.kind === 'status') {
+      const answer = holding.some((held) => held.post.path === behaviour.of && held.post.leadId === post.leadId)
+        ? 'undecided'
+        : acceptances.some((acceptance) => acceptance.path === behaviour.of && acceptance.leadId === post.leadId)
+          ? 'accepted'
+          : 'not accepted';
+      lookups.push({ ...post, answer });
+      response.writeHead(answer === 'undecided' ? 503 : 200, { 'content-type': 'application/json' });
+      return response.end(JSON.stringify(answer === 'undecided' ? { error: 'still deciding' } : { accepted: answer === 'accepted' }));
+    }
+    received.push(post);
     switch (behaviour.kind) {
       case 'accept':
         if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
@@ -113,6 +135,7 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     behave: (path, behaviour) => behaviours.set(path, behaviour),
     received,
+    lookups,
     acceptances,
     held: (path) => holding.filter((held) => path === undefined || held.post.path === path).map((held) => held.post),
     async release(reply, path) {
@@ -120,7 +143,6 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
       for (const held of due) holding.splice(holding.indexOf(held), 1);
       await Promise.all(due.map((held) => held.answer(reply)));
     },
-    accepted: (path, leadId) => acceptances.some((acceptance) => acceptance.path === path && acceptance.leadId === leadId),
     async close() {
       for (const response of open) response.destroy();
       server.closeAllConnections();
