@@ -1,7 +1,7 @@
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import type { Db } from '../db/database.js';
-import { AttemptLog, type SkipReason } from './attempt-log.js';
+import { AttemptLog } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
 import { capPeriods, type CapPeriod } from './cap-periods.js';
@@ -20,13 +20,12 @@ import {
   type SaleRequest,
   type SaleWinner,
 } from './lead-seller.js';
-import { evaluateFilter } from './rules/filters.js';
 import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
 import { postVerdict } from './post-answer.js';
 import { PostJournal, type OpenPost } from './post-journal.js';
 import { payoutFor } from './rules/payout.js';
 import { priceFor } from './rules/pricing.js';
-import { isOpen } from './rules/schedule.js';
+import { byTier, rankOffers, skipReason } from './selection.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
@@ -61,10 +60,11 @@ type PostResult =
 /**
  * The ping tree: tiers in order; inside a tier every eligible ping-post buyer is
  * pinged at once, then the lead is posted to the best offer first (bids and
- * fixed prices ranked together), then the next, until one accepts or the
- * deadline leaves no room. Every buyer considered and not tried is recorded with
- * its reason; caps are reserved before a post so that concurrent sales never
- * overshoot them.
+ * fixed prices ranked together), then the next, until one accepts, a post's
+ * answer never comes (the lead is then held for that buyer), or the deadline
+ * leaves no room. Decisions come from selection.ts; every post goes through the
+ * PostJournal, durable before it reaches the buyer. Every buyer considered and
+ * not tried is recorded with its reason.
  */
 export class PingTreeSeller implements LeadSeller {
   private readonly call: typeof callBuyer;
@@ -96,7 +96,7 @@ export class PingTreeSeller implements LeadSeller {
     let outOfTime = false;
     for (const tier of byTier(candidates)) {
       const offers = await this.pingAll(tier, request, log, waited);
-      for (const candidate of this.rank(offers)) {
+      for (const candidate of rankOffers(offers, this.random)) {
         if (!this.fitsDeadline(candidate, request)) {
           log.skip(candidate.buyer.id, 'deadline');
           outOfTime = true;
@@ -146,29 +146,21 @@ export class PingTreeSeller implements LeadSeller {
       const periods = periodsOf.get(buyer.id)!;
       const chargeCents = priceFor(definition.pricing, facts, undefined);
       const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
-      const full = periods.some((period) => {
-        const used = counters.get(`${buyer.id} ${period.period}`);
-        return (
-          used !== undefined &&
-          ((period.maxLeads !== undefined && used.leads >= period.maxLeads) ||
-            (period.maxSpendCents !== undefined && used.spendCents + (chargeCents ?? 0) > period.maxSpendCents))
-        );
-      });
-      const skip: SkipReason | undefined = request.postedBuyers.has(buyer.id)
-        ? 'posted'
-        : !isOpen(definition.schedule, now)
-        ? 'closed'
-        : definition.filters && !evaluateFilter(definition.filters, facts)
-          ? 'filtered'
-          : full
-            ? 'capped'
-            : duplicates.has(buyer.id)
-              ? 'duplicate'
-              : payoutCents !== undefined && payoutCents < lead.priceCents
-                ? 'floor'
-                : !lead.test && this.deps.breakers.state(buyer.id) === 'open'
-                  ? 'circuit_open'
-                  : undefined;
+      const skip = skipReason(
+        {
+          buyer,
+          facts,
+          periods,
+          chargeCents,
+          payoutCents,
+          usage: (period) => counters.get(`${buyer.id} ${period}`),
+          posted: request.postedBuyers.has(buyer.id),
+          duplicate: duplicates.has(buyer.id),
+          circuitOpen: !lead.test && this.deps.breakers.state(buyer.id) === 'open',
+        },
+        lead.priceCents,
+        now,
+      );
       if (skip) log.skip(buyer.id, skip);
       else candidates.push({ buyer, facts, periods, chargeCents, payoutCents });
     }
@@ -218,17 +210,6 @@ export class PingTreeSeller implements LeadSeller {
     waited.ms += performance.now() - started;
     const directPosts = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'direct_post');
     return [...directPosts, ...bidders.filter((candidate) => candidate !== undefined)];
-  }
-
-  /** Best price first; equal prices by priority, then a weighted draw. Unpriced direct posts (price in the answer) last. */
-  private rank(tier: Candidate[]): Candidate[] {
-    const draw = new Map(tier.map((candidate) => [candidate, this.random() ** (1 / candidate.buyer.definition.weight)]));
-    return [...tier].sort(
-      (a, b) =>
-        (b.chargeCents ?? -1) - (a.chargeCents ?? -1) ||
-        a.buyer.definition.priority - b.buyer.definition.priority ||
-        draw.get(b)! - draw.get(a)!,
-    );
   }
 
   private fitsDeadline(candidate: Candidate, request: SaleRequest): boolean {
@@ -349,15 +330,4 @@ function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redi
 
 function timezoneOf(buyer: Buyer): string {
   return buyer.definition.schedule?.timezone ?? 'UTC';
-}
-
-/** Candidates grouped by tier, lowest tier first. */
-function byTier(candidates: Candidate[]): Candidate[][] {
-  const tiers = new Map<number, Candidate[]>();
-  for (const candidate of candidates) {
-    const tier = tiers.get(candidate.buyer.definition.tier) ?? [];
-    tier.push(candidate);
-    tiers.set(candidate.buyer.definition.tier, tier);
-  }
-  return [...tiers.entries()].sort(([a], [b]) => a - b).map(([, tier]) => tier);
 }
