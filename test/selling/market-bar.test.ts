@@ -369,6 +369,10 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
   if (accepted.length > 1) fail(`${accepted.length} accepted posts`);
   if (sale && accepted[0]?.buyer_id !== sale.buyer_id) fail(`sale to ${nameOf(sale.buyer_id)} but the accepted post is ${accepted[0] && nameOf(accepted[0].buyer_id)}`);
   if (!sale && accepted.length > 0) fail('an accepted post without a sale');
+  // A post whose answer never came holds the lead for its buyer: it stands where a sale would.
+  const held = trail.find((row) => row.kind === 'post' && row.outcome === 'unknown');
+  if (held && sale) fail('sold although a post of it is unconfirmed');
+  if (held && trail.some((row) => row.kind === 'post' && row !== held && row.started_at > held.started_at)) fail('posted again after a post whose answer never came');
 
   interface Offer {
     name: string;
@@ -411,7 +415,7 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
     offersByTier.set(t.tier, offers);
   }
 
-  const winnerName = sale ? nameOf(sale.buyer_id) : undefined;
+  const winnerName = sale ? nameOf(sale.buyer_id) : held ? nameOf(held.buyer_id) : undefined;
   const winnerTier = winnerName ? terms[winnerName]!.tier : Infinity;
   for (const [tier, offers] of [...offersByTier].sort(([a], [b]) => a - b)) {
     if (tier < winnerTier) {
@@ -424,7 +428,7 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
         fail(`the winner ${winnerName} is no offer of its tier`);
         continue;
       }
-      if (winner.priceCents !== sale!.charge_cents) fail(`${winnerName} charged ${sale!.charge_cents}, its offer was ${winner.priceCents}`);
+      if (sale && winner.priceCents !== sale.charge_cents) fail(`${winnerName} charged ${sale.charge_cents}, its offer was ${winner.priceCents}`);
       for (const offer of offers) {
         if (offer.priceCents > winner.priceCents && !offer.posted && !offer.passedOver) {
           fail(`${winnerName} won at ${winner.priceCents} while ${offer.name} offered ${offer.priceCents} and was not tried`);
@@ -435,10 +439,12 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
       for (const offer of offers) if (offer.posted) fail(`${offer.name} of tier ${tier} posted after tier ${winnerTier} sold`);
     }
   }
-  if (sale) {
+  if (sale || held) {
     for (const [buyerId, name] of names) {
       if (terms[name]!.tier > winnerTier && trail.some((row) => row.buyer_id === buyerId && row.kind !== 'skip')) fail(`${name} of tier ${terms[name]!.tier} called after tier ${winnerTier} sold`);
     }
+  }
+  if (sale) {
     const payout = payoutAt(terms[winnerName!]!.payout(publisherId), sale.charge_cents);
     if (sale.payout_cents !== payout) fail(`payout ${sale.payout_cents}, terms say ${payout}`);
     if (Math.round((lead.answer.price ?? -1) * 100) !== sale.payout_cents) fail(`answered price ${lead.answer.price}, payout ${sale.payout_cents}`);
@@ -531,13 +537,18 @@ describeEachDatabase('the Bar: a simulated market applied with `leadflow buyer a
     expect(sales).to.have.length(sold.length);
     const attempts = await m.db.selectFrom('buyer_attempts').selectAll().where('lead_id', 'in', leadIds).orderBy('started_at').orderBy('id').execute();
 
-    // Every lead sold: the backstop takes any lead that reaches it in time.
-    const unsold = sent.filter((lead) => lead.answer.status !== 'sold');
+    // Every lead sold: the backstop takes any lead that reaches it in time, unless the lead is held for
+    // a buyer whose answer never came.
+    const unconfirmed = new Set(stored.filter((row) => row.status === 'unconfirmed').map((row) => row.id));
+    const unsold = sent.filter((lead) => lead.answer.status !== 'sold' && !unconfirmed.has(lead.leadId));
     for (const lead of unsold) {
       const skippedForTime = attempts.some((row) => row.lead_id === lead.leadId && row.reason === 'deadline');
       expect(skippedForTime, `${lead.leadId} rejected (${lead.answer.reason}) without running out of time`).to.equal(true);
     }
-    expect(sold.length, 'leads sold').to.be.at.least(LEADS - 3);
+    for (const leadId of unconfirmed) {
+      expect(attempts.some((row) => row.lead_id === leadId && row.kind === 'post' && row.outcome === 'unknown'), `${leadId} unconfirmed without an unanswered post`).to.equal(true);
+    }
+    expect(sold.length + unconfirmed.size, 'leads sold or held for a buyer').to.be.at.least(LEADS - 3);
 
     // To the best eligible bid, by the engine's rules.
     const mistakes = sent.flatMap((lead) =>

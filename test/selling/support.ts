@@ -106,6 +106,8 @@ export interface SimBuyerSpec {
   format?: ReplyFormat;
   timeoutMs?: number;
   testBehaviour?: 'accept' | 'reject' | 'test_url';
+  /** What an unanswered post means: unconfirmed (the default) or decline. */
+  onTimeout?: 'unconfirmed' | 'decline';
   /** Paths of the test endpoints (testBehaviour test_url). */
   testPost?: string;
   testPing?: string;
@@ -115,7 +117,7 @@ export interface SimBuyerSpec {
 
 /** A `buyers:` entry of a buyer file for a buyer played by simulator endpoints at `simulatorUrl`. */
 export function simBuyer(name: string, simulatorUrl: string, spec: SimBuyerSpec): Record<string, unknown> {
-  const { post, ping, format = 'json', timeoutMs = 1000, testBehaviour = 'accept', testPost, testPing, ...settings } = spec;
+  const { post, ping, format = 'json', timeoutMs = 1000, testBehaviour = 'accept', onTimeout, testPost, testPing, ...settings } = spec;
   const url = (path: string) => new URL(path, simulatorUrl).href;
   return {
     name,
@@ -126,6 +128,7 @@ export function simBuyer(name: string, simulatorUrl: string, spec: SimBuyerSpec)
       timeoutMs,
       local: true,
       testBehaviour,
+      ...(onTimeout && { onTimeout }),
       ...(ping && {
         ping: {
           url: url(ping),
