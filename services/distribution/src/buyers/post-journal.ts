@@ -108,11 +108,8 @@ export class PostJournal {
     }
   }
 
-  /** Gives back the buyer's caps and the person a post held: only for a post the buyer did not take. */
   private async release(post: OpenPost): Promise<void> {
-    if (!post.lead.live) return;
-    await releasePerson(this.db, post.offer.buyer, post.lead.person);
-    await releaseCapacity(this.db, post.lead.leadId, post.offer.buyer.id);
+    if (post.lead.live) await releaseHolds(this.db, post.lead.leadId, post.offer.buyer, post.lead.person);
   }
 
   /**
@@ -137,4 +134,13 @@ export class PostJournal {
       }
     }
   }
+}
+
+/**
+ * Gives back what a post of the lead held of the buyer: its cap place and the person. The one way holds
+ * are released, and only for a post the buyer did not take (declined, or settled as not sold).
+ */
+export async function releaseHolds(db: Db, leadId: string, buyer: Buyer, person: PersonHashes): Promise<void> {
+  await releasePerson(db, buyer, person);
+  await releaseCapacity(db, leadId, buyer.id);
 }

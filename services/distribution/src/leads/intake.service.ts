@@ -204,7 +204,7 @@ export class IntakeService {
     const started = performance.now();
     const ownDeadline = identity.now + this.deps.sellDeadlineMs;
     const callerDeadline = answerBy - RECORD_MARGIN_MS;
-    const decision = await inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
+    const decision = await this.givingBackOnFailure(identity, () => inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
       const result = await this.deps.seller.sell({
         leadId: identity.id,
         lead: valid,
@@ -218,26 +218,18 @@ export class IntakeService {
       });
       span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
       return result;
-    });
+    }));
     if (!valid.test) this.deps.metrics.buyerAttempts(decision.attempts);
     if (decision.interrupted) return this.replayOrRetry(identity.id);
     // Buyers left untried because the caller could not wait: nothing final is stored, and a retry with a
     // whole budget sells the lead.
     const cutShortByCaller = !decision.winner && !decision.unconfirmed && decision.outOfTime && callerDeadline < ownDeadline;
     const processingMs = Math.round((performance.now() - started) * 100) / 100;
-    let recorded: WrittenOrReplayed<void>;
-    try {
-      recorded = await this.recordingOrReplaying(identity.id, () =>
+    const recorded = await this.givingBackOnFailure(identity, () =>
+      this.recordingOrReplaying(identity.id, () =>
         inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, valid.test, decision, cutShortByCaller, processingMs)),
-      );
-    } catch (error) {
-      // The post's answer is stored (an accepted one is the sale's proof); the record is not. The claim is
-      // given back so that the publisher's retry completes the lead from its posts at once, never posting again.
-      await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
-      const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
-      this.deps.logger.error({ leadId: identity.id, error: { name, code } }, "could not record a lead's outcome");
-      throw new ServiceError('unavailable', 'the outcome could not be recorded yet: retry');
-    }
+      ),
+    );
     if ('replayed' in recorded) return recorded.replayed;
     crashPoint('after-record');
     if (cutShortByCaller) throw new ServiceError('unavailable', 'not enough time left to sell the lead: retry');
@@ -266,6 +258,23 @@ export class IntakeService {
           : { status: 'rejected' as const, completed_at: now, reason: decision.reason, processing_ms: processingMs };
       return recordUnsold(trx, identity.id, identity.claimToken, decision.attempts, update);
     });
+  }
+
+  /**
+   * Runs a step of a sale whose failure (storage gone, a write refused) must not cost the lead: what
+   * reached buyers is in the post intents, so the claim is given back for the publisher's retry to
+   * complete the lead from them at once, never posting it again, and the caller is told to retry.
+   */
+  private async givingBackOnFailure<T>(identity: LeadIdentity, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
+      const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
+      this.deps.logger.error({ leadId: identity.id, error: { name, code } }, 'a sale step failed; the lead is left for the retry');
+      throw new ServiceError('unavailable', 'the lead could not be finished yet: retry');
+    }
   }
 
   /**

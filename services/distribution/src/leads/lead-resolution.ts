@@ -1,8 +1,7 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
-import { releaseCapacity } from '../buyers/cap.repository.js';
-import { releasePerson } from '../buyers/duplicates.js';
 import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
 import { NO_BUYER_ACCEPTED } from '../buyers/lead-seller.js';
+import { releaseHolds } from '../buyers/post-journal.js';
 import { payoutFor } from '../buyers/rules/payout.js';
 import type { Db } from '../db/database.js';
 import type { LeadPostResolver, LeadPostRow, LeadRow } from '../db/schema.js';
@@ -102,9 +101,8 @@ export class LeadResolution {
       throw new ServiceError('failed_precondition', 'the lead was settled meanwhile');
     }
     if (lead.is_test === 0) {
-      const buyer = await this.buyers.get(post.buyer_id).catch(() => undefined);
-      if (buyer) await releasePerson(this.db, buyer, { ssn: lead.ssn_hash, email: lead.email_hash, phone: lead.phone_hash });
-      await releaseCapacity(this.db, lead.id, post.buyer_id);
+      const buyer = await this.buyers.get(post.buyer_id);
+      await releaseHolds(this.db, lead.id, buyer, { ssn: lead.ssn_hash, email: lead.email_hash, phone: lead.phone_hash });
     }
     return { leadId: lead.id, status: 'rejected', buyerId: post.buyer_id, payoutCents: 0 };
   }
