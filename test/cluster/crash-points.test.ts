@@ -252,6 +252,10 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       expect(listed.code).to.equal(0);
       expect(leadIdsIn(JSON.parse(listed.stdout)), 'lead list --unconfirmed').to.deep.equal(stored);
       expect(stored.length, 'leads left unconfirmed by the runs').to.be.above(0);
+      // The reconciler's sweeps keep the gauge current.
+      const gauge = () => stack.metric('leadflow_unconfirmed_leads');
+      await within(20 * SETTINGS.reconcileIntervalMs, async () => (await gauge()) === stored.length);
+      expect(await gauge(), 'leadflow_unconfirmed_leads before resolving').to.equal(stored.length);
 
       for (const leadId of stored) {
         const accepted = stack.buyer.acceptances.some((acceptance) => acceptance.leadId === leadId);
@@ -265,6 +269,8 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       expect(after.code).to.equal(0);
       expect(leadIdsIn(JSON.parse(after.stdout)), 'lead list --unconfirmed after resolving').to.deep.equal([]);
       expect(await unconfirmedLeads()).to.deep.equal([]);
+      await within(20 * SETTINGS.reconcileIntervalMs, async () => (await gauge()) === 0);
+      expect(await gauge(), 'leadflow_unconfirmed_leads after resolving').to.equal(0);
 
       // Every acceptance is now a sale; the ledger follows.
       const audit = await buyerAudit();

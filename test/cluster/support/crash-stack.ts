@@ -110,6 +110,15 @@ export class CrashStack {
     return { handle, listening: ready };
   }
 
+  /** A sample without labels from the running distribution service's /metrics; undefined when it has none. */
+  async metric(name: string): Promise<number | undefined> {
+    const listening = this.distribution?.logLines().find((line) => line.msg === 'distribution service listening');
+    if (!listening) throw new Error('the distribution service has not said where it listens');
+    const text = await (await fetch(`http://127.0.0.1:${String(listening.metricsPort)}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const sample = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return sample ? Number(sample[1]) : undefined;
+  }
+
   /** `leadflow ARGV` against the running distribution service, as an operator runs it. */
   cli(argv: string[]): Promise<CliRun> {
     return runLeadflow(argv, { LEADFLOW_ADMIN_ADDRESS: this.address, LEADFLOW_ADMIN_TOKEN: this.secrets.LEADFLOW_ADMIN_TOKEN! });
