@@ -80,6 +80,8 @@ export interface DistributionConfig {
   databaseUrl: string | undefined;
   /** Overall time budget for selling one lead, below the gateway's gRPC deadline. */
   sellDeadlineMs: number;
+  /** How long a tier waits for bids; undefined = a quarter of what is left of the selling budget. */
+  pingWindowMs: number | undefined;
   /** Secrets from the environment; on the embedded default, missing ones are generated into dataDir. */
   secrets: {
     adminToken: string | undefined;
@@ -156,6 +158,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     dataDir: dataDir(env),
     databaseUrl,
     sellDeadlineMs: integer(env, 'LEADFLOW_SELL_DEADLINE_MS', 10_000, 100, 600_000),
+    pingWindowMs: optionalInteger(env, 'LEADFLOW_PING_WINDOW_MS', 1, 600_000),
     secrets,
     logLevel: logLevel(env),
     telemetry: telemetry(env),

@@ -153,6 +153,8 @@ export function simulatorIntegration(
     ping: ping && exchange(ping, 'ping'),
     post: exchange(post, 'post'),
     timeoutMs: options.timeoutMs ?? 1000,
+    pingTimeoutMs: undefined,
+    postTimeoutMs: undefined,
     local: true,
     testBehaviour: 'test_url',
     onTimeout: 'unconfirmed',

@@ -12,6 +12,8 @@ function integration(post: HttpExchange, overrides: Partial<Integration> = {}): 
     ping: undefined,
     post,
     timeoutMs: 5_000,
+    pingTimeoutMs: undefined,
+    postTimeoutMs: undefined,
     local: true,
     testBehaviour: 'test_url',
     onTimeout: 'unconfirmed',

@@ -108,6 +108,8 @@ export interface SimBuyerSpec {
   testBehaviour?: 'accept' | 'reject' | 'test_url';
   /** What an unanswered post means: unconfirmed (the default) or decline. */
   onTimeout?: 'unconfirmed' | 'decline';
+  pingTimeoutMs?: number;
+  postTimeoutMs?: number;
   /** Paths of the test endpoints (testBehaviour test_url). */
   testPost?: string;
   testPing?: string;
@@ -117,7 +119,7 @@ export interface SimBuyerSpec {
 
 /** A `buyers:` entry of a buyer file for a buyer played by simulator endpoints at `simulatorUrl`. */
 export function simBuyer(name: string, simulatorUrl: string, spec: SimBuyerSpec): Record<string, unknown> {
-  const { post, ping, format = 'json', timeoutMs = 1000, testBehaviour = 'accept', onTimeout, testPost, testPing, ...settings } = spec;
+  const { post, ping, format = 'json', timeoutMs = 1000, testBehaviour = 'accept', onTimeout, pingTimeoutMs, postTimeoutMs, testPost, testPing, ...settings } = spec;
   const url = (path: string) => new URL(path, simulatorUrl).href;
   return {
     name,
@@ -129,6 +131,8 @@ export function simBuyer(name: string, simulatorUrl: string, spec: SimBuyerSpec)
       local: true,
       testBehaviour,
       ...(onTimeout && { onTimeout }),
+      ...(pingTimeoutMs && { pingTimeoutMs }),
+      ...(postTimeoutMs && { postTimeoutMs }),
       ...(ping && {
         ping: {
           url: url(ping),

@@ -90,7 +90,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const buyers = new BuyerService(db);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const metrics = new DistributionMetrics(() => breakers.states());
-  const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer });
+  const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer, pingWindowMs: config.pingWindowMs });
   const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
   const resolution = new LeadResolution(db, buyers, publishers);

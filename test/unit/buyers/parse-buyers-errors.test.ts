@@ -506,3 +506,14 @@ describe('parseBuyerDocument: unanswered posts (onTimeout, statusLookup, attempt
     );
   });
 });
+
+describe('parseBuyerDocument: ping and post timeouts', () => {
+  it('takes a timeout of its own for pings and for posts, the ping one for ping_post buyers only', () => {
+    const document = { buyers: [minimalBuyer({ integration: { ping: ping(), post: post({ mapping: { state: 'state' } }), pingTimeoutMs: 300, postTimeoutMs: 5000 } })] };
+    const result = parseBuyerDocument(document);
+    if (!('buyers' in result)) return expect.fail(JSON.stringify(result.errors));
+    expect(result.buyers[0]!.integration).to.include({ timeoutMs: 3000, pingTimeoutMs: 300, postTimeoutMs: 5000 });
+    expect(messageAt({ buyers: [minimalBuyer({ integration: { post: post(), pingTimeoutMs: 300 } })] }, 'buyers[0].integration.pingTimeoutMs')).to.equal('is used only with mode ping_post');
+    expect(pathsOf({ buyers: [minimalBuyer({ integration: { post: post(), postTimeoutMs: 0 } })] })).to.deep.equal(['buyers[0].integration.postTimeoutMs']);
+  });
+});

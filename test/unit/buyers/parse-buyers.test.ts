@@ -154,6 +154,8 @@ const EXPECTED: BuyerDefinition[] = [
       local: false,
       testBehaviour: 'test_url',
       onTimeout: 'unconfirmed',
+      pingTimeoutMs: undefined,
+      postTimeoutMs: undefined,
       statusLookup: undefined,
       ping: {
         url: 'https://api.lendco.example/v2/ping',
@@ -238,6 +240,8 @@ const EXPECTED: BuyerDefinition[] = [
       local: false,
       testBehaviour: 'accept',
       onTimeout: 'unconfirmed',
+      pingTimeoutMs: undefined,
+      postTimeoutMs: undefined,
       statusLookup: undefined,
       post: {
         url: 'https://partners.cashnow.example/leads',
@@ -281,6 +285,8 @@ const EXPECTED: BuyerDefinition[] = [
       local: true,
       testBehaviour: 'reject',
       onTimeout: 'unconfirmed',
+      pingTimeoutMs: undefined,
+      postTimeoutMs: undefined,
       statusLookup: undefined,
       post: {
         url: 'http://127.0.0.1:8099/post',

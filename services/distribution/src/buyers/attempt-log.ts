@@ -19,8 +19,17 @@ export interface CallRecord {
 /** Every ping, post and skip of one lead, in order, as the rows the audit trail keeps. */
 export class AttemptLog {
   readonly rows: BuyerAttemptRow[] = [];
+  private late: ((row: BuyerAttemptRow) => void) | undefined;
 
   constructor(private readonly leadId: string) {}
+
+  /**
+   * The sale is decided and `rows` go to its record: a call that ends later (a ping answered after its
+   * window) is handed to `late` instead, so that the audit trail keeps it too.
+   */
+  close(late: (row: BuyerAttemptRow) => void): void {
+    this.late = late;
+  }
 
   /** Returns undefined so that a caller dropping a buyer can `return log.skip(...)`. */
   skip(buyerId: string, reason: SkipReason): undefined {
@@ -30,7 +39,9 @@ export class AttemptLog {
   }
 
   call(buyerId: string, record: CallRecord): void {
-    this.rows.push(this.row(buyerId, record));
+    const row = this.row(buyerId, record);
+    if (this.late) this.late(row);
+    else this.rows.push(row);
   }
 
   private row(buyerId: string, record: Omit<CallRecord, 'kind'> & { kind: BuyerAttemptKind }): BuyerAttemptRow {

@@ -7,7 +7,7 @@ import type { BuyerService } from './buyer.service.js';
 import { capPeriods, type CapPeriod } from './cap-periods.js';
 import { readCounters } from './cap.repository.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
-import type { HttpExchange, Integration } from './definition/buyer-definition.js';
+import { callTimeoutMs, type HttpExchange, type Integration } from './definition/buyer-definition.js';
 import { buyersWithDuplicate } from './duplicates.js';
 import { callBuyer, type BuyerCallResult, type LeadForBuyer } from './integration/buyer-call.js';
 import {
@@ -21,6 +21,7 @@ import {
   type SaleWinner,
 } from './lead-seller.js';
 import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
+import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { postVerdict } from './post-answer.js';
 import { PostJournal, type OpenPost } from './post-journal.js';
 import { payoutFor } from './rules/payout.js';
@@ -48,7 +49,12 @@ export interface PingTreeDependencies {
   call?: typeof callBuyer;
   /** For the weighted rotation among equal offers. */
   random?: () => number;
+  /** How long a tier waits for bids; undefined: a share of what is left of the sale's budget. */
+  pingWindowMs?: number;
 }
+
+/** Without a configured window, a tier's pings get this share of the time left; posts get the rest. */
+const DEFAULT_PING_WINDOW_SHARE = 0.25;
 
 /** How one post ended for the sale: sold, a no (the next offer is tried), unconfirmed, or the sale stops. */
 type PostResult =
@@ -80,16 +86,20 @@ export class PingTreeSeller implements LeadSeller {
   async sell(request: SaleRequest): Promise<SaleDecision> {
     const log = new AttemptLog(request.leadId);
     const waited = { ms: 0 };
-    const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => ({
-      winner: undefined,
-      unconfirmed: undefined,
-      interrupted: false,
-      outOfTime: false,
-      attempts: log.rows,
-      buyerWaitMs: waited.ms,
-      reason,
-      ...outcome,
-    });
+    const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
+      // The rows go to the sale's record; a bid that comes later still goes to the audit trail.
+      log.close((row) => void insertBuyerAttempts(this.deps.db, [row]).catch(() => undefined));
+      return {
+        winner: undefined,
+        unconfirmed: undefined,
+        interrupted: false,
+        outOfTime: false,
+        attempts: log.rows,
+        buyerWaitMs: waited.ms,
+        reason,
+        ...outcome,
+      };
+    };
     const candidates = await this.eligible(request, log);
     if (candidates.length === 0) return decision(NO_ELIGIBLE_BUYER);
 
@@ -97,7 +107,7 @@ export class PingTreeSeller implements LeadSeller {
     for (const tier of byTier(candidates)) {
       const offers = await this.pingAll(tier, request, log, waited);
       for (const candidate of rankOffers(offers, this.random)) {
-        if (!this.fitsDeadline(candidate, request)) {
+        if (!this.fitsDeadline(candidate, 'post', request)) {
           log.skip(candidate.buyer.id, 'deadline');
           outOfTime = true;
           continue;
@@ -172,48 +182,73 @@ export class PingTreeSeller implements LeadSeller {
   }
 
   /**
-   * Pings every ping-post buyer of the tier at once; a bid sets the buyer's
-   * price, no bid takes it out. The tier's offers: its direct-post buyers and
-   * the bidders whose payout meets the floor.
+   * Pings every ping-post buyer of the tier at once and waits for their bids until the ping window
+   * closes, never for the slowest bidder: a bid sets the buyer's price, no bid takes it out, and a bid
+   * that comes after the window is recorded as late and not used. The tier's offers: its direct-post
+   * buyers and the bidders in time whose payout meets the floor.
    */
   private async pingAll(tier: Candidate[], request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<Candidate[]> {
     const pinged = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'ping_post');
+    const directPosts = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'direct_post');
     if (pinged.length === 0) return tier;
     const started = performance.now();
-    const bidders = await Promise.all(
-      pinged.map(async (candidate): Promise<Candidate | undefined> => {
-        const { buyer } = candidate;
-        if (!this.fitsDeadline(candidate, request)) return log.skip(buyer.id, 'deadline');
-        if (!request.lead.test && !this.deps.breakers.allow(buyer.id)) return log.skip(buyer.id, 'circuit_open');
-        const result = await this.callTraced('ping', candidate, buyer.definition.integration.ping!, request);
-        this.recordHealth(candidate, request, result);
-        const bidCents = result.outcome === 'accepted' ? result.reply.priceCents : undefined;
-        log.call(buyer.id, {
-          kind: 'ping',
-          startedAt: result.startedAt,
-          durationMs: result.latencyMs,
-          outcome: result.outcome,
-          httpStatus: result.httpStatus,
-          bidCents,
-          reference: result.reply.reference,
-          reason: result.reply.reason ?? result.reply.error,
-        });
-        if (result.outcome !== 'accepted') return undefined;
-        // A fixed or rule price stands whether or not the ping named one; a bid buyer must name its bid.
-        const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, bidCents);
-        if (chargeCents === undefined) return undefined;
-        const payoutCents = this.payout(buyer, request, chargeCents);
-        if (payoutCents === undefined || payoutCents < request.lead.priceCents) return log.skip(buyer.id, 'floor');
-        return { ...candidate, chargeCents, payoutCents, pingReference: result.reply.reference };
+    const bidders: Candidate[] = [];
+    let windowOpen = true;
+    const pings = Promise.all(
+      pinged.map(async (candidate) => {
+        const bidder = await this.ping(candidate, request, log, () => windowOpen);
+        if (bidder && windowOpen) bidders.push(bidder);
       }),
     );
+    let closeWindow: NodeJS.Timeout | undefined;
+    const window = new Promise<void>((resolve) => (closeWindow = setTimeout(resolve, this.pingWindowMs(pinged, request))));
+    await Promise.race([pings, window]);
+    clearTimeout(closeWindow);
+    windowOpen = false;
     waited.ms += performance.now() - started;
-    const directPosts = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'direct_post');
-    return [...directPosts, ...bidders.filter((candidate) => candidate !== undefined)];
+    return [...directPosts, ...bidders];
   }
 
-  private fitsDeadline(candidate: Candidate, request: SaleRequest): boolean {
-    return Date.now() + candidate.buyer.definition.integration.timeoutMs <= request.deadline;
+  /**
+   * How long a tier waits for bids: the configured window, else a quarter of what is left of the
+   * sale's budget (the rest is for posts); never longer than the slowest ping may take.
+   */
+  private pingWindowMs(pinged: Candidate[], request: SaleRequest): number {
+    const left = request.deadline - Date.now();
+    const slowest = Math.max(...pinged.map((candidate) => callTimeoutMs(candidate.buyer.definition.integration, 'ping')));
+    return Math.max(0, Math.min(this.deps.pingWindowMs ?? left * DEFAULT_PING_WINDOW_SHARE, slowest, left));
+  }
+
+  /** One bidder's ping; its bid as an offer, or undefined. `inWindow` says whether a bid still counts. */
+  private async ping(candidate: Candidate, request: SaleRequest, log: AttemptLog, inWindow: () => boolean): Promise<Candidate | undefined> {
+    const { buyer } = candidate;
+    if (!this.fitsDeadline(candidate, 'ping', request)) return log.skip(buyer.id, 'deadline');
+    if (!request.lead.test && !this.deps.breakers.allow(buyer.id)) return log.skip(buyer.id, 'circuit_open');
+    const result = await this.callTraced('ping', candidate, buyer.definition.integration.ping!, request);
+    this.recordHealth(candidate, request, result);
+    const bidCents = result.outcome === 'accepted' ? result.reply.priceCents : undefined;
+    const late = !inWindow();
+    log.call(buyer.id, {
+      kind: 'ping',
+      startedAt: result.startedAt,
+      durationMs: result.latencyMs,
+      outcome: result.outcome,
+      httpStatus: result.httpStatus,
+      bidCents,
+      reference: result.reply.reference,
+      reason: late ? 'answered after the ping window: not used' : (result.reply.reason ?? result.reply.error),
+    });
+    if (late || result.outcome !== 'accepted') return undefined;
+    // A fixed or rule price stands whether or not the ping named one; a bid buyer must name its bid.
+    const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, bidCents);
+    if (chargeCents === undefined) return undefined;
+    const payoutCents = this.payout(buyer, request, chargeCents);
+    if (payoutCents === undefined || payoutCents < request.lead.priceCents) return log.skip(buyer.id, 'floor');
+    return { ...candidate, chargeCents, payoutCents, pingReference: result.reply.reference };
+  }
+
+  private fitsDeadline(candidate: Candidate, kind: 'ping' | 'post', request: SaleRequest): boolean {
+    return Date.now() + callTimeoutMs(candidate.buyer.definition.integration, kind) <= request.deadline;
   }
 
   /**

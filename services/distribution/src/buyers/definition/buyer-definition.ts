@@ -111,8 +111,11 @@ export interface Integration {
   /** Required when mode is ping_post. Carries no PII: the parser refuses sensitive or contact fields in its mapping. */
   ping: HttpExchange | undefined;
   post: HttpExchange;
-  /** Per call (ping and post each). */
+  /** Per call (ping and post each), unless pingTimeoutMs or postTimeoutMs says otherwise. */
   timeoutMs: number;
+  /** Lenders answer pings in tens of milliseconds and posts in seconds: each may have its own. */
+  pingTimeoutMs: number | undefined;
+  postTimeoutMs: number | undefined;
   /** http:// allowed (and private addresses); otherwise https:// only. */
   local: boolean;
   /** What a test-mode lead gets: the post/ping sent to testUrl, or an answer without any call. */
@@ -182,4 +185,9 @@ export interface ResponseParser {
   /** The buyer's own id for the lead. */
   reference: ReplyLocator | undefined;
   redirectUrl: ReplyLocator | undefined;
+}
+
+/** How long one call of this kind may take. */
+export function callTimeoutMs(integration: Integration, kind: 'ping' | 'post'): number {
+  return (kind === 'ping' ? integration.pingTimeoutMs : integration.postTimeoutMs) ?? integration.timeoutMs;
 }

@@ -37,6 +37,8 @@
  *       integration:
  *         mode: ping_post             # default ping_post when a ping is given, else direct_post
  *         timeoutMs: 3000             # default 3000, at most 60000, per call
+ *         pingTimeoutMs: 300          # optional: the ping's own timeout (ping_post only)
+ *         postTimeoutMs: 5000         # optional: the post's own timeout
  *         local: false                # true allows http:// (a buyer on a private network)
  *         testBehaviour: accept       # accept | reject | test_url (test-mode leads go to testUrl)
  *         onTimeout: unconfirmed      # unconfirmed (default: an unanswered post holds the lead for this

@@ -3,7 +3,7 @@ import { parseExchange } from './parse-exchange.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, orDefault, readChoice, readFlag, readObject, readWholeNumber, required } from './read-values.js';
 
-const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'local', 'testBehaviour', 'onTimeout', 'statusLookup'] as const;
+const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'pingTimeoutMs', 'postTimeoutMs', 'local', 'testBehaviour', 'onTimeout', 'statusLookup'] as const;
 const MODES = ['direct_post', 'ping_post'] as const;
 const TEST_BEHAVIOURS = ['test_url', 'accept', 'reject'] as const;
 const TIMEOUT_POLICIES = ['unconfirmed', 'decline'] as const;
@@ -12,7 +12,8 @@ const DEFAULT_TIMEOUT_MS = 3000;
 const MAX_TIMEOUT_MS = 60_000;
 
 /**
- * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs`, `local` (http://
+ * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs` (with
+ * `pingTimeoutMs` and `postTimeoutMs` for one kind of call), `local` (http://
  * allowed), `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl),
  * `onTimeout` (unconfirmed or decline) and `statusLookup` (how to ask whether the buyer holds a lead).
  */
@@ -23,6 +24,8 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   const at = (key: string): string => keyPath(path, key);
   const mode = orDefault(fields.mode, isAbsent(fields.ping) ? 'direct_post' : 'ping_post', (v) => readChoice(v, at('mode'), MODES, problems));
   const timeoutMs = orDefault(fields.timeoutMs, DEFAULT_TIMEOUT_MS, (v) => readWholeNumber(v, at('timeoutMs'), problems, 1, MAX_TIMEOUT_MS));
+  const pingTimeoutMs = isAbsent(fields.pingTimeoutMs) ? undefined : readWholeNumber(fields.pingTimeoutMs, at('pingTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
+  const postTimeoutMs = isAbsent(fields.postTimeoutMs) ? undefined : readWholeNumber(fields.postTimeoutMs, at('postTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
   const local = orDefault(fields.local, false, (v) => readFlag(v, at('local'), problems));
   const testBehaviour = orDefault(fields.testBehaviour, 'accept', (v) => readChoice(v, at('testBehaviour'), TEST_BEHAVIOURS, problems));
   const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) => readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems));
@@ -34,6 +37,7 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   } else if (!isAbsent(fields.ping)) {
     problems.at(at('ping'), 'is used only with mode ping_post');
   }
+  if (mode !== 'ping_post' && !isAbsent(fields.pingTimeoutMs)) problems.at(at('pingTimeoutMs'), 'is used only with mode ping_post');
   const post = required(fields.post, at('post'), problems, (v) =>
     parseExchange(v, at('post'), { ...context, call: mode === 'ping_post' ? 'postAfterPing' : 'post' }, problems),
   );
@@ -51,5 +55,5 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   ) {
     return undefined;
   }
-  return { mode, ping, post, timeoutMs, local, testBehaviour, onTimeout, statusLookup };
+  return { mode, ping, post, timeoutMs, pingTimeoutMs, postTimeoutMs, local, testBehaviour, onTimeout, statusLookup };
 }

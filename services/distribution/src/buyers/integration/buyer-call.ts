@@ -1,4 +1,4 @@
-import type { HttpExchange, Integration } from '../definition/buyer-definition.js';
+import { callTimeoutMs, type HttpExchange, type Integration } from '../definition/buyer-definition.js';
 import { pingLead } from './ping-lead.js';
 import { parseReply, type BuyerReply } from './reply-parser.js';
 import { RequestBuildError } from './request-build-error.js';
@@ -54,7 +54,7 @@ export async function callBuyer(
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;
   }
-  const timeoutMs = Math.min(integration.timeoutMs, (options.deadlineMs ?? Infinity) - Date.now());
+  const timeoutMs = Math.min(callTimeoutMs(integration, options.kind), (options.deadlineMs ?? Infinity) - Date.now());
   if (timeoutMs <= 0) return withoutCall({ outcome: 'error', error: 'deadline_passed' });
 
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
