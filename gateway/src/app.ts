@@ -60,6 +60,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   app.register(gracefulClose);
   app.register(distribution, {
     address: config.distributionAddress,
+    tls: config.distributionTransport?.tls,
     intakeDeadlineMs: config.intakeDeadlineMs,
     client: options.distributionClient,
   });

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`${GATEWAY_SERVICE_NAME}: failed to start:`, error);
+  // A certificate file that cannot be used is a setting to fix, told as one line.
+  if (error instanceof ConfigError) console.error(`${GATEWAY_SERVICE_NAME}: ${error.message}`);
+  else console.error(`${GATEWAY_SERVICE_NAME}: failed to start:`, error);
   process.exit(1);
 });

@@ -29,6 +29,9 @@ const COMMANDS: AnyCommand[] = [...publisherCommands, ...buyerCommands, ...leadC
 const COMMON_OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
   address: { type: 'string' },
+  'tls-ca': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -58,7 +61,13 @@ async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promi
     let output: CommandOutput;
     if ('runLocally' in command) output = await command.runLocally(input, io.env);
     else {
-      const calls = new ServiceCalls(await resolveConnection(io.env, args.string('address')));
+      const connection = await resolveConnection(io.env, {
+        address: args.string('address'),
+        tlsCa: args.string('tls-ca'),
+        tlsCert: args.string('tls-cert'),
+        tlsKey: args.string('tls-key'),
+      });
+      const calls = new ServiceCalls(connection);
       output = await command.run(calls, input).finally(() => calls.close());
     }
     if (args.flag('json')) io.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);

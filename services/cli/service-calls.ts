@@ -1,4 +1,4 @@
-import { connectivityState, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { connectivityState, Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
   AdminServiceClient,
   type ApplyBuyersResponse,
@@ -14,6 +14,8 @@ import {
   type UnconfirmedLead,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { ConfigError } from '../common/config.js';
+import { grpcChannelCredentials } from '../common/grpc-tls.js';
 import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
 import { describeCallError } from './call-errors.js';
 import type { Connection } from './connection.js';
@@ -40,6 +42,15 @@ function parsedJson(text: string, what: string): unknown {
   }
 }
 
+function transportCredentials(connection: Connection) {
+  try {
+    return grpcChannelCredentials(connection.tls);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliFailure(error.message);
+    throw error;
+  }
+}
+
 /** A report as the service answers it; the total is always there. */
 export interface Report {
   rows: ReportRow[];
@@ -55,9 +66,10 @@ export class ServiceCalls {
   private readonly distribution: DistributionServiceClient;
 
   constructor(private readonly connection: Connection) {
-    this.admin = new AdminServiceClient(connection.address, credentials.createInsecure());
+    const channelCredentials = transportCredentials(connection);
+    this.admin = new AdminServiceClient(connection.address, channelCredentials);
     // Both services are served on one port: one channel, one connection.
-    this.distribution = new DistributionServiceClient(connection.address, credentials.createInsecure(), {
+    this.distribution = new DistributionServiceClient(connection.address, channelCredentials, {
       channelOverride: this.admin.getChannel(),
     });
   }

@@ -11,6 +11,11 @@ const COMMON_OPTIONS = `Options of every command:
   --json                print one JSON document on stdout, for scripts
   --address HOST:PORT   the admin gRPC service (default: LEADFLOW_ADMIN_ADDRESS,
                         else 127.0.0.1:LEADFLOW_GRPC_PORT, port ${DEFAULT_GRPC_PORT} unless set)
+  --tls-ca FILE         the CA that issued the service's certificate: talk TLS
+                        (default: LEADFLOW_ADMIN_TLS_CA; plaintext only to a loopback address)
+  --tls-cert FILE, --tls-key FILE
+                        this client's certificate and key, when the service asks for one
+                        (default: LEADFLOW_ADMIN_TLS_CERT, LEADFLOW_ADMIN_TLS_KEY)
   --help, -h            show a command's usage
 `;
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseCrashSetting, type CrashSetting } from './crash-points.js';
+import { isLoopbackHost, isLoopbackTarget } from './loopback.js';
 
 /** A bad environment value, reported at start with the variable's name. */
 export class ConfigError extends Error {
@@ -98,6 +99,8 @@ export interface DistributionConfig {
   reconcileIntervalMs: number;
   /** Fault injection for crash tests (LEADFLOW_CRASH_AT); undefined in production. */
   crashAt: CrashSetting | undefined;
+  /** TLS of the gRPC listener and who may call what. */
+  grpcTransport: GrpcServerTransport;
 }
 
 export interface GatewayConfig {
@@ -114,6 +117,8 @@ export interface GatewayConfig {
   telemetry: TelemetryConfig;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
+  /** TLS of the gRPC connection to the distribution service; undefined = plaintext. */
+  distributionTransport?: GrpcClientTransport | undefined;
 }
 
 function telemetry(env: Env): TelemetryConfig {
@@ -151,8 +156,9 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
       );
     }
   }
+  const grpcHost = env.LEADFLOW_GRPC_HOST || '127.0.0.1';
   const config: DistributionConfig = {
-    grpcHost: env.LEADFLOW_GRPC_HOST || '127.0.0.1',
+    grpcHost,
     grpcPort: grpcPort(env),
     metricsPort: port(env, 'LEADFLOW_METRICS_PORT', DEFAULT_METRICS_PORT),
     dataDir: dataDir(env),
@@ -166,20 +172,167 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     piiRetentionDays: optionalInteger(env, 'LEADFLOW_PII_RETENTION_DAYS', PII_RETENTION_DAYS.min, PII_RETENTION_DAYS.max),
     reconcileIntervalMs: integer(env, 'LEADFLOW_RECONCILE_INTERVAL_MS', 5000, 100, 3_600_000),
     crashAt: crashSetting(env),
+    grpcTransport: grpcServerTransport(env, grpcHost),
   };
   return config;
 }
 
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  const distributionAddress = env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`;
   return {
     httpHost: env.LEADFLOW_HTTP_HOST || '0.0.0.0',
     httpPort: port(env, 'LEADFLOW_HTTP_PORT', DEFAULT_HTTP_PORT),
-    distributionAddress: env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`,
+    distributionAddress,
     intakeDeadlineMs: integer(env, 'LEADFLOW_INTAKE_DEADLINE_MS', 15_000, 200, 600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     logLevel: logLevel(env),
     telemetry: telemetry(env),
     metricsToken: env.LEADFLOW_METRICS_TOKEN || undefined,
+    distributionTransport: distributionTransport(env, distributionAddress),
   };
+}
+
+// ---- gRPC transport security ------------------------------------------------------------------
+// The gRPC hop carries whole leads and the admin token. Beyond loopback it is TLS, optionally
+// mutual (a client certificate names the gateway); plaintext is refused there unless
+// LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1 says that the network itself encrypts (a service mesh).
+
+export const ALLOW_INSECURE_PLAINTEXT = 'LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT';
+/** The certificate name that may call SubmitLead and ResolvePublisherKey unless LEADFLOW_GRPC_GATEWAY_IDENTITIES says otherwise. */
+export const DEFAULT_GATEWAY_IDENTITY = 'leadflow-gateway';
+
+/** A PEM file, and where its path was given (a variable or a flag), for messages. */
+export interface TlsFile {
+  path: string;
+  source: string;
+}
+
+/** A certificate (chain) and its private key. */
+export interface TlsIdentity {
+  cert: TlsFile;
+  key: TlsFile;
+}
+
+export interface GrpcServerTls {
+  identity: TlsIdentity;
+  /** Set: mutual TLS, every client presents a certificate issued by this CA. */
+  clientCa: TlsFile | undefined;
+}
+
+export interface GrpcServerTransport {
+  /** undefined: plaintext (loopback, or allowed by ALLOW_INSECURE_PLAINTEXT). */
+  tls: GrpcServerTls | undefined;
+  /** With mutual TLS: the certificate names (subject CN, DNS or URI SAN) that may call the gateway's methods. */
+  gatewayIdentities: string[];
+  allowInsecurePlaintext: boolean;
+}
+
+export interface GrpcClientTls {
+  /** The CA that issued the server's certificate. */
+  ca: TlsFile;
+  /** The client's own certificate, for mutual TLS. */
+  identity: TlsIdentity | undefined;
+}
+
+export interface GrpcClientTransport {
+  /** undefined: plaintext (a loopback target, or allowed by ALLOW_INSECURE_PLAINTEXT). */
+  tls: GrpcClientTls | undefined;
+  allowInsecurePlaintext: boolean;
+}
+
+export function tlsFile(env: Env, name: string): TlsFile | undefined {
+  const raw = env[name];
+  return raw ? { path: path.resolve(raw), source: name } : undefined;
+}
+
+export function allowsInsecurePlaintext(env: Env): boolean {
+  const raw = env[ALLOW_INSECURE_PLAINTEXT];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new ConfigError(`${ALLOW_INSECURE_PLAINTEXT} must be 1 or 0, got "${raw}"`);
+}
+
+function tlsIdentity(cert: TlsFile | undefined, key: TlsFile | undefined, certSource: string, keySource: string): TlsIdentity | undefined {
+  if (!cert !== !key) throw new ConfigError(`${certSource} and ${keySource} go together: set both or neither`);
+  return cert && key ? { cert, key } : undefined;
+}
+
+function identityNames(env: Env): string[] {
+  const raw = env.LEADFLOW_GRPC_GATEWAY_IDENTITIES;
+  if (!raw) return [DEFAULT_GATEWAY_IDENTITY];
+  const names = raw.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '' || /\s/.test(name))) {
+    throw new ConfigError('LEADFLOW_GRPC_GATEWAY_IDENTITIES must be a comma-separated list of certificate names without spaces');
+  }
+  return names;
+}
+
+/**
+ * Why the gRPC server must not listen on `host` with this transport, or undefined when it may:
+ * plaintext is for loopback only.
+ */
+export function plaintextListenRefusal(host: string, transport: GrpcServerTransport): string | undefined {
+  if (transport.tls || transport.allowInsecurePlaintext || isLoopbackHost(host)) return undefined;
+  return (
+    `LEADFLOW_GRPC_HOST is ${host}, which is not a loopback address, and no TLS is configured: leads and the ` +
+    'admin token would cross the network in clear. Set LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY (and ' +
+    'LEADFLOW_GRPC_TLS_CLIENT_CA for mutual TLS), or listen on 127.0.0.1. Only on a network that encrypts by ' +
+    `itself (a service mesh with mutual TLS), set ${ALLOW_INSECURE_PLAINTEXT}=1`
+  );
+}
+
+function grpcServerTransport(env: Env, host: string): GrpcServerTransport {
+  const identity = tlsIdentity(tlsFile(env, 'LEADFLOW_GRPC_TLS_CERT'), tlsFile(env, 'LEADFLOW_GRPC_TLS_KEY'), 'LEADFLOW_GRPC_TLS_CERT', 'LEADFLOW_GRPC_TLS_KEY');
+  const clientCa = tlsFile(env, 'LEADFLOW_GRPC_TLS_CLIENT_CA');
+  if (clientCa && !identity) {
+    throw new ConfigError('LEADFLOW_GRPC_TLS_CLIENT_CA needs LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY: mutual TLS is TLS first');
+  }
+  if (env.LEADFLOW_GRPC_GATEWAY_IDENTITIES && !clientCa) {
+    throw new ConfigError('LEADFLOW_GRPC_GATEWAY_IDENTITIES needs LEADFLOW_GRPC_TLS_CLIENT_CA: without client certificates there is no identity to check');
+  }
+  const transport: GrpcServerTransport = {
+    tls: identity && { identity, clientCa },
+    gatewayIdentities: identityNames(env),
+    allowInsecurePlaintext: allowsInsecurePlaintext(env),
+  };
+  const refusal = plaintextListenRefusal(host, transport);
+  if (refusal) throw new ConfigError(refusal);
+  return transport;
+}
+
+/**
+ * How a client reaches a gRPC target: TLS when a CA is given (with a client certificate for mutual
+ * TLS), plaintext only to a loopback target unless allowed.
+ */
+export function grpcClientTransport(
+  target: string,
+  targetSource: string,
+  files: { ca: TlsFile | undefined; cert: TlsFile | undefined; key: TlsFile | undefined },
+  names: { ca: string; cert: string; key: string },
+  allowInsecurePlaintext: boolean,
+): GrpcClientTransport {
+  const identity = tlsIdentity(files.cert, files.key, names.cert, names.key);
+  if (identity && !files.ca) {
+    throw new ConfigError(`${names.cert} is a client certificate for TLS: set ${names.ca}, the CA that issued the server's certificate, too`);
+  }
+  if (!files.ca && !allowInsecurePlaintext && !isLoopbackTarget(target)) {
+    throw new ConfigError(
+      `${targetSource} is ${target}, which is not on this machine, and no TLS is configured: leads and tokens would ` +
+        `cross the network in clear. Set ${names.ca} to the CA that issued the server's certificate, or, only on a ` +
+        `network that encrypts by itself (a service mesh with mutual TLS), set ${ALLOW_INSECURE_PLAINTEXT}=1`,
+    );
+  }
+  return { tls: files.ca && { ca: files.ca, identity }, allowInsecurePlaintext };
+}
+
+const DISTRIBUTION_TLS = { ca: 'LEADFLOW_DISTRIBUTION_TLS_CA', cert: 'LEADFLOW_DISTRIBUTION_TLS_CERT', key: 'LEADFLOW_DISTRIBUTION_TLS_KEY' };
+
+function distributionTransport(env: Env, address: string): GrpcClientTransport {
+  const files = {
+    ca: tlsFile(env, DISTRIBUTION_TLS.ca),
+    cert: tlsFile(env, DISTRIBUTION_TLS.cert),
+    key: tlsFile(env, DISTRIBUTION_TLS.key),
+  };
+  return grpcClientTransport(address, 'LEADFLOW_DISTRIBUTION_ADDRESS', files, DISTRIBUTION_TLS, allowsInsecurePlaintext(env));
 }

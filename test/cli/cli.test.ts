@@ -157,7 +157,7 @@ describe('leadflow CLI against a running distribution service', () => {
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal('');
       expect(run.stderr).to.equal(
-        `leadflow: unavailable: cannot reach the leadflow service at ${address} (is it running? set --address or LEADFLOW_ADMIN_ADDRESS)\n`,
+        `leadflow: unavailable: cannot reach the leadflow service at ${address} in plaintext (is it running? set --address or LEADFLOW_ADMIN_ADDRESS; if it serves TLS, set --tls-ca or LEADFLOW_ADMIN_TLS_CA)\n`,
       );
     });
   });

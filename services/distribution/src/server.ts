@@ -1,8 +1,10 @@
 import { trace } from '@opentelemetry/api';
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, type ServerCredentials } from '@grpc/grpc-js';
 import { AdminServiceClient, AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import type { DistributionConfig } from '../../common/config.js';
+import { ConfigError, plaintextListenRefusal, type DistributionConfig } from '../../common/config.js';
+import { isLoopbackHost } from '../../common/loopback.js';
+import { grpcServerCredentials, type ServerTransportCredentials } from '../../common/grpc-tls.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
@@ -54,10 +56,33 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Five failed calls in a row pause a buyer for 30 s; then one lead probes it. */
 const CIRCUIT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 };
 
-function bind(server: Server, address: string): Promise<number> {
+function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
   });
+}
+
+/**
+ * The listener's credentials, read before anything else starts. Plaintext beyond loopback is
+ * refused here too, whatever built the config.
+ */
+function transportCredentials(config: DistributionConfig): ServerTransportCredentials {
+  const refusal = plaintextListenRefusal(config.grpcHost, config.grpcTransport);
+  if (refusal) throw new ConfigError(refusal);
+  return grpcServerCredentials(config.grpcTransport.tls);
+}
+
+function logTransport(logger: Logger, config: DistributionConfig, transport: ServerTransportCredentials): void {
+  const offLoopback = !isLoopbackHost(config.grpcHost);
+  if (!transport.certificate) {
+    if (offLoopback) logger.warn({ host: config.grpcHost }, 'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it');
+    return;
+  }
+  logger.info(
+    { tls: transport.mutual ? 'mutual' : 'server', certificateValidTo: transport.certificate.validTo, gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined },
+    'gRPC over TLS',
+  );
+  if (!transport.mutual && offLoopback) logger.warn('no client certificates (LEADFLOW_GRPC_TLS_CLIENT_CA unset): any client that reaches the gRPC port can submit leads');
 }
 
 /** Drains in-flight calls, then forces the rest closed after the grace period. */
@@ -75,6 +100,7 @@ function shutdown(server: Server): Promise<void> {
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
   const { logger } = options;
   armCrashPoint(config.crashAt);
+  const transport = transportCredentials(config);
   const secrets = await loadSecrets(config);
   const cipher = new PiiCipher(secrets.piiKeys);
   const hasher = new KeyedHasher(secrets.hmacKey);
@@ -102,7 +128,16 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const addService = countingAddService(server, metrics);
   addService(
     DistributionServiceService,
-    distributionHandlers({ db, intake, publishers, cipher, adminToken: secrets.adminToken, tracer, logger }),
+    distributionHandlers({
+      db,
+      intake,
+      publishers,
+      cipher,
+      adminToken: secrets.adminToken,
+      gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined,
+      tracer,
+      logger,
+    }),
   );
   addService(
     AdminServiceService,
@@ -124,7 +159,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   let port: number;
   let metricsServer: MetricsServer;
   try {
-    port = await bind(server, `${config.grpcHost}:${config.grpcPort}`);
+    port = await bind(server, `${config.grpcHost}:${config.grpcPort}`, transport.credentials);
     metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort);
   } catch (error) {
     server.forceShutdown();
@@ -134,6 +169,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
   reconciler.start();
   health.serve();
+  logTransport(logger, config, transport);
   return {
     port,
     metricsPort: metricsServer.port,

@@ -18,6 +18,7 @@ import { leadView } from '../leads/lead-view.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import { requireAdmin } from './admin-auth.js';
+import { requireGateway, type GatewayIdentities } from './caller-identity.js';
 import { answerBy, unary } from './unary.js';
 
 export interface DistributionHandlerDependencies {
@@ -26,6 +27,8 @@ export interface DistributionHandlerDependencies {
   publishers: PublisherService;
   cipher: PiiCipher;
   adminToken: string;
+  /** Who may submit leads and resolve keys (see requireGateway). */
+  gatewayIdentities: GatewayIdentities;
   tracer: Tracer;
   logger: Logger;
 }
@@ -51,6 +54,7 @@ export function distributionHandlers(deps: DistributionHandlerDependencies): Dis
   const service = 'leadflow.distribution.v1.DistributionService';
   return {
     submitLead: unary<SubmitLeadRequest, SubmitLeadResponse>(`${service}/SubmitLead`, tracer, logger, async (request, call) => {
+      requireGateway(call, deps.gatewayIdentities);
       const result = await deps.intake.submit(
         request.webmasterKey,
         request.lead ?? Lead.create(),
@@ -64,7 +68,8 @@ export function distributionHandlers(deps: DistributionHandlerDependencies): Dis
       `${service}/ResolvePublisherKey`,
       tracer,
       logger,
-      async (request) => {
+      async (request, call) => {
+        requireGateway(call, deps.gatewayIdentities);
         const live = await deps.publishers.resolveKey(request.webmasterKey);
         return live
           ? { valid: true, publisherId: live.publisherId, rateLimitPerMinute: live.rateLimitPerMinute }

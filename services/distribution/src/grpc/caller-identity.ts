@@ -1,0 +1,47 @@
+import type { PeerCertificate } from 'node:tls';
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import { ServiceError } from '../errors.js';
+
+// One entry of Node's `subjectaltname`: `DNS:name`, or a JSON-quoted value when it holds a comma
+// or a quote (`DNS:"a, b"`), entries separated by ", ".
+const SAN_ENTRY = /([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/gy;
+
+/** The names a certificate gives its holder: the subject's CN, and its DNS and URI alternative names. */
+export function certificateNames(certificate: Pick<PeerCertificate, 'subject' | 'subjectaltname'>): string[] {
+  const names: string[] = [];
+  const commonName = certificate.subject?.CN;
+  if (typeof commonName === 'string') names.push(commonName);
+  else if (Array.isArray(commonName)) names.push(...(commonName as string[]));
+  const alternatives = certificate.subjectaltname ?? '';
+  SAN_ENTRY.lastIndex = 0;
+  let entry: RegExpExecArray | null;
+  while (SAN_ENTRY.lastIndex < alternatives.length && (entry = SAN_ENTRY.exec(alternatives)) !== null) {
+    const [, kind, raw] = entry;
+    if (kind !== 'DNS' && kind !== 'URI') continue;
+    names.push(raw.startsWith('"') ? (JSON.parse(raw) as string) : raw);
+  }
+  return names;
+}
+
+/** The verified client certificate of a call, when it came over mutual TLS. */
+function peerCertificate(call: ServerUnaryCall<unknown, unknown>): PeerCertificate | undefined {
+  const certificate = call.getAuthContext().sslPeerCertificate;
+  // Node gives an empty object when the peer sent no certificate.
+  return certificate && Object.keys(certificate).length > 0 ? certificate : undefined;
+}
+
+/**
+ * Who may call the gateway's methods: undefined without mutual TLS (any caller that reaches the
+ * port), else the client certificate must carry one of these names.
+ */
+export type GatewayIdentities = readonly string[] | undefined;
+
+/** Throws unless the call comes from a gateway: its client certificate names one of `identities`. */
+export function requireGateway(call: ServerUnaryCall<unknown, unknown>, identities: GatewayIdentities): void {
+  if (identities === undefined) return;
+  const certificate = peerCertificate(call);
+  if (!certificate) throw new ServiceError('unauthenticated', 'a gateway client certificate is required');
+  if (!certificateNames(certificate).some((name) => identities.includes(name))) {
+    throw new ServiceError('permission_denied', 'only a gateway may call this method: the client certificate names no gateway identity');
+  }
+}
