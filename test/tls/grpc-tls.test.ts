@@ -8,6 +8,7 @@ import { DistributionServiceClient, Lead } from '../../proto/generated/leadflow/
 import { buildGateway } from '../../gateway/src/app.js';
 import { loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
 import { createLogger } from '../../services/common/logger.js';
+import { ServingHealth } from '../../services/distribution/src/observability/health.js';
 import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
@@ -152,6 +153,20 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     expect((await resolveKey(client)).valid).to.equal(true);
     const response = await submit(client);
     expect(response.outcome?.$case).to.equal('sold');
+  });
+
+  it('answers HTTP probes on the metrics port, for probes that cannot speak gRPC over TLS (the kubelet)', async () => {
+    const base = `http://127.0.0.1:${service.metricsPort}`;
+    expect((await fetch(`${base}/health/live`)).status).to.equal(200);
+    const ready = await fetch(`${base}/health/ready`);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.deep.equal({ status: 'ok' });
+    const health = new ServingHealth([]);
+    expect(health.isServing(), 'before serve()').to.equal(false);
+    health.serve();
+    expect(health.isServing()).to.equal(true);
+    health.drain();
+    expect(health.isServing(), 'once draining').to.equal(false);
   });
 
   describe('the gateway over mutual TLS', () => {

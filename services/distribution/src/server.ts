@@ -160,7 +160,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   let metricsServer: MetricsServer;
   try {
     port = await bind(server, `${config.grpcHost}:${config.grpcPort}`, transport.credentials);
-    metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort);
+    metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort, () => health.isServing());
   } catch (error) {
     server.forceShutdown();
     await db.destroy();

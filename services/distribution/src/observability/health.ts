@@ -8,6 +8,7 @@ import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 export class ServingHealth {
   private readonly health: HealthImplementation;
   private readonly watches = new Set<ServerWritableStream<unknown, unknown>>();
+  private serving = false;
 
   constructor(private readonly services: readonly string[]) {
     this.health = new HealthImplementation(Object.fromEntries(['', ...services].map((name) => [name, 'NOT_SERVING'])));
@@ -21,7 +22,13 @@ export class ServingHealth {
   }
 
   serve(): void {
+    this.serving = true;
     this.setAll('SERVING');
+  }
+
+  /** Between `serve()` and `drain()`. */
+  isServing(): boolean {
+    return this.serving;
   }
 
   /**
@@ -29,6 +36,7 @@ export class ServingHealth {
    * server's graceful shutdown would wait on it until forced.
    */
   drain(): void {
+    this.serving = false;
     this.setAll('NOT_SERVING');
     for (const call of this.watches) call.end();
     this.watches.clear();

@@ -7,10 +7,24 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** An HTTP listener for Prometheus that serves GET /metrics and nothing else. */
-export async function startMetricsServer(registry: Registry, host: string, port: number): Promise<MetricsServer> {
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/**
+ * An HTTP listener for Prometheus (GET /metrics) and for probes that cannot speak gRPC over TLS,
+ * such as the kubelet's (GET /health/live: the process answers; GET /health/ready: it serves calls).
+ */
+export async function startMetricsServer(registry: Registry, host: string, port: number, isReady: () => boolean): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
+    if (request.method === 'GET' && path === '/health/live') {
+      response.writeHead(200, JSON_TYPE).end('{"status":"ok"}');
+      return;
+    }
+    if (request.method === 'GET' && path === '/health/ready') {
+      const ready = isReady();
+      response.writeHead(ready ? 200 : 503, JSON_TYPE).end(ready ? '{"status":"ok"}' : '{"status":"error","message":"not serving"}');
+      return;
+    }
     if (request.method !== 'GET' || path !== '/metrics') {
       response.writeHead(404).end();
       return;
