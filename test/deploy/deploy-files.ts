@@ -175,6 +175,12 @@ export function gatewayRoutes(): Set<string> {
   return routes;
 }
 
+/** Paths the distribution service's HTTP listener (metrics and probes) serves (`path === '/health/ready'`). */
+export function distributionHttpRoutes(): Set<string> {
+  const text = read('services/distribution/src/observability/metrics-server.ts');
+  return new Set([...text.matchAll(/\bpath === ['"`]([^'"`]+)['"`]/g)].map((match) => match[1]));
+}
+
 /** Fully qualified gRPC service names declared in proto/ (`leadflow.distribution.v1.DistributionService`). */
 export function protoServices(): Set<string> {
   const services = new Set<string>();

@@ -2,8 +2,11 @@
 // environment variables the code reads, routes and gRPC services it serves, stages of the
 // Dockerfile, objects of the manifests. Renaming an entry point, an env var or a route without
 // updating deploy/ fails here. Nothing is built or started: there is no container engine here.
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { makeCertificates } from '../support/tls-certificates.js';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
 import {
   abs,
@@ -16,6 +19,7 @@ import {
   exists,
   filesUnder,
   filesUnderPackage,
+  distributionHttpRoutes,
   gatewayRoutes,
   isDirectory,
   protoServices,
@@ -374,6 +378,8 @@ describe('deploy: compose', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const volume of service.volumes ?? []) {
         const source = String(typeof volume === 'string' ? volume.split(':')[0] : volume.source);
+        // Certificates are made by the user (deploy/tls/make-certs.sh), like secrets.env: checked below.
+        if (source.startsWith('./certs/')) continue;
         if (source.startsWith('.')) expect(exists(path.posix.join(composeDir, source)), `${name}: volume ${source}`).to.equal(true);
       }
     }
@@ -381,6 +387,58 @@ describe('deploy: compose', () => {
     const servers = [...nginx.matchAll(/^\s*server\s+([\w.-]+):(\d+)\b/gm)].map((match) => ({ host: match[1], port: Number(match[2]) }));
     expect(servers).to.deep.equal([{ host: gatewayName, port: gatewayConfig.httpPort }]);
     expect(nginx, 'the balancer does not log the request path, which carries the key').to.not.match(/log_format[^;]*\$(request|request_uri|uri)\b/);
+  });
+
+  it('runs gRPC over mutual TLS with the certificates make-certs.sh makes, mounted where each process reads them', async function () {
+    this.timeout(30_000);
+    const certs = await makeCertificates();
+    try {
+      const ignored = read(`${composeDir}/.gitignore`).split('\n').map((line) => line.trim());
+      expect(ignored, 'the certificates are never committed').to.include('certs/');
+      expect(read(README), `${README} says how to make them`).to.include('deploy/tls/make-certs.sh deploy/compose/certs');
+
+      /** The file of the made certificates that a path inside a container is, through the service's volumes. */
+      const madeFile = (service: Yaml, file: string): string => {
+        const mount = (service.volumes ?? [])
+          .map((volume: string) => volume.split(':'))
+          .find(([, target]: string[]) => path.posix.dirname(file) === target);
+        expect(mount, `a volume is mounted at ${path.posix.dirname(file)}`).to.exist;
+        expect(mount[0], 'mounted from certs/').to.match(/^\.\/certs\/[\w-]+$/);
+        expect(mount[2], 'read-only').to.equal('ro');
+        const made = path.join(certs.dir, mount[0].slice('./certs/'.length), path.posix.basename(file));
+        expect(existsSync(made), `make-certs.sh makes ${mount[0]}/${path.posix.basename(file)}`).to.equal(true);
+        return made;
+      };
+
+      const [[, distribution]] = running(DISTRIBUTION_MAIN);
+      const server = (loads('distribution', containerEnv(distribution), 'compose distribution') as ReturnType<typeof loadDistributionConfig>).grpcTransport;
+      expect(server.tls?.clientCa, 'the distribution services ask clients for certificates').to.exist;
+      const serverCert = new X509Certificate(readFileSync(madeFile(distribution, server.tls!.identity.cert.path)));
+      madeFile(distribution, server.tls!.identity.key.path);
+      const clientCa = new X509Certificate(readFileSync(madeFile(distribution, server.tls!.clientCa!.path)));
+
+      const [[, gateway]] = running(GATEWAY_MAIN);
+      const gatewayConfig = loads('gateway', containerEnv(gateway), 'compose gateway') as ReturnType<typeof loadGatewayConfig>;
+      const client = gatewayConfig.distributionTransport?.tls;
+      expect(client?.identity, 'the gateways present a client certificate').to.exist;
+      const gatewayCert = new X509Certificate(readFileSync(madeFile(gateway, client!.identity!.cert.path)));
+      expect(gatewayCert.verify(clientCa.publicKey), "the gateway's certificate is of the CA the service trusts").to.equal(true);
+      expect(gatewayCert.subject).to.include(`CN=${server.gatewayIdentities[0]}`);
+      const gatewayCa = new X509Certificate(readFileSync(madeFile(gateway, client!.ca.path)));
+      expect(serverCert.verify(gatewayCa.publicKey), "the gateway trusts the CA of the service's certificate").to.equal(true);
+      expect(serverCert.checkHost(grpcTarget(gatewayConfig.distributionAddress).host), 'the service certificate names the host the gateways dial').to.be.a('string');
+
+      const cli = services.leadflow;
+      const cliEnv = containerEnv(cli);
+      const cliCert = new X509Certificate(readFileSync(madeFile(cli, cliEnv.LEADFLOW_ADMIN_TLS_CERT)));
+      madeFile(cli, cliEnv.LEADFLOW_ADMIN_TLS_KEY);
+      madeFile(cli, cliEnv.LEADFLOW_ADMIN_TLS_CA);
+      expect(cliCert.verify(clientCa.publicKey)).to.equal(true);
+      expect(cliCert.subject, 'the CLI is not a gateway').to.not.include(`CN=${server.gatewayIdentities[0]}`);
+      expect(serverCert.checkHost(grpcTarget(cliEnv.LEADFLOW_ADMIN_ADDRESS).host), 'the service certificate names the host the CLI dials').to.be.a('string');
+    } finally {
+      await certs.remove();
+    }
   });
 
   it('runs the buyer simulator, when asked, from a file the image holds', () => {
@@ -455,6 +513,19 @@ describe('deploy: Kubernetes manifests', () => {
     return found[0];
   };
 
+  function mountedSecretNames(): Set<string> {
+    return new Set(deployments.flatMap((deployment) => (deployment.spec.template.spec.volumes ?? []).flatMap((volume: Yaml) => (volume.secret ? [volume.secret.secretName] : []))));
+  }
+
+  /** The Secret key a container reads at `file`, through its volume mounts, or why there is none. */
+  function mountedSecretKey(deployment: Yaml, container: Yaml, file: string): { secret?: string; key?: string; problem?: string } {
+    const mount = (container.volumeMounts ?? []).find((candidate: Yaml) => path.posix.dirname(file) === path.posix.normalize(candidate.mountPath));
+    if (!mount) return { problem: `no volume is mounted at ${path.posix.dirname(file)}` };
+    const volume = (deployment.spec.template.spec.volumes ?? []).find((candidate: Yaml) => candidate.name === mount.name);
+    if (!volume?.secret) return { problem: `volume ${mount.name} is not a Secret` };
+    return { secret: volume.secret.secretName, key: path.posix.basename(file) };
+  }
+
   it('parses, and the kustomization lists exactly the files present', () => {
     expect(kustomization, `${K8S}/kustomization.yaml`).to.exist;
     const listed: string[] = kustomization.resources;
@@ -514,7 +585,10 @@ describe('deploy: Kubernetes manifests', () => {
       expectReadByCode(Object.keys(configMap.data ?? {}), `ConfigMap ${configMap.metadata.name}`);
       for (const secret of SECRET_NAMES) expect(configMap.data, `ConfigMap ${configMap.metadata.name} holds ${secret}`).to.not.have.property(secret);
     }
-    for (const secret of secrets) expectReadByCode(Object.keys(secretData(secret)), `Secret ${secret.metadata.name}`);
+    // Secrets mounted as files (certificates) hold file names, not settings.
+    for (const secret of secrets.filter((candidate) => !mountedSecretNames().has(candidate.metadata.name))) {
+      expectReadByCode(Object.keys(secretData(secret)), `Secret ${secret.metadata.name}`);
+    }
     const referenced = JSON.stringify(deployments);
     for (const object of [...configMaps, ...secrets]) expect(referenced, `${object.kind} ${object.metadata.name} is used by a Deployment`).to.include(`"${object.metadata.name}"`);
   });
@@ -556,8 +630,45 @@ describe('deploy: Kubernetes manifests', () => {
     expect(distributionSpec.terminationGracePeriodSeconds).to.be.at.least(sleepSeconds(distributionContainer.lifecycle) + gatewayConfig.intakeDeadlineMs / 1000);
   });
 
+  it('serves gRPC over mutual TLS, with every certificate file mounted from a Secret key that exists', () => {
+    const distribution = deploymentRunning(DISTRIBUTION_MAIN);
+    const gateway = deploymentRunning(GATEWAY_MAIN);
+    const [distributionContainer] = distribution.spec.template.spec.containers;
+    const [gatewayContainer] = gateway.spec.template.spec.containers;
+    const server = (loads('distribution', containerEnv(distributionContainer), 'k8s distribution') as ReturnType<typeof loadDistributionConfig>).grpcTransport;
+    expect(server.tls?.clientCa, 'the distribution service asks clients for certificates').to.exist;
+    expect(server.allowInsecurePlaintext).to.equal(false);
+    const client = (loads('gateway', containerEnv(gatewayContainer), 'k8s gateway') as ReturnType<typeof loadGatewayConfig>).distributionTransport;
+    expect(client?.tls?.identity, 'the gateway presents its client certificate').to.exist;
+    const files: [Yaml, Yaml, string, string][] = [
+      [distribution, distributionContainer, server.tls!.identity.cert.source, server.tls!.identity.cert.path],
+      [distribution, distributionContainer, server.tls!.identity.key.source, server.tls!.identity.key.path],
+      [distribution, distributionContainer, server.tls!.clientCa!.source, server.tls!.clientCa!.path],
+      [gateway, gatewayContainer, client!.tls!.ca.source, client!.tls!.ca.path],
+      [gateway, gatewayContainer, client!.tls!.identity!.cert.source, client!.tls!.identity!.cert.path],
+      [gateway, gatewayContainer, client!.tls!.identity!.key.source, client!.tls!.identity!.key.path],
+    ];
+    // `kubectl exec` runs the CLI in a distribution pod: its certificate is mounted there too.
+    const cliEnv = containerEnv(distributionContainer);
+    for (const variable of ['LEADFLOW_ADMIN_TLS_CA', 'LEADFLOW_ADMIN_TLS_CERT', 'LEADFLOW_ADMIN_TLS_KEY']) {
+      expect(cliEnv[variable], `the distribution container sets ${variable} for the CLI`).to.be.a('string');
+      files.push([distribution, distributionContainer, variable, cliEnv[variable]]);
+    }
+    for (const [deployment, container, source, file] of files) {
+      const where = `Deployment ${deployment.metadata.name}: ${source} (${file})`;
+      const { secret, key, problem } = mountedSecretKey(deployment, container, file);
+      expect(problem, where).to.equal(undefined);
+      expect(named('Secret', secret as string), `${where}: Secret ${secret}`).to.exist;
+      expect(secretData(named('Secret', secret as string)), `${where}: Secret ${secret}`).to.have.property(key as string);
+    }
+    const gatewayMount = mountedSecretKey(gateway, gatewayContainer, client!.tls!.identity!.cert.path);
+    const cliMount = mountedSecretKey(distribution, distributionContainer, cliEnv.LEADFLOW_ADMIN_TLS_CERT);
+    expect(cliMount.secret, 'the CLI has its own certificate, not the gateway one').to.not.equal(gatewayMount.secret);
+  });
+
   it('probes ports the containers open: HTTP routes the gateway serves, gRPC services the distribution service declares', () => {
     const routes = gatewayRoutes();
+    const metricsRoutes = distributionHttpRoutes();
     const services = protoServices();
     for (const deployment of deployments) {
       for (const container of deployment.spec.template.spec.containers) {
@@ -570,9 +681,16 @@ describe('deploy: Kubernetes manifests', () => {
             continue;
           }
           if (probe.httpGet) {
-            expect(main, `${where}: HTTP probes are for the gateway`).to.equal(GATEWAY_MAIN);
-            expect(containerPort(container, probe.httpGet.port), `${where}: port ${probe.httpGet.port}`).to.be.a('number');
-            expect([...routes], `${where}: ${probe.httpGet.path} is a gateway route`).to.include(probe.httpGet.path);
+            const port = containerPort(container, probe.httpGet.port);
+            expect(port, `${where}: port ${probe.httpGet.port}`).to.be.a('number');
+            if (main === GATEWAY_MAIN) {
+              expect([...routes], `${where}: ${probe.httpGet.path} is a gateway route`).to.include(probe.httpGet.path);
+            } else {
+              expect(main, `${where}: HTTP probes are for the gateway or the distribution service`).to.equal(DISTRIBUTION_MAIN);
+              const settings = loads('distribution', containerEnv(container), where) as ReturnType<typeof loadDistributionConfig>;
+              expect(port, `${where}: the distribution service answers HTTP on its metrics port only`).to.equal(settings.metricsPort);
+              expect([...metricsRoutes], `${where}: ${probe.httpGet.path} is a route of the metrics listener`).to.include(probe.httpGet.path);
+            }
           } else if (probe.grpc) {
             expect(main, `${where}: gRPC probes are for the distribution service`).to.equal(DISTRIBUTION_MAIN);
             expect(probe.grpc.port, `${where}: gRPC probe ports are numbers`).to.be.a('number');
@@ -688,7 +806,7 @@ describe('deploy: env example and README', () => {
     const profiles = new Set(Object.values<Yaml>(compose.services).flatMap((service) => service.profiles ?? []));
     for (const match of readme.matchAll(/--profile[ =]([\w-]+)/g)) expect([...profiles], `${README} uses --profile ${match[1]}`).to.include(match[1]);
     // Files the user creates from an example (git-ignored) are named but not present.
-    const userFiles = new Set(read('deploy/compose/.gitignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#')));
+    const userFiles = new Set(read('deploy/compose/.gitignore').split('\n').map((line) => line.trim().replace(/\/$/, '')).filter((line) => line && !line.startsWith('#')));
     // (Not `kubectl exec deploy/NAME`, which names a Deployment.)
     for (const match of readme.matchAll(/(?<![\w./-])(?<!exec (?:-\w+ )?)deploy\/[\w./-]*[\w/]/g)) {
       if (userFiles.has(path.posix.basename(match[0]))) continue;
