@@ -127,6 +127,12 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     expect(await storedLeads()).to.equal(0);
   });
 
+  it("refuses the CA's server certificate used as a client certificate (it is not for client authentication)", async () => {
+    const client = distributionClient(tlsCredentials(certs.gateway.ca, certs.distribution));
+    expect((await failure(submit(client))).code).to.equal(status.UNAVAILABLE);
+    expect(await storedLeads()).to.equal(0);
+  });
+
   it('refuses to send to a server whose certificate another CA issued', async () => {
     const client = distributionClient(tlsCredentials(foreign.gateway.ca, certs.gateway));
     expect((await failure(resolveKey(client))).code).to.equal(status.UNAVAILABLE);
