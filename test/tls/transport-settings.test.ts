@@ -163,5 +163,6 @@ describe('gRPC transport: names in a client certificate', () => {
     expect(certificateNames({ subject: {} as never, subjectaltname: undefined as never })).to.deep.equal([]);
     // A quoted value cannot smuggle a second entry in.
     expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"x, DNS:leadflow-gateway"' })).to.deep.equal(['x, DNS:leadflow-gateway']);
+    expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"bad \\x escape", DNS:ok' })).to.deep.equal(['ok']);
   });
 });

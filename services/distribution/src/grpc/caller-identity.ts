@@ -6,6 +6,15 @@ import { ServiceError } from '../errors.js';
 // or a quote (`DNS:"a, b"`), entries separated by ", ".
 const SAN_ENTRY = /([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/gy;
 
+/** A JSON-quoted value, or undefined when it is not valid JSON (then it names no one). */
+function unquoted(raw: string): string | undefined {
+  try {
+    return JSON.parse(raw) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The names a certificate gives its holder: the subject's CN, and its DNS and URI alternative names. */
 export function certificateNames(certificate: Pick<PeerCertificate, 'subject' | 'subjectaltname'>): string[] {
   const names: string[] = [];
@@ -18,16 +27,10 @@ export function certificateNames(certificate: Pick<PeerCertificate, 'subject' | 
   while (SAN_ENTRY.lastIndex < alternatives.length && (entry = SAN_ENTRY.exec(alternatives)) !== null) {
     const [, kind, raw] = entry;
     if (kind !== 'DNS' && kind !== 'URI') continue;
-    names.push(raw.startsWith('"') ? (JSON.parse(raw) as string) : raw);
+    const name = raw.startsWith('"') ? unquoted(raw) : raw;
+    if (name !== undefined) names.push(name);
   }
   return names;
-}
-
-/** The verified client certificate of a call, when it came over mutual TLS. */
-function peerCertificate(call: ServerUnaryCall<unknown, unknown>): PeerCertificate | undefined {
-  const certificate = call.getAuthContext().sslPeerCertificate;
-  // Node gives an empty object when the peer sent no certificate.
-  return certificate && Object.keys(certificate).length > 0 ? certificate : undefined;
 }
 
 /**
@@ -39,7 +42,8 @@ export type GatewayIdentities = readonly string[] | undefined;
 /** Throws unless the call comes from a gateway: its client certificate names one of `identities`. */
 export function requireGateway(call: ServerUnaryCall<unknown, unknown>, identities: GatewayIdentities): void {
   if (identities === undefined) return;
-  const certificate = peerCertificate(call);
+  // Verified by the handshake against the client CA; grpc-js gives none when the peer sent none.
+  const certificate = call.getAuthContext().sslPeerCertificate;
   if (!certificate) throw new ServiceError('unauthenticated', 'a gateway client certificate is required');
   if (!certificateNames(certificate).some((name) => identities.includes(name))) {
     throw new ServiceError('permission_denied', 'only a gateway may call this method: the client certificate names no gateway identity');
