@@ -12,7 +12,8 @@
 # Each of the three holds tls.crt, tls.key and ca.crt: the layout of a Kubernetes TLS Secret.
 #
 # Run it again to renew: an existing CA in OUT_DIR/ca is kept, so the new certificates are trusted
-# wherever the old ones were; then restart the processes (they read their certificates at start).
+# wherever the old ones were. Running processes pick them up within a minute (a distribution
+# service at once on SIGHUP).
 #
 #   --days N                 validity of the three certificates (default 365; the CA gets 10 years)
 #   --server-names a,b,...   names and addresses the gateways and the CLI dial the distribution

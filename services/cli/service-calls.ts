@@ -44,7 +44,8 @@ function parsedJson(text: string, what: string): unknown {
 
 function transportCredentials(connection: Connection) {
   try {
-    return grpcChannelCredentials(connection.tls);
+    // The CLI lives for one command: its certificates are read once.
+    return grpcChannelCredentials(connection.tls).credentials;
   } catch (error) {
     if (error instanceof ConfigError) throw new CliFailure(error.message);
     throw error;

@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 const MAKE_CERTS = fileURLToPath(new URL('../../deploy/tls/make-certs.sh', import.meta.url));
@@ -43,4 +46,23 @@ export async function makeCertificates(args: string[] = []): Promise<TestCertifi
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** The serial number of the certificate a TLS server on localhost presents to a new connection from `client`. */
+export async function servedCertificateSerial(port: number, client: CertificateFiles): Promise<string> {
+  const socket = connect({
+    host: 'localhost',
+    port,
+    servername: 'localhost',
+    ALPNProtocols: ['h2'],
+    ca: readFileSync(client.ca),
+    cert: readFileSync(client.cert),
+    key: readFileSync(client.key),
+  });
+  try {
+    await once(socket, 'secureConnect');
+    return socket.getPeerCertificate().serialNumber;
+  } finally {
+    socket.destroy();
+  }
 }

@@ -1,12 +1,14 @@
 import { credentials, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { pino } from 'pino';
 import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { buildGateway } from '../../gateway/src/app.js';
-import { loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
+import { grpcChannelCredentials } from '../../services/common/grpc-tls.js';
 import { createLogger } from '../../services/common/logger.js';
 import { ServingHealth } from '../../services/distribution/src/observability/health.js';
 import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
@@ -16,7 +18,7 @@ import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { makeCertificates, type CertificateFiles, type TestCertificates } from '../support/tls-certificates.js';
+import { makeCertificates, servedCertificateSerial, type CertificateFiles, type TestCertificates } from '../support/tls-certificates.js';
 
 /** Long enough for a handshake on a busy machine; a refused one fails well before it. */
 const DEADLINE_MS = 10_000;
@@ -282,5 +284,107 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
       expect(run.code).to.equal(1);
       expect(run.stderr).to.match(/--tls-cert .*--tls-key .*go together/);
     });
+  });
+});
+
+describe('gRPC TLS: renewed certificate files are used without a restart', function () {
+  this.timeout(60_000);
+  let certs: TestCertificates;
+  let otherCa: TestCertificates;
+  let database: TestDatabase;
+  let service: RunningDistribution;
+  let address: string;
+  const clients: { close(): void }[] = [];
+
+  /** A client with connections of its own: grpc-js would otherwise share one made before the files changed. */
+  function gatewayClient(channelCredentials: ChannelCredentials): DistributionServiceClient {
+    const client = new DistributionServiceClient(address, channelCredentials, { 'grpc.use_local_subchannel_pool': 1 });
+    clients.push(client);
+    return client;
+  }
+
+  const resolveKey = (client: DistributionServiceClient) =>
+    call(client.resolvePublisherKey.bind(client), { webmasterKey: 'lfpk_unknown' }, undefined, { deadline: Date.now() + DEADLINE_MS });
+
+  before(async () => {
+    [certs, otherCa] = await Promise.all([makeCertificates(), makeCertificates()]);
+    database = await sqliteDatabase();
+    service = await startDistribution(
+      loadDistributionConfig({
+        ...database.env,
+        LEADFLOW_GRPC_PORT: '0',
+        LEADFLOW_METRICS_PORT: '0',
+        LEADFLOW_GRPC_TLS_CERT: certs.distribution.cert,
+        LEADFLOW_GRPC_TLS_KEY: certs.distribution.key,
+        LEADFLOW_GRPC_TLS_CLIENT_CA: certs.distribution.ca,
+      }),
+      { logger: createLogger('test', 'silent') },
+    );
+    address = `localhost:${service.port}`;
+  });
+
+  after(async () => {
+    for (const client of clients) client.close();
+    await service?.close();
+    await database?.drop();
+    await certs?.remove();
+    await otherCa?.remove();
+  });
+
+  it('serves renewed files to new connections once reloaded; connections already open keep working', async () => {
+    const open = gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway));
+    expect((await resolveKey(open)).valid).to.equal(false);
+    const before = await servedCertificateSerial(service.port, certs.admin);
+    expect(service.reloadCertificates(), 'nothing changed yet').to.equal('unchanged');
+
+    await certs.renew();
+    expect(await servedCertificateSerial(service.port, certs.admin), 'not before the reload').to.equal(before);
+    expect(service.reloadCertificates()).to.equal('changed');
+    expect(await servedCertificateSerial(service.port, certs.admin)).to.not.equal(before);
+    expect((await resolveKey(open)).valid, 'the open connection').to.equal(false);
+    expect((await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid, 'a renewed gateway').to.equal(false);
+  });
+
+  it('keeps the certificates in use when the renewed files fail a check', async () => {
+    const inUse = await servedCertificateSerial(service.port, certs.admin);
+    const key = readFileSync(certs.distribution.key);
+    writeFileSync(certs.distribution.key, readFileSync(otherCa.distribution.key));
+    try {
+      expect(() => service.reloadCertificates()).to.throw(ConfigError, /does not belong to the certificate/);
+      expect(await servedCertificateSerial(service.port, certs.admin)).to.equal(inUse);
+      expect((await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid).to.equal(false);
+    } finally {
+      writeFileSync(certs.distribution.key, key);
+    }
+  });
+
+  it('trusts a new client CA from a bundle, so the CA can be replaced without an outage', async () => {
+    const stranger = tlsCredentials(certs.gateway.ca, otherCa.gateway);
+    expect((await failure(resolveKey(gatewayClient(stranger)))).code).to.equal(status.UNAVAILABLE);
+    const bundle = Buffer.concat([readFileSync(certs.distribution.ca), readFileSync(otherCa.distribution.ca)]);
+    writeFileSync(certs.distribution.ca, bundle);
+    expect(service.reloadCertificates()).to.equal('changed');
+    expect((await resolveKey(gatewayClient(stranger))).valid, 'a certificate of the new CA').to.equal(false);
+    expect((await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid, 'and of the old CA still').to.equal(false);
+  });
+
+  it('lets a client pick up its own renewed certificate for its next connections', async () => {
+    // The gateway's own files: its certificate from a CA the service does not trust yet.
+    const own = path.join(certs.dir, 'own');
+    mkdirSync(own);
+    for (const name of ['tls.crt', 'tls.key', 'ca.crt']) writeFileSync(path.join(own, name), readFileSync(path.join(certs.dir, 'gateway', name)));
+    const settings = { ca: { path: path.join(own, 'ca.crt'), source: 'CA' }, identity: { cert: { path: path.join(own, 'tls.crt'), source: 'CERT' }, key: { path: path.join(own, 'tls.key'), source: 'KEY' } } };
+    // One credentials object, as the gateway keeps for its client's lifetime: each connection reads it.
+    const channel = grpcChannelCredentials(settings);
+    expect((await resolveKey(gatewayClient(channel.credentials))).valid).to.equal(false);
+
+    writeFileSync(certs.distribution.ca, readFileSync(otherCa.distribution.ca));
+    expect(service.reloadCertificates()).to.equal('changed');
+    expect((await failure(resolveKey(gatewayClient(channel.credentials)))).code, 'the service no longer trusts its CA').to.equal(status.UNAVAILABLE);
+
+    writeFileSync(path.join(own, 'tls.crt'), readFileSync(otherCa.gateway.cert));
+    writeFileSync(path.join(own, 'tls.key'), readFileSync(otherCa.gateway.key));
+    expect(channel.files?.reload()).to.equal('changed');
+    expect((await resolveKey(gatewayClient(channel.credentials))).valid, 'renewed').to.equal(false);
   });
 });

@@ -10,7 +10,7 @@ import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePorts } from '../support/ports.js';
 import { productionSecretsEnv } from '../support/test-database.js';
-import { makeCertificates, type TestCertificates } from '../support/tls-certificates.js';
+import { makeCertificates, servedCertificateSerial, type TestCertificates } from '../support/tls-certificates.js';
 
 interface RunningProcess {
   child: ChildProcess;
@@ -49,6 +49,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
   let gateway: RunningProcess;
   let baseUrl: string;
   let adminEnv: Record<string, string>;
+  let grpcPort: number;
   const secrets = productionSecretsEnv();
 
   before(async () => {
@@ -56,7 +57,9 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     dataDir = await mkdtemp(path.join(tmpdir(), 'leadflow-tls-processes-'));
     buyers = await startBuyerServer();
     buyers.behave('/lender', { kind: 'accept' });
-    const [grpcPort, metricsPort, httpPort] = await freePorts(3);
+    let metricsPort: number;
+    let httpPort: number;
+    [grpcPort, metricsPort, httpPort] = await freePorts(3);
     const common = { LEADFLOW_DATA_DIR: dataDir, LEADFLOW_LOG_LEVEL: 'info', DATABASE_URL: '', REDIS_URL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
     // Every interface, as in a container: allowed only because TLS is configured.
     distribution = startProcess('services/distribution/src/main.ts', {
@@ -111,6 +114,16 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     const log = distribution.output.join('');
     expect(log).to.match(/"tls":"mutual"/).and.match(/gRPC over TLS/);
     expect(log).to.not.include(secrets.LEADFLOW_ADMIN_TOKEN);
+
+    // Renewed files, and SIGHUP: served at once, no restart; the gateway's open connection goes on.
+    const served = await servedCertificateSerial(grpcPort, certs.admin);
+    await certs.renew();
+    distribution.child.kill('SIGHUP');
+    await waitUntil('the reload', distribution, async () => /"outcome":"changed"[^\n]*TLS certificates checked/.test(distribution.output.join('')));
+    expect(await servedCertificateSerial(grpcPort, certs.admin)).to.not.equal(served);
+    const again = await fetch(`${baseUrl}/api/intake/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validLeadBody()) });
+    expect(((await again.json()) as { status: string }).status).to.equal('sold');
+
     gateway.child.kill('SIGTERM');
     distribution.child.kill('SIGTERM');
     expect([await exited(gateway), await exited(distribution)]).to.deep.equal([0, 0]);

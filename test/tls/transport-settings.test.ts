@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig, type DistributionConfig } from '../../services/common/config.js';
-import { loadIdentity } from '../../services/common/grpc-tls.js';
+import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '../../services/common/grpc-tls.js';
 import { createLogger } from '../../services/common/logger.js';
 import { isLoopbackHost, isLoopbackTarget } from '../../services/common/loopback.js';
 import { certificateNames } from '../../services/distribution/src/grpc/caller-identity.js';
@@ -144,6 +144,39 @@ describe('gRPC transport: certificate files', function () {
 
   it('refuses a key that belongs to another certificate', () => {
     expect(refusal(() => loadIdentity(identity(certs.distribution.cert, other.distribution.key)))).to.match(/does not belong to the certificate/);
+  });
+
+  it('checks the files periodically: a renewal is logged once, a failed check once per failure, the previous certificates stay', async () => {
+    const renewable = await makeCertificates();
+    const lines: { level: string; message: string }[] = [];
+    const logger = { info: (_details: object, message: string) => void lines.push({ level: 'info', message }), error: (_details: object, message: string) => void lines.push({ level: 'error', message }) };
+    const files = new ReloadableTlsFiles({ identity: identity(renewable.distribution.cert, renewable.distribution.key), ca: undefined });
+    const first = files.certificate?.serialNumber;
+    const stop = reloadPeriodically(files, logger, 10);
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    try {
+      // Replaced within one tick, as a Kubernetes Secret volume swaps its files at once.
+      const renewal = await makeCertificates();
+      writeFileSync(renewable.distribution.cert, readFileSync(renewal.distribution.cert));
+      writeFileSync(renewable.distribution.key, readFileSync(renewal.distribution.key));
+      await renewal.remove();
+      await until(() => lines.length >= 1);
+      expect(files.certificate?.serialNumber).to.not.equal(first);
+      const renewed = files.certificate?.serialNumber;
+      writeFileSync(renewable.distribution.key, readFileSync(other.distribution.key));
+      await until(() => lines.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // ten more checks, failing alike
+      expect(lines).to.deep.equal([
+        { level: 'info', message: 'TLS certificates reloaded' },
+        { level: 'error', message: 'TLS certificates not reloaded: the previous ones stay in use' },
+      ]);
+      expect(files.certificate?.serialNumber).to.equal(renewed);
+    } finally {
+      stop();
+      await renewable.remove();
+    }
   });
 
   it('refuses a certificate past its end, saying when it expired', () => {

@@ -1,4 +1,4 @@
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
 import {
@@ -8,8 +8,6 @@ import {
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import type { GrpcClientTls } from '../../../services/common/config.js';
-import { grpcChannelCredentials } from '../../../services/common/grpc-tls.js';
 import { callUnary, type UnaryMethod } from '../../../services/common/grpc-unary.js';
 import { injectTraceContext } from '../../../services/common/telemetry.js';
 
@@ -18,9 +16,8 @@ const RESOLVE_KEY_DEADLINE_MS = 1000;
 
 const tracer = trace.getTracer('leadflow-gateway');
 
-/** A client of the distribution service: TLS when `tls` is given (with the gateway's certificate for mutual TLS), else plaintext. */
-export function createDistributionClient(address: string, tls?: GrpcClientTls): DistributionServiceClient {
-  return new DistributionServiceClient(address, grpcChannelCredentials(tls), {
+export function createDistributionClient(address: string, channelCredentials: ChannelCredentials): DistributionServiceClient {
+  return new DistributionServiceClient(address, channelCredentials, {
     // A restarted distribution service is picked up within seconds, not after grpc-js's default 2-minute backoff.
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 2000,

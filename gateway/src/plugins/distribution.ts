@@ -1,5 +1,6 @@
 import type { DistributionServiceClient } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { GrpcClientTls } from '../../../services/common/config.js';
+import { grpcChannelCredentials, reloadPeriodically } from '../../../services/common/grpc-tls.js';
 import { createDistributionClient, DistributionCalls } from '../distribution/distribution-calls.js';
 import { shared } from './shared.js';
 
@@ -19,11 +20,18 @@ export interface DistributionPluginOptions {
 }
 
 export const distribution = shared<DistributionPluginOptions>('distribution', async (app, options) => {
-  const client = options.client ?? createDistributionClient(options.address, options.tls);
-  app.decorate('distribution', new DistributionCalls(client, options.intakeDeadlineMs));
-  if (!options.client) {
-    app.addHook('onClose', async () => {
-      client.close();
-    });
+  if (options.client) {
+    app.decorate('distribution', new DistributionCalls(options.client, options.intakeDeadlineMs));
+    return;
   }
+  // TLS when configured (the gateway's certificate for mutual TLS); renewed certificate files are
+  // picked up by new connections.
+  const channel = grpcChannelCredentials(options.tls);
+  const client = createDistributionClient(options.address, channel.credentials);
+  const stopReloading = channel.files ? reloadPeriodically(channel.files, app.log) : undefined;
+  app.decorate('distribution', new DistributionCalls(client, options.intakeDeadlineMs));
+  app.addHook('onClose', async () => {
+    stopReloading?.();
+    client.close();
+  });
 });

@@ -4,7 +4,7 @@ import { AdminServiceClient, AdminServiceService } from '../../../proto/generate
 import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { ConfigError, plaintextListenRefusal, type DistributionConfig } from '../../common/config.js';
 import { isLoopbackHost } from '../../common/loopback.js';
-import { grpcServerCredentials, type ServerTransportCredentials } from '../../common/grpc-tls.js';
+import { grpcServerCredentials, reloadPeriodically, type ServerTransportCredentials } from '../../common/grpc-tls.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
@@ -41,6 +41,12 @@ export interface RunningDistribution {
   adminToken: string;
   /** The demo publisher's key when this start created it. */
   demoKey: string | undefined;
+  /**
+   * Reads the gRPC TLS files again (they are also checked every minute): `changed` when new
+   * connections now use renewed certificates. Throws a ConfigError, keeping the previous ones, when
+   * the files fail a check; `unchanged` without TLS.
+   */
+  reloadCertificates(): 'changed' | 'unchanged';
   close(): Promise<void>;
 }
 
@@ -74,12 +80,12 @@ function transportCredentials(config: DistributionConfig): ServerTransportCreden
 
 function logTransport(logger: Logger, config: DistributionConfig, transport: ServerTransportCredentials): void {
   const offLoopback = !isLoopbackHost(config.grpcHost);
-  if (!transport.certificate) {
+  if (!transport.files) {
     if (offLoopback) logger.warn({ host: config.grpcHost }, 'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it');
     return;
   }
   logger.info(
-    { tls: transport.mutual ? 'mutual' : 'server', certificateValidTo: transport.certificate.validTo, gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined },
+    { tls: transport.mutual ? 'mutual' : 'server', certificateValidTo: transport.files.certificate?.validTo, gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined },
     'gRPC over TLS',
   );
   if (!transport.mutual && offLoopback) logger.warn('no client certificates (LEADFLOW_GRPC_TLS_CLIENT_CA unset): any client that reaches the gRPC port can submit leads');
@@ -170,13 +176,16 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   reconciler.start();
   health.serve();
   logTransport(logger, config, transport);
+  const stopReloading = transport.files ? reloadPeriodically(transport.files, logger) : undefined;
   return {
     port,
     metricsPort: metricsServer.port,
     db,
     adminToken: secrets.adminToken,
     demoKey,
+    reloadCertificates: () => transport.files?.reload() ?? 'unchanged',
     async close() {
+      stopReloading?.();
       health.drain();
       await purgeSchedule?.stop();
       await reconciler.stop();
