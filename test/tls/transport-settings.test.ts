@@ -10,6 +10,7 @@ import { isLoopbackHost, isLoopbackTarget } from '../../services/common/loopback
 import { certificateNames } from '../../services/distribution/src/grpc/caller-identity.js';
 import { startDistribution } from '../../services/distribution/src/server.js';
 import { freePort, tcpAccepts } from '../support/ports.js';
+import { memoryLogger } from '../gateway/support/gateway.js';
 import { sqliteDatabase } from '../support/test-database.js';
 import { makeCertificates, type TestCertificates } from '../support/tls-certificates.js';
 
@@ -87,6 +88,20 @@ describe('gRPC transport: plaintext only on loopback', () => {
       );
       expect(refused).to.be.instanceOf(ConfigError);
       expect(readdirSync(database.env.LEADFLOW_DATA_DIR), 'no secret generated, no database opened').to.deep.equal([]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('with the opt-out, listens beyond loopback in plaintext and warns in its log', async () => {
+    const database = await sqliteDatabase();
+    const { logger, lines } = memoryLogger();
+    try {
+      const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1', LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0' });
+      const service = await startDistribution(config, { logger });
+      await service.close();
+      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
+      expect(warnings.map((line) => line.msg)).to.deep.equal(['gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it']);
     } finally {
       await database.drop();
     }

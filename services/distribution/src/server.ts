@@ -2,9 +2,8 @@ import { trace } from '@opentelemetry/api';
 import { Server, type ServerCredentials } from '@grpc/grpc-js';
 import { AdminServiceClient, AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { ConfigError, plaintextListenRefusal, type DistributionConfig } from '../../common/config.js';
-import { isLoopbackHost } from '../../common/loopback.js';
-import { grpcServerCredentials, reloadPeriodically, type ServerTransportCredentials } from '../../common/grpc-tls.js';
+import type { DistributionConfig } from '../../common/config.js';
+import { reloadPeriodically } from '../../common/grpc-tls.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
@@ -17,6 +16,7 @@ import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { armCrashPoint } from '../../common/crash-points.js';
+import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
 import { IntakeService } from './leads/intake.service.js';
 import { LeadResolution } from './leads/lead-resolution.js';
 import { Reconciler } from './leads/reconciler.js';
@@ -68,29 +68,6 @@ function bind(server: Server, address: string, credentials: ServerCredentials): 
   });
 }
 
-/**
- * The listener's credentials, read before anything else starts. Plaintext beyond loopback is
- * refused here too, whatever built the config.
- */
-function transportCredentials(config: DistributionConfig): ServerTransportCredentials {
-  const refusal = plaintextListenRefusal(config.grpcHost, config.grpcTransport);
-  if (refusal) throw new ConfigError(refusal);
-  return grpcServerCredentials(config.grpcTransport.tls);
-}
-
-function logTransport(logger: Logger, config: DistributionConfig, transport: ServerTransportCredentials): void {
-  const offLoopback = !isLoopbackHost(config.grpcHost);
-  if (!transport.files) {
-    if (offLoopback) logger.warn({ host: config.grpcHost }, 'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it');
-    return;
-  }
-  logger.info(
-    { tls: transport.mutual ? 'mutual' : 'server', certificateValidTo: transport.files.certificate?.validTo, gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined },
-    'gRPC over TLS',
-  );
-  if (!transport.mutual && offLoopback) logger.warn('no client certificates (LEADFLOW_GRPC_TLS_CLIENT_CA unset): any client that reaches the gRPC port can submit leads');
-}
-
 /** Drains in-flight calls, then forces the rest closed after the grace period. */
 function shutdown(server: Server): Promise<void> {
   return new Promise((resolve) => {
@@ -106,7 +83,7 @@ function shutdown(server: Server): Promise<void> {
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
   const { logger } = options;
   armCrashPoint(config.crashAt);
-  const transport = transportCredentials(config);
+  const transport = listenerTransport(config);
   const secrets = await loadSecrets(config);
   const cipher = new PiiCipher(secrets.piiKeys);
   const hasher = new KeyedHasher(secrets.hmacKey);
@@ -175,7 +152,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
   reconciler.start();
   health.serve();
-  logTransport(logger, config, transport);
+  logListenerTransport(logger, config, transport);
   const stopReloading = transport.files ? reloadPeriodically(transport.files, logger) : undefined;
   return {
     port,
