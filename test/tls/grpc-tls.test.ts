@@ -1,6 +1,7 @@
 import { credentials, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
+import { X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -163,12 +164,16 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     expect(response.outcome?.$case).to.equal('sold');
   });
 
-  it('answers HTTP probes on the metrics port, for probes that cannot speak gRPC over TLS (the kubelet)', async () => {
+  it('answers HTTP probes and tells the certificate expiry on the metrics port (the kubelet cannot speak gRPC over TLS)', async () => {
     const base = `http://127.0.0.1:${service.metricsPort}`;
     expect((await fetch(`${base}/health/live`)).status).to.equal(200);
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.deep.equal({ status: 'ok' });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const expiry = /^leadflow_grpc_tls_certificate_expiry_timestamp_seconds (\d+)$/m.exec(metrics)?.[1];
+    const served = new X509Certificate(readFileSync(certs.distribution.cert));
+    expect(Number(expiry), 'the expiry of the certificate served, for alerts').to.equal(Date.parse(served.validTo) / 1000);
     const health = new ServingHealth([]);
     expect(health.isServing(), 'before serve()').to.equal(false);
     health.serve();

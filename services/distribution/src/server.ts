@@ -98,7 +98,13 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
-  const metrics = new DistributionMetrics(() => breakers.states());
+  const metrics = new DistributionMetrics(
+    () => breakers.states(),
+    () => {
+      const validTo = transport.files?.certificate?.validTo;
+      return validTo === undefined ? undefined : Date.parse(validTo);
+    },
+  );
   const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer, pingWindowMs: config.pingWindowMs });
   const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });

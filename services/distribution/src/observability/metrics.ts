@@ -63,8 +63,20 @@ export class DistributionMetrics {
     registers: [this.registry],
   });
 
-  /** `circuits`: the circuit state of every buyer this process has called, read at each scrape. */
-  constructor(circuits: () => Iterable<[string, CircuitState]>) {
+  /**
+   * `circuits`: the circuit state of every buyer this process has called, read at each scrape;
+   * `certificateExpiry`: when the gRPC TLS certificate in use expires (epoch ms), undefined without TLS.
+   */
+  constructor(circuits: () => Iterable<[string, CircuitState]>, certificateExpiry: () => number | undefined = () => undefined) {
+    new Gauge({
+      name: 'leadflow_grpc_tls_certificate_expiry_timestamp_seconds',
+      help: 'When the certificate this process serves gRPC with expires (Unix time): alert well before it, in case renewal stopped',
+      registers: [this.registry],
+      collect() {
+        const expiry = certificateExpiry();
+        if (expiry !== undefined) this.set(Math.floor(expiry / 1000));
+      },
+    });
     new Gauge({
       name: 'leadflow_circuit_state',
       help: "State of a buyer's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
