@@ -664,6 +664,25 @@ describe('deploy: Kubernetes manifests', () => {
     const gatewayMount = mountedSecretKey(gateway, gatewayContainer, client!.tls!.identity!.cert.path);
     const cliMount = mountedSecretKey(distribution, distributionContainer, cliEnv.LEADFLOW_ADMIN_TLS_CERT);
     expect(cliMount.secret, 'the CLI has its own certificate, not the gateway one').to.not.equal(gatewayMount.secret);
+    for (const container of [distributionContainer, gatewayContainer]) {
+      expect((container.volumeMounts ?? []).filter((mount: Yaml) => mount.subPath), 'no subPath: renewed Secrets reach the files').to.deep.equal([]);
+    }
+  });
+
+  it('names, in the certificate make-certs.sh makes for it, every host the gateways and the CLI dial', async function () {
+    this.timeout(30_000);
+    const certs = await makeCertificates();
+    try {
+      const served = new X509Certificate(readFileSync(certs.distribution.cert));
+      const gateway = deploymentRunning(GATEWAY_MAIN);
+      const gatewayConfig = loads('gateway', containerEnv(gateway.spec.template.spec.containers[0]), 'k8s gateway') as ReturnType<typeof loadGatewayConfig>;
+      expect(served.checkHost(grpcTarget(gatewayConfig.distributionAddress).host), 'the host the gateways dial').to.be.a('string');
+      // `kubectl exec ... leadflow` in a distribution pod dials the local default address by name.
+      expect(served.checkHost('localhost'), 'localhost, for the CLI inside a distribution pod').to.be.a('string');
+      expect(read(`${K8S}/grpc-tls.yaml`), 'the template says which names').to.include('leadflow-distribution').and.include('localhost');
+    } finally {
+      await certs.remove();
+    }
   });
 
   it('probes ports the containers open: HTTP routes the gateway serves, gRPC services the distribution service declares', () => {
