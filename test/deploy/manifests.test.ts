@@ -144,7 +144,7 @@ describe('deploy: Dockerfile', () => {
     for (const source of [GATEWAY_MAIN, DISTRIBUTION_MAIN, CLI_MAIN, 'services/simulator/main.ts', 'package-lock.json']) {
       expect(ignore.excludes(source), `${source} must reach the builder`).to.equal(false);
     }
-    for (const kept of ['.leadflow/secrets.json', 'deploy/compose/secrets.env', 'node_modules/x/index.js', 'dist/gateway/src/main.js', '.git/config']) {
+    for (const kept of ['.leadflow/secrets.json', 'deploy/compose/secrets.env', 'deploy/compose/certs/ca/ca.key', 'deploy/compose/certs/gateway/tls.key', 'node_modules/x/index.js', 'dist/gateway/src/main.js', '.git/config']) {
       expect(ignore.excludes(kept), `${kept} must not reach the builder`).to.equal(true);
     }
   });
