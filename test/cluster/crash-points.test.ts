@@ -2,6 +2,7 @@ import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DistributionServiceClient, Lead, type SubmitLeadResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { CRASH_POINTS, type CrashPoint } from '../../services/common/crash-points.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
 import { call } from '../support/grpc.js';
 import { testBuyer } from '../support/buyers.js';
@@ -16,12 +17,10 @@ import { RetryingPublisher, type Publication, type RetryPolicy } from './support
 import { printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
 
-/** The durable steps of one post where the service can be made to die (LEADFLOW_CRASH_AT). */
-const CRASH_POINTS = ['before-intent', 'after-intent', 'after-answer', 'after-answer-recorded', 'in-record', 'after-record'] as const;
-type CrashPoint = (typeof CRASH_POINTS)[number];
 /** `at-buyer`: the post is held at the buyer when the test kills; the buyer then answers into a dead connection. */
 type Step = CrashPoint | 'at-buyer';
-const STEPS: readonly Step[] = ['before-intent', 'after-intent', 'at-buyer', 'after-answer', 'after-answer-recorded', 'in-record', 'after-record'];
+/** Every crash point of the service, in the order of a sale, with the post at the buyer after the intent. */
+const STEPS: readonly Step[] = [...CRASH_POINTS.slice(0, CRASH_POINTS.indexOf('after-intent') + 1), 'at-buyer', ...CRASH_POINTS.slice(CRASH_POINTS.indexOf('after-intent') + 1)];
 
 /** What dies at the step: the distribution service (kill -9), or MariaDB while the service waits at the step. */
 type Fault = 'service' | 'database';
@@ -219,6 +218,8 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       expect(missed, 'steps never reached').to.deep.equal([]);
       expect(runs.runs.length).to.equal(engine === 'mariadb' ? 2 * STEPS.length : STEPS.length);
       for (const run of runs.runs.filter((run) => run.fault === 'service')) expect(run.exit?.signal, `${run.step}: how it died`).to.equal('SIGKILL');
+      // Through the outage and back: the service that lost MariaDB still drains and exits cleanly.
+      for (const run of runs.runs.filter((run) => run.fault === 'database')) expect(run.exit, `MariaDB killed at ${run.step}: how the service stopped`).to.deep.equal({ code: 0, signal: null });
     });
 
     it("answered every publisher's retries of the same body with 503/504 until a final 200, never a 500", async () => {
