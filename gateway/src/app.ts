@@ -3,9 +3,10 @@ import type { DistributionServiceClient } from '../../proto/generated/leadflow/d
 import type { GatewayConfig } from '../../services/common/config.js';
 import { createLogger, type Logger } from '../../services/common/logger.js';
 import { handleError, handleNotFound } from './error-handler.js';
+import { httpServerOptions } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
 import { distribution } from './plugins/distribution.js';
-import { gracefulClose } from './plugins/graceful-close.js';
+import { connectionClose } from './plugins/connection-close.js';
 import { metrics } from './plugins/metrics.js';
 import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
@@ -49,6 +50,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     // The request telemetry plugin writes the one line per request instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
+    ...httpServerOptions(config.httpTimeouts),
     // Requests arriving while the gateway drains are still answered in the gateway's own shape.
     return503OnClosing: false,
     // Routing failures (bad percent-encoding, an over-long key) would otherwise be answered with the path echoed.
@@ -57,7 +59,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
 
   app.register(requestTelemetry);
   app.register(metrics);
-  app.register(gracefulClose);
+  app.register(connectionClose);
   app.register(distribution, {
     address: config.distributionAddress,
     tls: config.distributionTransport?.tls,

@@ -119,6 +119,17 @@ export interface GatewayConfig {
   metricsToken?: string | undefined;
   /** TLS of the gRPC connection to the distribution service; undefined = plaintext. */
   distributionTransport?: GrpcClientTransport | undefined;
+  httpTimeouts: HttpTimeouts;
+}
+
+/** How long a client may take, in milliseconds; past them the gateway answers 408 or closes the connection. */
+export interface HttpTimeouts {
+  /** From a request's first byte to the end of its headers (also: a new connection's first request). */
+  headersMs: number;
+  /** From a request's first byte to the end of its body. */
+  requestMs: number;
+  /** How long a keep-alive connection may sit idle between requests. */
+  keepAliveMs: number;
 }
 
 function telemetry(env: Env): TelemetryConfig {
@@ -177,6 +188,17 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
   return config;
 }
 
+function httpTimeouts(env: Env): HttpTimeouts {
+  const headersMs = integer(env, 'LEADFLOW_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestMs = integer(env, 'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS', 20_000, 100, 600_000);
+  if (requestMs < headersMs) {
+    throw new ConfigError(
+      `LEADFLOW_HTTP_REQUEST_TIMEOUT_MS (${requestMs}) must be at least LEADFLOW_HTTP_HEADERS_TIMEOUT_MS (${headersMs}): it covers the headers too`,
+    );
+  }
+  return { headersMs, requestMs, keepAliveMs: integer(env, 'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000) };
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const distributionAddress = env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`;
   return {
@@ -190,6 +212,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     telemetry: telemetry(env),
     metricsToken: env.LEADFLOW_METRICS_TOKEN || undefined,
     distributionTransport: distributionTransport(env, distributionAddress),
+    httpTimeouts: httpTimeouts(env),
   };
 }
 

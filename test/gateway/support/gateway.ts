@@ -1,19 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { buildGateway } from '../../../gateway/src/app.js';
-import type { GatewayConfig } from '../../../services/common/config.js';
+import { loadGatewayConfig, type GatewayConfig } from '../../../services/common/config.js';
 import type { Logger } from '../../../services/common/logger.js';
 
+/** A key of the shape leadflow issues (`lfpk_` + 43 base64url characters), the same for the same name. */
+export function testKey(name: string): string {
+  return `lfpk_${createHash('sha256').update(name).digest('base64url')}`;
+}
+
+/** The defaults of an empty environment, except for what a test needs to differ. */
 export function testConfig(distributionAddress: string, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
+    ...loadGatewayConfig({}),
     httpHost: '127.0.0.1',
     httpPort: 0,
     distributionAddress,
     intakeDeadlineMs: 2000,
-    redisUrl: undefined,
-    defaultRateLimitPerMinute: 60,
-    logLevel: 'info',
-    telemetry: { otlpEndpoint: undefined },
     ...overrides,
   };
 }

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadGatewayConfig } from '../../services/common/config.js';
+import { testGateway } from './support/gateway.js';
+import { ScriptedDistribution } from './support/scripted-distribution.js';
+
+describe('gateway configuration', () => {
+  describe('slow-client limits', () => {
+    it('default to limits that cut a trickled request within 30 s and an idle connection within seconds', async () => {
+      const { httpTimeouts } = loadGatewayConfig({});
+      expect(httpTimeouts).to.deep.equal({ headersMs: 10_000, requestMs: 20_000, keepAliveMs: 5000 });
+      const distribution = new ScriptedDistribution();
+      await distribution.start();
+      const app = testGateway(distribution.address, { httpTimeouts });
+      try {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        expect((app.server.address() as AddressInfo).port).to.be.above(0);
+        const server = app.server as typeof app.server & { connectionsCheckingInterval: number };
+        // What Node enforces, read back from the listening server: nothing may have adjusted them.
+        expect(server.headersTimeout).to.equal(10_000);
+        expect(server.requestTimeout).to.equal(20_000);
+        expect(server.keepAliveTimeout).to.equal(5000);
+        expect(server.requestTimeout + server.connectionsCheckingInterval).to.be.below(30_000);
+      } finally {
+        await app.close();
+        distribution.stop();
+      }
+    });
+
+    it('reads each limit from its variable', () => {
+      const { httpTimeouts } = loadGatewayConfig({
+        LEADFLOW_HTTP_HEADERS_TIMEOUT_MS: '2000',
+        LEADFLOW_HTTP_REQUEST_TIMEOUT_MS: '3000',
+        LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      });
+      expect(httpTimeouts).to.deep.equal({ headersMs: 2000, requestMs: 3000, keepAliveMs: 65_000 });
+    });
+
+    it('refuses a request timeout shorter than the headers timeout, and limits that are not whole milliseconds', () => {
+      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_HEADERS_TIMEOUT_MS: '30000' })).to.throw(
+        ConfigError,
+        'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS (20000) must be at least LEADFLOW_HTTP_HEADERS_TIMEOUT_MS (30000)',
+      );
+      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_REQUEST_TIMEOUT_MS: '0' })).to.throw(ConfigError, 'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS');
+      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).to.throw(ConfigError, 'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS');
+    });
+  });
+});
