@@ -126,6 +126,20 @@ describe('LocalRateLimiter', () => {
     expect(await limiter.consume('busy', 100)).to.include({ remaining: 100 - 61 });
   });
 
+  it('holds at most maxBuckets buckets inside one window, forgetting the one that counted least recently', async () => {
+    const bounded = new LocalRateLimiter({ now: clock.now, maxBuckets: 1000 });
+    await bounded.consume('publisher', 2);
+    for (let i = 0; i < 5000; i += 1) {
+      clock.set(i);
+      await bounded.consume(`address-${i}`, 20);
+      if (i % 100 === 0) await bounded.consume('publisher', 1_000_000);
+    }
+    expect(bounded.bucketCount).to.equal(1000);
+    expect(await bounded.consume('address-4999', 2), 'a recent bucket keeps its count').to.include({ remaining: 0 });
+    expect(await bounded.consume('address-0', 20), 'the oldest was forgotten').to.include({ remaining: 19 });
+    expect(await bounded.consume('publisher', 1_000_000), 'a busy bucket stays').to.include({ remaining: 1_000_000 - 52 });
+  });
+
   it('rejects a limit that is not a positive integer', async () => {
     for (const limit of [0, -1, 1.5, Number.NaN]) {
       await limiter.consume('publisher-1', limit).then(
