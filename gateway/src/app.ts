@@ -7,6 +7,7 @@ import { httpServerOptions } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
 import { distribution } from './plugins/distribution.js';
 import { connectionClose } from './plugins/connection-close.js';
+import { forwardedForWarning } from './plugins/forwarded-for-warning.js';
 import { metrics } from './plugins/metrics.js';
 import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
@@ -51,6 +52,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     ...httpServerOptions(config.httpTimeouts),
+    trustProxy: config.trustProxy,
     // Requests arriving while the gateway drains are still answered in the gateway's own shape.
     return503OnClosing: false,
     // Routing failures (bad percent-encoding, an over-long key) would otherwise be answered with the path echoed.
@@ -60,6 +62,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   app.register(requestTelemetry);
   app.register(metrics);
   app.register(connectionClose);
+  if (!config.trustProxy) app.register(forwardedForWarning);
   app.register(distribution, {
     address: config.distributionAddress,
     tls: config.distributionTransport?.tls,
@@ -68,7 +71,10 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   });
   app.register(rateLimiter, { redisUrl: config.redisUrl, rateLimiter: options.rateLimiter });
 
-  app.register(intakeRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
+  app.register(intakeRoutes, {
+    defaultRateLimitPerMinute: config.defaultRateLimitPerMinute,
+    authFailureLimit: config.authFailureLimit,
+  });
   app.register(healthRoutes);
   app.register(openApiRoutes, { defaultRateLimitPerMinute: config.defaultRateLimitPerMinute });
   app.register(metricsRoutes, { token: config.metricsToken });

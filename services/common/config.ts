@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseCrashSetting, type CrashSetting } from './crash-points.js';
 import { isLoopbackHost, isLoopbackTarget } from './loopback.js';
@@ -53,6 +54,7 @@ function logLevel(env: Env): string {
 export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_GRPC_PORT = 50051;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const DEFAULT_AUTH_FAILURE_LIMIT = 20;
 /** The distribution service's Prometheus listener: the port the OpenTelemetry Prometheus exporter uses too. */
 export const DEFAULT_METRICS_PORT = 9464;
 /** How long sensitive lead fields may be kept, in days: for LEADFLOW_PII_RETENTION_DAYS and manual purges alike. */
@@ -120,6 +122,13 @@ export interface GatewayConfig {
   /** TLS of the gRPC connection to the distribution service; undefined = plaintext. */
   distributionTransport?: GrpcClientTransport | undefined;
   httpTimeouts: HttpTimeouts;
+  /** Failed authentications allowed per client address in any rolling 60 seconds. */
+  authFailureLimit: number;
+  /**
+   * Which peers' X-Forwarded-For names the client (Fastify's trustProxy): false = none, the
+   * TCP peer is the client; else addresses, CIDR ranges and proxy-addr's names.
+   */
+  trustProxy: false | string[];
 }
 
 /** How long a client may take, in milliseconds; past them the gateway answers 408 or closes the connection. */
@@ -199,6 +208,30 @@ function httpTimeouts(env: Env): HttpTimeouts {
   return { headersMs, requestMs, keepAliveMs: integer(env, 'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000) };
 }
 
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * LEADFLOW_TRUST_PROXY: unset or `false` = trust no proxy; otherwise a comma-separated list of addresses,
+ * CIDR ranges and the names loopback, linklocal, uniquelocal. `true` (believe every X-Forwarded-For) and hop
+ * counts are refused: with them a client could pick the address it is limited by.
+ */
+function trustProxy(env: Env): false | string[] {
+  const raw = (env.LEADFLOW_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const validAddress = TRUST_PROXY_NAMES.includes(entry) || (address !== undefined && isIP(address) !== 0);
+    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address ?? '') === 4 ? 32 : 128));
+    if (!validAddress || !validPrefix || rest.length > 0) {
+      throw new ConfigError(
+        'LEADFLOW_TRUST_PROXY must be false or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+      );
+    }
+  }
+  return entries;
+}
+
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const distributionAddress = env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`;
   return {
@@ -213,6 +246,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     metricsToken: env.LEADFLOW_METRICS_TOKEN || undefined,
     distributionTransport: distributionTransport(env, distributionAddress),
     httpTimeouts: httpTimeouts(env),
+    authFailureLimit: integer(env, 'LEADFLOW_AUTH_FAILURE_LIMIT', DEFAULT_AUTH_FAILURE_LIMIT, 1, 100_000),
+    trustProxy: trustProxy(env),
   };
 }
 

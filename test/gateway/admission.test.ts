@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildGateway } from '../../gateway/src/app.js';
 import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
-import { postLead, testConfig, testGateway } from './support/gateway.js';
+import { postLead, testConfig, testGateway, testKey } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 describe('gateway: keys and rate limit', () => {
@@ -12,28 +12,28 @@ describe('gateway: keys and rate limit', () => {
 
   before(async () => {
     await distribution.start();
-    distribution.keys.set('lf_test_old_key', { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
-    distribution.keys.set('lf_test_new_key', { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
-    distribution.keys.set('lf_test_default_limit', { publisherId: 'pub-default', rateLimitPerMinute: 0 });
+    distribution.keys.set(testKey('old-key'), { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
+    distribution.keys.set(testKey('new-key'), { publisherId: 'pub-rotating', rateLimitPerMinute: 3 });
+    distribution.keys.set(testKey('default-limit'), { publisherId: 'pub-default', rateLimitPerMinute: 0 });
   });
   after(() => distribution.stop());
   beforeEach(() => {
     distribution.reset();
-    app = testGateway(distribution.address, { defaultRateLimitPerMinute: 2 });
+    app = testGateway(distribution.address, { defaultRateLimitPerMinute: 2, authFailureLimit: 2 });
   });
   afterEach(() => app.close());
 
   it('answers 401 to an unknown key without submitting the lead', async () => {
-    const response = await postLead(app, 'lf_test_unknown');
+    const response = await postLead(app, testKey('unknown'));
     expect(response.statusCode).to.equal(401);
     expect(response.json()).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
-    expect(response.headers['ratelimit-policy']).to.equal('"default";q=2;w=60');
-    expect(response.headers['ratelimit']).to.equal('"default";r=1;t=0');
+    expect(response.headers['ratelimit-policy']).to.equal('"auth-failures";q=2;w=60');
+    expect(response.headers['ratelimit']).to.equal('"auth-failures";r=1;t=0');
     expect(distribution.submitCalls).to.have.length(0);
   });
 
   it("sets the publisher's limit in the headers of every answer", async () => {
-    const response = await postLead(app, 'lf_test_old_key');
+    const response = await postLead(app, testKey('old-key'));
     expect(response.statusCode).to.equal(200);
     expect(response.headers['ratelimit-policy']).to.equal('"default";q=3;w=60');
     expect(response.headers['ratelimit']).to.equal('"default";r=2;t=0');
@@ -41,8 +41,8 @@ describe('gateway: keys and rate limit', () => {
   });
 
   it('answers 429 with Retry-After and retryAfter once the limit is used up', async () => {
-    for (let i = 0; i < 3; i += 1) expect((await postLead(app, 'lf_test_old_key')).statusCode).to.equal(200);
-    const response = await postLead(app, 'lf_test_old_key');
+    for (let i = 0; i < 3; i += 1) expect((await postLead(app, testKey('old-key'))).statusCode).to.equal(200);
+    const response = await postLead(app, testKey('old-key'));
     expect(response.statusCode).to.equal(429);
     const body = response.json();
     expect(body).to.include({ status: 'error', message: 'Rate limit exceeded' });
@@ -53,37 +53,39 @@ describe('gateway: keys and rate limit', () => {
   });
 
   it("counts both of a publisher's keys in one bucket", async () => {
-    await postLead(app, 'lf_test_old_key');
-    await postLead(app, 'lf_test_new_key');
-    await postLead(app, 'lf_test_old_key');
-    expect((await postLead(app, 'lf_test_new_key')).statusCode).to.equal(429);
+    await postLead(app, testKey('old-key'));
+    await postLead(app, testKey('new-key'));
+    await postLead(app, testKey('old-key'));
+    expect((await postLead(app, testKey('new-key'))).statusCode).to.equal(429);
   });
 
   it('counts malformed requests too', async () => {
-    expect((await postLead(app, 'lf_test_old_key', '{not json')).statusCode).to.equal(400);
-    expect((await postLead(app, 'lf_test_old_key', '[]')).statusCode).to.equal(400);
-    expect((await postLead(app, 'lf_test_old_key', 'x', 'text/plain')).statusCode).to.equal(415);
-    expect((await postLead(app, 'lf_test_old_key')).statusCode).to.equal(429);
+    expect((await postLead(app, testKey('old-key'), '{not json')).statusCode).to.equal(400);
+    expect((await postLead(app, testKey('old-key'), '[]')).statusCode).to.equal(400);
+    expect((await postLead(app, testKey('old-key'), 'x', 'text/plain')).statusCode).to.equal(415);
+    expect((await postLead(app, testKey('old-key'))).statusCode).to.equal(429);
   });
 
   it('uses the default limit for a publisher without one', async () => {
-    const response = await postLead(app, 'lf_test_default_limit');
+    const response = await postLead(app, testKey('default-limit'));
     expect(response.headers['ratelimit-policy']).to.equal('"default";q=2;w=60');
   });
 
-  it('limits an unknown key by the default limit, then answers 429 instead of 401', async () => {
-    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(401);
-    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(401);
-    expect((await postLead(app, 'lf_test_guess')).statusCode).to.equal(429);
-    expect((await postLead(app, 'lf_test_other_guess')).statusCode).to.equal(401);
+  it("limits a client's failed authentications, whatever keys it tries, then answers 429 instead of 401", async () => {
+    expect((await postLead(app, testKey('guess'))).statusCode).to.equal(401);
+    expect((await postLead(app, testKey('other-guess'))).statusCode).to.equal(401);
+    const refused = await postLead(app, testKey('third-guess'));
+    expect(refused.statusCode).to.equal(429);
+    expect(refused.headers['ratelimit']).to.match(/^"auth-failures";r=0;t=\d+$/);
+    expect(distribution.resolveCalls).to.deep.equal([testKey('guess'), testKey('other-guess')]);
   });
 
   it('resolves a key once and serves the next requests from the cache', async () => {
-    await postLead(app, 'lf_test_old_key');
-    await postLead(app, 'lf_test_old_key');
-    await postLead(app, 'lf_test_unknown');
-    await postLead(app, 'lf_test_unknown');
-    expect(distribution.resolveCalls).to.deep.equal(['lf_test_old_key', 'lf_test_unknown']);
+    await postLead(app, testKey('old-key'));
+    await postLead(app, testKey('old-key'));
+    await postLead(app, testKey('unknown'));
+    await postLead(app, testKey('unknown'));
+    expect(distribution.resolveCalls).to.deep.equal([testKey('old-key'), testKey('unknown')]);
   });
 
   it("counts in a caller's limiter shared by two gateways, and leaves it open on close", async () => {
@@ -92,11 +94,11 @@ describe('gateway: keys and rate limit', () => {
     const config = testConfig(distribution.address);
     const [first, second] = [1, 2].map(() => buildGateway({ config, logger, rateLimiter }));
     try {
-      expect((await postLead(first!, 'lf_test_old_key')).statusCode).to.equal(200);
-      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(200);
+      expect((await postLead(first!, testKey('old-key'))).statusCode).to.equal(200);
+      expect((await postLead(second!, testKey('old-key'))).statusCode).to.equal(200);
       await first!.close();
-      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(200);
-      expect((await postLead(second!, 'lf_test_old_key')).statusCode).to.equal(429);
+      expect((await postLead(second!, testKey('old-key'))).statusCode).to.equal(200);
+      expect((await postLead(second!, testKey('old-key'))).statusCode).to.equal(429);
     } finally {
       await Promise.all([first!.close(), second!.close()]);
       await rateLimiter.close();
@@ -125,7 +127,7 @@ describe('gateway: distribution service down', () => {
     stopped.stop();
     const app = testGateway(stopped.address);
     try {
-      const response = await postLead(app, 'lf_test_any');
+      const response = await postLead(app, testKey('any'));
       expect(response.statusCode).to.equal(503);
       expect(response.headers['retry-after']).to.equal('1');
       expect(response.json()).to.deep.equal({
@@ -140,14 +142,14 @@ describe('gateway: distribution service down', () => {
   it('answers 503 when the service goes away after the key was resolved', async () => {
     const distribution = new ScriptedDistribution();
     await distribution.start();
-    distribution.keys.set('lf_test_key', { publisherId: 'pub-1', rateLimitPerMinute: 60 });
+    distribution.keys.set(testKey('key'), { publisherId: 'pub-1', rateLimitPerMinute: 60 });
     const app = testGateway(distribution.address);
     try {
-      expect((await postLead(app, 'lf_test_key')).statusCode).to.equal(200);
+      expect((await postLead(app, testKey('key'))).statusCode).to.equal(200);
       distribution.stop();
       // A call sent while the server is tearing the connection down is CANCELLED (a 500); wait until the client has seen it go.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const response = await postLead(app, 'lf_test_key');
+      const response = await postLead(app, testKey('key'));
       expect(response.statusCode).to.equal(503);
       expect(response.headers['retry-after']).to.equal('1');
       expect(response.headers).to.have.property('ratelimit');

@@ -45,4 +45,33 @@ describe('gateway configuration', () => {
       expect(() => loadGatewayConfig({ LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).to.throw(ConfigError, 'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS');
     });
   });
+
+  describe('client addresses and failed authentications', () => {
+    it('trusts no proxy by default, and allows 20 failed authentications a minute per address', () => {
+      const config = loadGatewayConfig({});
+      expect(config.trustProxy).to.equal(false);
+      expect(config.authFailureLimit).to.equal(20);
+      expect(loadGatewayConfig({ LEADFLOW_TRUST_PROXY: 'false', LEADFLOW_AUTH_FAILURE_LIMIT: '5' })).to.include({
+        trustProxy: false,
+        authFailureLimit: 5,
+      });
+    });
+
+    it('reads trusted proxies as addresses, CIDR ranges and the names proxy-addr knows', () => {
+      expect(loadGatewayConfig({ LEADFLOW_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,loopback,fd00::/8,::1' }).trustProxy).to.deep.equal([
+        '10.0.0.0/8',
+        '192.0.2.10',
+        'loopback',
+        'fd00::/8',
+        '::1',
+      ]);
+    });
+
+    it('refuses to trust every proxy, hop counts, and what is not an address', () => {
+      for (const value of ['true', '1', '*', 'nginx', '10.0.0.0/33', '10.0.0.1/8/1', 'fd00::/129', '10.0.0.0/8,']) {
+        expect(() => loadGatewayConfig({ LEADFLOW_TRUST_PROXY: value }), value).to.throw(ConfigError, 'LEADFLOW_TRUST_PROXY');
+      }
+      expect(() => loadGatewayConfig({ LEADFLOW_AUTH_FAILURE_LIMIT: '0' })).to.throw(ConfigError, 'LEADFLOW_AUTH_FAILURE_LIMIT');
+    });
+  });
 });

@@ -2,10 +2,10 @@ import { status } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
 import { expect } from 'chai';
-import { postLead, testGateway, VALID_LEAD } from './support/gateway.js';
+import { postLead, testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 import { ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
 
-const KEY = 'lf_test_intake_key';
+const KEY = testKey('intake');
 
 describe('gateway: POST /api/intake/:webmasterKey', () => {
   const distribution = new ScriptedDistribution();

@@ -6,7 +6,8 @@ import { testSpanExporter } from '../support/tracing.js';
 import { memoryLogger, postLead, testGateway, VALID_LEAD } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
-const KEY = 'lf_live_CANARY7f3a9c2e1b5d';
+/** A well-formed key, so that it travels as far as a key can. */
+const KEY = `lfpk_CANARY${'7f3a9c2e1b5d'.repeat(3)}0`;
 const SSN = '535229876';
 const BANK_ACCOUNT = '99887766554433';
 const CANARIES = [KEY, SSN, BANK_ACCOUNT];

@@ -7,7 +7,8 @@ import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { sampled, scrape } from './support/metrics-text.js';
 
 const SSN = '535-22-9876';
-const UNKNOWN_KEY = 'lf_live_CANARYk3y7f3a9c2e1b5d8e0';
+/** Well-formed, so that it is looked up like any key a publisher might send. */
+const UNKNOWN_KEY = 'lfpk_CANARYk3y7f3a9c2e1b5d8e0a1b2c3d4e5f6a7b8c9A';
 const INTAKE_ROUTE = '/api/intake/{webmasterKey}';
 const SUBMIT_LEAD = 'leadflow.distribution.v1.DistributionService/SubmitLead';
 

@@ -34,6 +34,11 @@ export class PublisherKeys {
     this.cache = new TtlCache(ttlMs, maxEntries);
   }
 
+  /** The answer already cached or in flight for the key, without asking the distribution service. */
+  known(keyHash: string): Promise<Publisher | null> | undefined {
+    return this.cache.get(keyHash);
+  }
+
   /** Rejects when the distribution service cannot answer. */
   lookup(webmasterKey: string, keyHash: string, parent: Context): Promise<Publisher | null> {
     const cached = this.cache.get(keyHash);

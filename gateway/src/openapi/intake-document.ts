@@ -70,8 +70,10 @@ const RETRIES =
 function rateLimitText(defaultLimit: number): string {
   return (
     `Rate limit: ${defaultLimit} requests in any rolling 60 seconds per publisher by default ` +
-    '(all keys of a publisher share it; the limit can be set per publisher). Every request counts, valid or not. ' +
-    'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After.'
+    '(all keys of a publisher share it; the limit can be set per publisher). Every request with a live key counts, valid or not. ' +
+    'Failed authentications (a key of the wrong shape, unknown or revoked) are limited per client address, under the policy "auth-failures". ' +
+    'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After. ' +
+    'Answers 401, 413 and 429 close the connection.'
   );
 }
 
@@ -247,7 +249,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
       headers: {
         'RateLimit-Policy': {
           description:
-            'The limit that applies (draft-ietf-httpapi-ratelimit-headers): q = requests allowed, w = window in seconds.',
+            'The limit that applies (draft-ietf-httpapi-ratelimit-headers): "default" for a publisher\'s requests, "auth-failures" for a client address\'s failed authentications; q = requests allowed, w = window in seconds.',
           schema: { type: 'string' },
           example: `"default";q=${defaultRateLimitPerMinute};w=60`,
         },

@@ -25,7 +25,8 @@ export class GatewayMetrics {
 
   readonly rateLimited = new Counter({
     name: 'leadflow_rate_limited_total',
-    help: 'Intake requests refused with 429 by the per-key rate limit',
+    help: "Intake requests refused with 429, by the limit that refused them: a publisher's (key) or an address's failed authentications (auth_failures)",
+    labelNames: ['limit'] as const,
     registers: [this.registry],
   });
 

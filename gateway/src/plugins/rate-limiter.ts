@@ -1,4 +1,3 @@
-import type { Counter } from 'prom-client';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/index.js';
 import { shared } from './shared.js';
 
@@ -14,25 +13,13 @@ export interface RateLimiterPluginOptions {
   rateLimiter?: RateLimiter | undefined;
 }
 
-/** The limiter, counting the requests it refuses. */
-function countingRefusals(limiter: RateLimiter, refused: Counter): RateLimiter {
-  return {
-    async consume(bucket, limit) {
-      const decision = await limiter.consume(bucket, limit);
-      if (!decision.allowed) refused.inc();
-      return decision;
-    },
-    close: () => limiter.close(),
-  };
-}
-
 /** Needs the metrics plugin registered first. */
 export const rateLimiter = shared<RateLimiterPluginOptions>('rate-limiter', async (app, options) => {
   const { metrics } = app;
   const limiter =
     options.rateLimiter ??
     createRateLimiter({ redisUrl: options.redisUrl, logger: app.log, onFallback: () => metrics.rateLimiterFallbacks.inc() });
-  app.decorate('rateLimiter', countingRefusals(limiter, metrics.rateLimited));
+  app.decorate('rateLimiter', limiter);
   if (!options.rateLimiter) {
     app.addHook('onClose', () => limiter.close());
   }

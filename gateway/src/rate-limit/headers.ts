@@ -7,7 +7,8 @@ export type RateLimitHeaders = {
   'Retry-After'?: string;
 };
 
-const POLICY = '"default"';
+/** The per-key limit's policy name; other limits name theirs. */
+const DEFAULT_POLICY = 'default';
 
 /**
  * Response headers per draft-ietf-httpapi-ratelimit-headers (the two-field form of -08 onwards,
@@ -18,10 +19,11 @@ const POLICY = '"default"';
  * t is 0 while requests are left and otherwise the seconds until a slot frees; on a denial the same
  * figure goes out as Retry-After (delay-seconds, RFC 9110 section 10.2.3).
  */
-export function rateLimitHeaders(decision: RateLimitDecision): RateLimitHeaders {
+export function rateLimitHeaders(decision: RateLimitDecision, policyName = DEFAULT_POLICY): RateLimitHeaders {
+  const policy = `"${policyName}"`;
   const headers: RateLimitHeaders = {
-    'RateLimit-Policy': `${POLICY};q=${decision.limit};w=${decision.windowSeconds}`,
-    RateLimit: `${POLICY};r=${decision.remaining};t=${decision.resetSeconds}`,
+    'RateLimit-Policy': `${policy};q=${decision.limit};w=${decision.windowSeconds}`,
+    RateLimit: `${policy};r=${decision.remaining};t=${decision.resetSeconds}`,
   };
   if (!decision.allowed) headers['Retry-After'] = String(decision.resetSeconds);
   return headers;

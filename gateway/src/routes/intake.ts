@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { fromSubmitFailure } from '../distribution/grpc-errors.js';
 import { GatewayError } from '../errors.js';
 import { admission, type IntakeParams } from '../intake/admission.js';
+import { AuthFailures } from '../intake/auth-failures.js';
 import { intakeAnswer } from '../intake/intake-answer.js';
 import { leadFromBody, MAX_BODY_BYTES } from '../intake/lead-body.js';
 import { PublisherKeys } from '../keys/publisher-keys.js';
@@ -9,6 +10,8 @@ import { processingTimeMs } from '../plugins/request-telemetry.js';
 
 export interface IntakeRoutesOptions {
   defaultRateLimitPerMinute: number;
+  /** Failed authentications allowed per client address in any rolling minute. */
+  authFailureLimit: number;
 }
 
 const INTAKE_PATH = '/api/intake/:webmasterKey';
@@ -27,7 +30,9 @@ export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app,
       onRequest: admission({
         keys,
         rateLimiter: app.rateLimiter,
+        authFailures: new AuthFailures({ limiter: app.rateLimiter, limit: options.authFailureLimit }),
         defaultRateLimitPerMinute: options.defaultRateLimitPerMinute,
+        onRefused: (limit) => app.metrics.rateLimited.inc({ limit }),
       }),
     },
     async (request) => {

@@ -1,7 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-
-/** Every key starts so; secret scanners and people can recognise a leaked one. */
-export const PUBLISHER_KEY_PREFIX = 'lfpk_';
+import { PUBLISHER_KEY_PREFIX } from '../../../common/publisher-key-format.js';
 
 /** A new publisher key: the prefix and 256 random bits. */
 export function generatePublisherKey(): string {
@@ -18,10 +16,6 @@ export function hashPublisherKey(key: string): string {
 
 export function publisherKeyHint(key: string): string {
   return key.slice(-4);
-}
-
-export function looksLikePublisherKey(candidate: string): boolean {
-  return candidate.startsWith(PUBLISHER_KEY_PREFIX) && candidate.length === PUBLISHER_KEY_PREFIX.length + 43;
 }
 
 export function hashesMatch(a: string, b: string): boolean {

@@ -4,7 +4,8 @@ import type { PublisherKeyRow, PublisherRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import { TtlCache } from '../../../common/ttl-cache.js';
-import { generatePublisherKey, hashesMatch, hashPublisherKey, looksLikePublisherKey, publisherKeyHint } from './publisher-key.js';
+import { isWellFormedPublisherKey } from '../../../common/publisher-key-format.js';
+import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
 import * as repository from './publisher.repository.js';
 import type { LiveKey } from './publisher.repository.js';
 
@@ -41,7 +42,7 @@ export class PublisherService {
 
   /** The publisher behind a live key, or undefined; never logs or stores the key. */
   async resolveKey(key: string): Promise<LiveKey | undefined> {
-    if (!looksLikePublisherKey(key)) return undefined;
+    if (!isWellFormedPublisherKey(key)) return undefined;
     const keyHash = hashPublisherKey(key);
     let live = this.keyCache.get(keyHash);
     if (live === undefined) {
