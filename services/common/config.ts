@@ -235,7 +235,7 @@ function trustProxy(env: Env): false | string[] {
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const distributionAddress = env.LEADFLOW_DISTRIBUTION_ADDRESS || `127.0.0.1:${grpcPort(env)}`;
   return {
-    httpHost: env.LEADFLOW_HTTP_HOST || '0.0.0.0',
+    httpHost: env.LEADFLOW_HTTP_HOST || '127.0.0.1',
     httpPort: port(env, 'LEADFLOW_HTTP_PORT', DEFAULT_HTTP_PORT),
     distributionAddress,
     intakeDeadlineMs: integer(env, 'LEADFLOW_INTAKE_DEADLINE_MS', 15_000, 200, 600_000),

@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, dataDir, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
+import { DEMO_KEY_FILE } from '../distribution/src/demo/demo-seed.js';
 import { demoMarketConfigPath } from '../simulator/index.js';
+import { reachableBaseUrl, startBanner } from './banner.js';
+import { ensureMetricsToken } from './metrics-token.js';
 
 /**
  * `npm start`: runs a distribution service and a gateway as two processes on
@@ -14,10 +17,13 @@ import { demoMarketConfigPath } from '../simulator/index.js';
  * demo market's lenders), prints how to send the first lead, and stops them
  * together.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
-const DISTRIBUTION_ENTRY = path.join(here, '../distribution/src/main.js');
-const GATEWAY_ENTRY = path.join(here, '../../gateway/src/main.js');
-const SIMULATOR_ENTRY = path.join(here, '../simulator/main.js');
+const self = fileURLToPath(import.meta.url);
+const here = path.dirname(self);
+// The children are the same kind of file as this one: compiled JavaScript, or TypeScript run by tsx (tests).
+const extension = path.extname(self);
+const DISTRIBUTION_ENTRY = path.join(here, `../distribution/src/main${extension}`);
+const GATEWAY_ENTRY = path.join(here, `../../gateway/src/main${extension}`);
+const SIMULATOR_ENTRY = path.join(here, `../simulator/main${extension}`);
 const START_TIMEOUT_MS = 60_000;
 const SIMULATOR_PORT = Number(process.env.LEADFLOW_SIMULATOR_PORT || 4010);
 
@@ -25,7 +31,7 @@ const children: ChildProcess[] = [];
 let stopping = false;
 
 function startChild(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', args.length > 0 ? 'pipe' : 'inherit', 'inherit'], env });
+  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: ['ignore', args.length > 0 ? 'pipe' : 'inherit', 'inherit'], env });
   child.on('exit', (code, signal) => {
     if (stopping) return;
     console.error(`leadflow: the ${name} process ended (${signal ?? `exit code ${code}`}); stopping`);
@@ -67,20 +73,19 @@ async function waitFor(what: string, ready: () => Promise<boolean>): Promise<voi
   }
 }
 
-async function gatewayReady(port: number): Promise<boolean> {
+async function gatewayReady(baseUrl: string): Promise<boolean> {
   try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok;
+    return (await fetch(`${baseUrl}/health/ready`)).ok;
   } catch {
     return false;
   }
 }
 
-async function demoKey(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  try {
-    return (await readFile(path.join(dataDir(env), 'demo-key.txt'), 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Starts the demo market's simulator and resolves with the URL it prints first. */
@@ -98,22 +103,30 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
 
   const demoMarket = distribution.databaseUrl ? undefined : await startDemoMarket();
+  const demoKeyFile = path.join(distribution.dataDir, DEMO_KEY_FILE);
+  const demoKeyExisted = await exists(demoKeyFile);
   startChild('distribution service', DISTRIBUTION_ENTRY, [], demoMarket ? { ...process.env, LEADFLOW_DEMO_SIMULATOR_URL: demoMarket } : process.env);
   await waitFor('the distribution service', () => portAccepts('127.0.0.1', distribution.grpcPort));
-  startChild('gateway', GATEWAY_ENTRY);
-  await waitFor('the gateway', () => gatewayReady(gateway.httpPort));
+  // /metrics is never open on `npm start`: without LEADFLOW_METRICS_TOKEN the gateway gets one kept in the data dir.
+  const metricsToken = gateway.metricsToken ? undefined : await ensureMetricsToken(distribution.dataDir);
+  startChild('gateway', GATEWAY_ENTRY, [], metricsToken ? { ...process.env, LEADFLOW_METRICS_TOKEN: metricsToken.token } : process.env);
+  const base = reachableBaseUrl(gateway.httpHost, gateway.httpPort);
+  await waitFor('the gateway', () => gatewayReady(base));
   if (stopping) return;
 
-  const base = `http://127.0.0.1:${gateway.httpPort}`;
-  const key = distribution.databaseUrl ? undefined : await demoKey(process.env);
-  console.log(`\nleadflow is running: gateway ${base}, distribution service 127.0.0.1:${distribution.grpcPort}`);
-  console.log(`storage: ${distribution.databaseUrl ? 'MySQL (DATABASE_URL)' : `embedded SQLite in ${distribution.dataDir}`}`);
-  if (demoMarket) console.log(`demo lenders: a buyer simulator at ${demoMarket} (services/simulator/demo-market.yaml)`);
-  if (key) {
-    console.log(`demo publisher key (also in ${path.join(distribution.dataDir, 'demo-key.txt')}): ${key}`);
-    console.log(`try: curl -s -X POST ${base}/api/intake/${key} -H 'Content-Type: application/json' -d @test/fixtures/demo-lead.json`);
-  }
-  console.log('stop with Ctrl-C\n');
+  // Printed on the start that created it only; later starts point at the file.
+  const createdKey = demoKeyExisted ? undefined : await readFile(demoKeyFile, 'utf8').then((text) => text.trim(), () => undefined);
+  const demoKey = demoMarket && (demoKeyExisted || createdKey) ? { file: demoKeyFile, createdKey } : undefined;
+  const banner = startBanner({
+    httpHost: gateway.httpHost,
+    httpPort: gateway.httpPort,
+    grpcPort: distribution.grpcPort,
+    storage: distribution.databaseUrl ? 'MySQL (DATABASE_URL)' : `embedded SQLite in ${distribution.dataDir}`,
+    demoMarket,
+    demoKey,
+    metricsTokenFile: metricsToken?.file,
+  });
+  console.log(banner.join('\n'));
 }
 
 main().catch((error: unknown) => {

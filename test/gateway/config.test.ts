@@ -5,6 +5,11 @@ import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 describe('gateway configuration', () => {
+  it('binds to loopback unless told otherwise', () => {
+    expect(loadGatewayConfig({}).httpHost).to.equal('127.0.0.1');
+    expect(loadGatewayConfig({ LEADFLOW_HTTP_HOST: '0.0.0.0' }).httpHost).to.equal('0.0.0.0');
+  });
+
   describe('slow-client limits', () => {
     it('default to limits that cut a trickled request within 30 s and an idle connection within seconds', async () => {
       const { httpTimeouts } = loadGatewayConfig({});
