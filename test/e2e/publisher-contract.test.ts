@@ -67,6 +67,13 @@ describeEachDatabase('publisher contract over HTTP', (database) => {
     expect(body.errors).to.deep.equal({ lastName: 'is required', loanAmount: 'must be a string' });
   });
 
+  it('refuses text that would display other than it reads, naming each field', async () => {
+    const { status, body } = await stack.post(key, validLeadBody({ lastName: 'Smith\u202egnp.exe', address: '1\u200b Main St', city: 'Spring\u2066field\u2069' }));
+    expect(status).to.equal(400);
+    const message = 'must not contain invisible formatting characters (direction controls, zero-width characters)';
+    expect(body.errors).to.deep.equal({ lastName: message, address: message, city: message });
+  });
+
   it('answers an invalid key with 401', async () => {
     const { status, body } = await stack.post('not-a-key', validLeadBody());
     expect(status).to.equal(401);

@@ -34,6 +34,7 @@ const KNOWN_MESSAGES: ReadonlySet<string> = new Set([
   'must not repeat a parameter name',
   'must have at most 50 pairs',
   'must not contain control characters',
+  'must not contain invisible formatting characters (direction controls, zero-width characters)',
   ...[32, 64, 100, 200, 512, 2048, 4096].map((max) => `must be at most ${max} characters`),
 ]);
 
@@ -52,7 +53,7 @@ const digits = (min: number, max = min) => fc.string({ unit: fc.constantFrom(...
 const cleanText = (maxLength: number) =>
   fc
     .string({ unit: fc.oneof(fc.constantFrom(...'abcXYZ019 .,-\''), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength })
-    .filter((text) => text.trim() !== '' && text.length <= maxLength && !/[\p{Cc}\p{Cs}]/u.test(text))
+    .filter((text) => text.trim() !== '' && text.length <= maxLength && !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(text))
     .map((text) => ({ text, normalized: text.trim() }));
 
 /** Cents as an amount text in the ways publishers write them: "12", "12.5", "12.50", "0012.50". */
@@ -131,7 +132,7 @@ const trackingSample = fc
   .uniqueArray(
     fc.tuple(
       fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_'), minLength: 1, maxLength: 64 }),
-      fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !/[\p{Cc}\p{Cs}]/u.test(value)),
+      fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(value)),
       fc.boolean(),
     ),
     { maxLength: 50, selector: ([name]) => name },

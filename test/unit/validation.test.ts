@@ -15,6 +15,7 @@ import {
 } from '../../services/distribution/src/leads/validation.js';
 
 const NOW = new Date('2025-06-15T12:00:00Z');
+const FORMAT_CHARACTERS_MESSAGE = 'must not contain invisible formatting characters (direction controls, zero-width characters)';
 
 const COMPLETE_LEAD: Lead = {
   price: '12.5',
@@ -546,6 +547,7 @@ describe('validateLead', () => {
     it('rejects repeated names, control characters, too many pairs and too much text', () => {
       expectRejected('tPar', ['tPar[a]=1&tPar[a]=2'], 'must not repeat a parameter name');
       expectRejected('tPar', ['tPar[a]=%0A', 'tPar[a]=%00'], 'must not contain control characters');
+      expectRejected('tPar', ['tPar[a]=%E2%80%AEx', 'tPar[a]=a\u200bb'], FORMAT_CHARACTERS_MESSAGE);
       const pairs = (n: number) => Array.from({ length: n }, (_, i) => `tPar[p${i}]=${i}`).join('&');
       expect(Object.keys(tracking(pairs(50)))).to.have.length(50);
       expectRejected('tPar', [pairs(51)], 'must have at most 50 pairs');
@@ -555,6 +557,16 @@ describe('validateLead', () => {
   });
 
   describe('free-text fields', () => {
+    /**
+     * Invisible characters that change what `lead show` or a spreadsheet displays: a right-to-left override
+     * ("Smith" shown as "htimS", an address whose digits swap), isolates and marks, zero-width spaces and
+     * joiners that make two equal-looking names differ, a byte order mark, a soft hyphen, line separators.
+     */
+    const SPOOFING_TEXTS = [
+      'John\u202eSmith', 'a\u202ab', 'a\u202db', 'a\u2066b\u2069', 'a\u200eb', 'a\u200fb', 'a\u061cb',
+      'Jo\u200bhn', 'a\u200cb', 'a\u200db', 'a\u2060b', 'a\ufeffb', 'a\u00adb', 'a\u2028b', 'a\u2029b', 'a\u{e0041}b',
+    ];
+
     const limits: [LeadField, number][] = [
       ['firstName', 100], ['lastName', 100], ['address', 200], ['city', 100], ['driversLicenseNumber', 32],
       ['incomePaymentFrequency', 64], ['bankDirectDeposit', 64], ['bankAccountType', 64], ['ownHome', 64],
@@ -566,6 +578,7 @@ describe('validateLead', () => {
         expectAccepted(field, { ['x'.repeat(max)]: 'x'.repeat(max), '  José Ñúñez-O\'Brien 😀 ': 'José Ñúñez-O\'Brien 😀' });
         expectRejected(field, ['x'.repeat(max + 1)], `must be at most ${max} characters`);
         expectRejected(field, ['a\u0000b', 'a\nb', 'a\tb', 'a\u007fb', 'a\u0085b', 'a\ud800b'], 'must not contain control characters');
+        expectRejected(field, SPOOFING_TEXTS, FORMAT_CHARACTERS_MESSAGE);
       });
     }
   });

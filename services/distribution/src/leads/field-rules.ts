@@ -5,7 +5,7 @@ import { ageInYears, parseCalendarDate } from './calendar-date.js';
 import { normalizeEmailAddress } from './email.js';
 import { isNorthAmericanNumber, phoneDigits } from './phone.js';
 import { isIssuableSsn, ssnDigits } from './ssn.js';
-import { DISALLOWED_CHARACTERS_MESSAGE, hasDisallowedCharacters } from './text.js';
+import { disallowedCharactersProblem } from './text.js';
 import { parseTrackingParams } from './tracking-params.js';
 import { isUspsStateCode } from './us-states.js';
 
@@ -135,12 +135,13 @@ export const trackingParams: FieldRule<Record<string, string>> = (text) => {
 
 /**
  * Free text of at most maxLength UTF-16 code units (never fewer than the characters, so a column sized in
- * characters always fits), without control characters.
+ * characters always fits), without control or invisible formatting characters.
  */
 export function freeText(maxLength: number): FieldRule<string> {
   const tooLong = `must be at most ${maxLength} characters`;
   return (text) => {
     if (text.length > maxLength) return reject(tooLong);
-    return hasDisallowedCharacters(text) ? reject(DISALLOWED_CHARACTERS_MESSAGE) : accept(text);
+    const problem = disallowedCharactersProblem(text);
+    return problem ? reject(problem) : accept(text);
   };
 }

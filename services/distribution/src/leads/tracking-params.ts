@@ -1,4 +1,4 @@
-import { DISALLOWED_CHARACTERS_MESSAGE, hasDisallowedCharacters } from './text.js';
+import { disallowedCharactersProblem } from './text.js';
 
 const MAX_TRACKING_LENGTH = 4096;
 const MAX_PAIRS = 50;
@@ -26,7 +26,8 @@ export function parseTrackingParams(text: string): TrackingParams {
     if (key === undefined || value === undefined) return failure('has a malformed URL encoding');
     const name = PAIR_KEY.exec(key)?.[1];
     if (name === undefined) return failure(PAIR_SHAPE);
-    if (hasDisallowedCharacters(value)) return failure(DISALLOWED_CHARACTERS_MESSAGE);
+    const problem = disallowedCharactersProblem(value);
+    if (problem) return failure(problem);
     if (pairs.has(name)) return failure('must not repeat a parameter name');
     if (pairs.size === MAX_PAIRS) return failure(`must have at most ${MAX_PAIRS} pairs`);
     pairs.set(name, value);
