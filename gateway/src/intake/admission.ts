@@ -44,12 +44,17 @@ export function admission(options: AdmissionOptions) {
   }
 
   /** For a locked-out address: the publisher of a key known live, without a look-up; otherwise refused. */
-  async function knownPublisher(webmasterKey: string, keyHash: string, lockedOutSeconds: number, reply: FastifyReply): Promise<Publisher> {
+  async function knownPublisher(
+    webmasterKey: string,
+    keyHash: string,
+    lockedOutSeconds: number,
+    reply: FastifyReply,
+  ): Promise<Publisher> {
     const known = isWellFormedPublisherKey(webmasterKey) ? keys.known(keyHash) : undefined;
     const publisher = known ? await known.catch(() => null) : null;
     if (publisher) return publisher;
-    const lockout = { allowed: false, limit: authFailures.limit, remaining: 0, resetSeconds: lockedOutSeconds, windowSeconds: authFailures.windowSeconds };
-    reply.headers(rateLimitHeaders(lockout, AUTH_FAILURES_POLICY));
+    const { limit, windowSeconds } = authFailures;
+    reply.headers(rateLimitHeaders({ allowed: false, limit, remaining: 0, resetSeconds: lockedOutSeconds, windowSeconds }, AUTH_FAILURES_POLICY));
     onRefused('auth_failures');
     throw GatewayError.rateLimited(lockedOutSeconds);
   }
@@ -57,7 +62,8 @@ export function admission(options: AdmissionOptions) {
   return async function admit(request: FastifyRequest<{ Params: IntakeParams }>, reply: FastifyReply): Promise<void> {
     const { webmasterKey } = request.params;
     const keyHash = hashKey(webmasterKey);
-    const address = clientAddressGroup(request.ip);
+    // A socket already gone has no address; such a request is answered to no one anyway.
+    const address = clientAddressGroup(request.ip ?? 'unknown');
     const lockedOutSeconds = authFailures.lockedOutSeconds(address);
     const publisher =
       lockedOutSeconds > 0
