@@ -523,92 +523,143 @@ describe('faults', function () {
     const secrets = productionSecretsEnv();
     let database: DroppableDatabase | undefined;
     let dataDir: Awaited<ReturnType<typeof tempDir>> | undefined;
-    let buyer: GatedBuyer | undefined;
+    const buyers: GatedBuyer[] = [];
     const distributions: DistributionProcess[] = [];
     const gateways: GatewayProcess[] = [];
+    let survivor: GatewayProcess | undefined;
     let admin: Admin | undefined;
     const handles = () => [...distributions, ...gateways].map((process) => process.handle);
+
+    /** A distribution service with a gateway in front of it; `crashAt`: the service's LEADFLOW_CRASH_AT. */
+    async function startInstance(name: string, crashAt?: string): Promise<{ distribution: DistributionProcess; gateway: GatewayProcess }> {
+      const distribution = await startDistributionProcess(`distribution-${name}`, {
+        ...secrets,
+        DATABASE_URL: database!.url,
+        LEADFLOW_DATA_DIR: dataDir!.path,
+        LEADFLOW_LOG_LEVEL: 'info',
+        LEADFLOW_SELL_DEADLINE_MS: String(SELL_DEADLINE_MS),
+        ...(crashAt ? { LEADFLOW_CRASH_AT: crashAt } : {}),
+      });
+      distributions.push(distribution);
+      const gateway = await startGatewayProcess(`gateway-${name}`, distribution.address, {
+        LEADFLOW_LOG_LEVEL: 'info',
+        REDIS_URL: '',
+        LEADFLOW_INTAKE_DEADLINE_MS: String(INTAKE_DEADLINE_MS),
+      });
+      gateways.push(gateway);
+      return { distribution, gateway };
+    }
+
+    /** The one buyer, at a new gated endpoint (applied under the same name): its id. */
+    async function takeoverBuyer(buyer: GatedBuyer): Promise<string> {
+      buyers.push(buyer);
+      const buyerId = (await admin!.applyBuyers([testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } })]))['takeover-buyer']!;
+      // Every instance has seen the change once its list of active buyers expires.
+      await sleep(1500);
+      return buyerId;
+    }
+
+    /**
+     * The lead as its publisher retries it through the surviving instance after the first try died with
+     * its service, as a 503 asks, starting while the claim is still fresh: the retry waits, and the claim
+     * turns stale while it waits. The lead's stored row as the death left it, and every retry's answer.
+     */
+    async function retryThroughSurvivor(publisherId: string, key: string, body: Record<string, unknown>) {
+      const [row] = await database!.rows<{ id: string; status: string; claimed_at: number }>(
+        'SELECT id, status, claimed_at FROM leads WHERE publisher_id = ? AND clickid = ?',
+        [publisherId, body.clickid],
+      );
+      if (!row) return { row, retries: [] };
+      const staleAt = row.claimed_at + SELL_DEADLINE_MS + STALE_CLAIM_GRACE_MS;
+      await sleep(Math.max(0, staleAt - BUYER_TIMEOUT_MS - Date.now()));
+      const retries: IntakeReply[] = [];
+      for (let attempt = 0; attempt < 30; attempt++) {
+        const reply = await postLead(survivor!.baseUrl, key, body, 60_000);
+        retries.push(reply);
+        if (reply.status !== 503 && reply.status !== 504) break;
+        await sleep(1000);
+      }
+      return { row, retries };
+    }
 
     before(async function () {
       await needSharedMysql(this);
       database = await createClusterDatabase();
       dataDir = await tempDir('lf-takeover-');
-      const env = {
-        ...secrets,
-        DATABASE_URL: database.url,
-        LEADFLOW_DATA_DIR: dataDir.path,
-        LEADFLOW_LOG_LEVEL: 'info',
-        LEADFLOW_SELL_DEADLINE_MS: String(SELL_DEADLINE_MS),
-      };
-      const gatewayEnv = { LEADFLOW_LOG_LEVEL: 'info', REDIS_URL: '', LEADFLOW_INTAKE_DEADLINE_MS: String(INTAKE_DEADLINE_MS) };
-      distributions.push(await startDistributionProcess('distribution-a', env));
-      distributions.push(await startDistributionProcess('distribution-b', env));
-      gateways.push(await startGatewayProcess('gateway-a', distributions[0]!.address, gatewayEnv));
-      gateways.push(await startGatewayProcess('gateway-b', distributions[1]!.address, gatewayEnv));
-      admin = new Admin(distributions[1]!.address, secrets.LEADFLOW_ADMIN_TOKEN!);
+      const { distribution, gateway } = await startInstance('survivor');
+      survivor = gateway;
+      admin = new Admin(distribution.address, secrets.LEADFLOW_ADMIN_TOKEN!);
     });
     afterEach(function () {
       printOutputOnFailure(this, handles);
     });
     after(async () => {
       admin?.close();
-      buyer?.open();
+      for (const buyer of buyers) buyer.open();
       await cleanUp([
         ...gateways.map((gateway) => () => gateway.handle.stop()),
         ...distributions.map((distribution) => () => distribution.handle.stop()),
-        () => buyer?.close(),
+        ...buyers.map((buyer) => () => buyer.close()),
         () => database?.drop(),
         () => dataDir?.remove(),
       ]);
     });
 
-    it('sells the lead with a full selling budget, not with what is left of the retry that found the claim stale', async () => {
-      buyer = await startGatedBuyer(0);
-      const buyerId = (await admin!.applyBuyers([testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } })]))['takeover-buyer']!;
-      const publisher = await admin!.createPublisher('takeover', 1000);
-      await sleep(1500);
-      const body = validLeadBody();
-      const clickid = body.clickid as string;
-
-      // The lead is at the buyer when its distribution service dies: its claim is left behind.
-      const first = postLead(gateways[0]!.baseUrl, publisher.key, body, 60_000);
-      await waitUntil('the lead at the buyer', () => buyer!.received.length === 1, 60_000, 20);
-      await distributions[0]!.handle.kill();
-      const firstReply = await first;
+    it('sells a lead whose service died before posting it with a full selling budget, not with what is left of the retry', async () => {
+      const buyer = await startGatedBuyer(0);
       buyer.open();
-      const [row] = await database!.rows<{ id: string; status: string; claimed_at: number }>(
-        'SELECT id, status, claimed_at FROM leads WHERE publisher_id = ? AND clickid = ?',
-        [publisher.id, clickid],
-      );
-      expect(row, 'the lead was stored before it went to the buyer').to.exist;
-      expect(row!.status).to.equal('processing');
-
-      // The publisher retries through the other instance, as a 503 asks, starting while the
-      // claim is still fresh: the retry waits, and the claim turns stale while it waits.
-      const staleAt = row!.claimed_at + SELL_DEADLINE_MS + STALE_CLAIM_GRACE_MS;
-      await sleep(Math.max(0, staleAt - BUYER_TIMEOUT_MS - Date.now()));
-      const retries: IntakeReply[] = [];
-      for (let attempt = 0; attempt < 30; attempt++) {
-        const reply = await postLead(gateways[1]!.baseUrl, publisher.key, body, 60_000);
-        retries.push(reply);
-        if (reply.status !== 503 && reply.status !== 504) break;
-        await sleep(1000);
-      }
-      const attempts = await database!.rows<{ kind: string; outcome: string; reason: string | null }>(
-        'SELECT kind, outcome, reason FROM buyer_attempts WHERE lead_id = ? ORDER BY started_at',
-        [row!.id],
-      );
+      const buyerId = await takeoverBuyer(buyer);
+      const publisher = await admin!.createPublisher('takeover', 1000);
+      // The service dies with the buyer's caps held for the lead, before its post intent: nothing reached the buyer.
+      const doomed = await startInstance('doomed', 'before-intent:kill');
+      const body = validLeadBody();
+      const firstReply = await postLead(doomed.gateway.baseUrl, publisher.key, body, 60_000);
+      const died = await doomed.distribution.handle.exited;
+      const { row, retries } = await retryThroughSurvivor(publisher.id, publisher.key, body);
       console.log(
-        `      takeover: first answer ${describeReply(firstReply)}; retries ${retries.map(describeReply).join(' | ')}; ` +
-          `posts to the buyer ${buyer.received.length}; attempts stored ${JSON.stringify(attempts)}`,
+        `      takeover before the post: first answer ${describeReply(firstReply)}, service ${JSON.stringify(died)}; ` +
+          `retries ${retries.map(describeReply).join(' | ')}; posts to the buyer ${buyer.received.length}`,
       );
 
+      expect(died, 'the service died at the crash point').to.deep.equal({ code: null, signal: 'SIGKILL' });
       expect([503, 504], describeReply(firstReply)).to.include(firstReply.status);
+      expect(row, 'the lead was stored before it went to a buyer').to.exist;
+      expect(row!.status).to.equal('processing');
       const last = retries.at(-1)!;
       expect(last.status, describeReply(last)).to.equal(200);
       expect(last.body.leadId).to.equal(row!.id);
       // The buyer accepts every lead at once: the lead must be sold to it, not rejected for want of time.
       expect(last.body, describeReply(last)).to.include({ status: 'sold', buyerId });
+      expect(buyer.received, 'posts to the buyer').to.deep.equal([row!.id]);
+    });
+
+    it('never posts a lead again that was at the buyer when its service died: the retry answers it unconfirmed', async () => {
+      const buyer = await startGatedBuyer(0);
+      await takeoverBuyer(buyer);
+      const publisher = await admin!.createPublisher('takeover-at-buyer', 1000);
+      const doomed = await startInstance('killed-at-buyer');
+      const body = validLeadBody();
+      const first = postLead(doomed.gateway.baseUrl, publisher.key, body, 60_000);
+      await waitUntil('the lead at the buyer', () => buyer.received.length === 1, 60_000, 20);
+      await doomed.distribution.handle.kill();
+      const firstReply = await first;
+      // The buyer takes the lead; its answer goes into a dead connection.
+      buyer.open();
+      const { row, retries } = await retryThroughSurvivor(publisher.id, publisher.key, body);
+      const [after] = await database!.rows<{ status: string }>('SELECT status FROM leads WHERE id = ?', [row?.id]);
+      console.log(
+        `      takeover with the post at the buyer: first answer ${describeReply(firstReply)}; retries ${retries.map(describeReply).join(' | ')}; ` +
+          `posts to the buyer ${buyer.received.length}; lead ${after?.status}`,
+      );
+
+      expect([503, 504], describeReply(firstReply)).to.include(firstReply.status);
+      expect(row!.status, 'as the death left the lead').to.equal('processing');
+      const last = retries.at(-1)!;
+      expect(last.status, describeReply(last)).to.equal(200);
+      // The buyer may have it: no other post, not to it and not to anyone, until the lead is resolved.
+      expect(last.body, describeReply(last)).to.include({ status: 'rejected', leadId: row!.id });
+      expect(after!.status).to.equal('unconfirmed');
+      expect(buyer.received, 'posts to the buyer').to.deep.equal([row!.id]);
     });
   });
 
@@ -715,7 +766,8 @@ describe('faults', function () {
       // Nothing listens there: every post is refused.
       const refusing = `http://127.0.0.1:${await freePort()}/refuses`;
       const ids = await admin!.applyBuyers([
-        testBuyer('hanging-buyer', buyers!.url('/hangs'), { tier: 1, integration: { timeoutMs: BUYER_TIMEOUT_MS } }),
+        // Its contract makes a post it does not answer in time a decline: the lead goes on to the next buyer.
+        testBuyer('hanging-buyer', buyers!.url('/hangs'), { tier: 1, integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' } }),
         testBuyer('refusing-buyer', refusing, { tier: 1, integration: { timeoutMs: BUYER_TIMEOUT_MS } }),
         testBuyer('backup-buyer', buyers!.url('/backup'), { tier: 2 }),
       ]);
