@@ -1,9 +1,11 @@
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { createDatabase, isDuplicateKeyError, migrateToLatest, type Db } from '../../services/distribution/src/db/database.js';
+import { createDatabase, isDuplicateKeyError, migrateToLatest, SQLITE_FILE, type Db } from '../../services/distribution/src/db/database.js';
 import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
 import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../services/common/config.js';
-import { describeEachDatabase } from '../support/test-database.js';
+import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
 function publisher(id: string): PublisherRow {
   return { id, name: id, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: Date.now() };
@@ -59,5 +61,45 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
     const stored = await ids();
     expect(stored).to.include('c2');
     expect(stored).not.to.include('c1');
+  });
+});
+
+describe('group commit against another SQLite connection', () => {
+  let database: TestDatabase;
+  let db: Db;
+  let other: SqliteDatabase.Database;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    db = createDatabase(loadDistributionConfig(database.env));
+    await migrateToLatest(db);
+    other = new SqliteDatabase(path.join(database.env.LEADFLOW_DATA_DIR!, SQLITE_FILE));
+  });
+  after(async () => {
+    other?.close();
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it('runs again a write whose read snapshot another connection made stale (SQLITE_BUSY_SNAPSHOT)', async () => {
+    const writes = new GroupCommit(db);
+    const errors: unknown[] = [];
+    let attempts = 0;
+    const id = await writes.run(async (trx) => {
+      attempts++;
+      // A read opens the snapshot; the other connection then commits, so this transaction cannot write.
+      await trx.selectFrom('publishers').select('id').execute();
+      if (attempts === 1) other.prepare('INSERT INTO publishers (id, name, rate_limit_per_minute, payout_share_bps, created_at) VALUES (?, ?, 60, 8000, 0)').run('other', 'other');
+      try {
+        await trx.insertInto('publishers').values(publisher('mine')).execute();
+      } catch (error) {
+        errors.push(error);
+        throw error;
+      }
+      return 'mine';
+    });
+    expect(id).to.equal('mine');
+    expect(errors.map((error) => (error as { code?: string }).code)).to.deep.equal(['SQLITE_BUSY_SNAPSHOT']);
+    expect(attempts).to.equal(2);
   });
 });

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
 import { TtlCache } from '../../../common/ttl-cache.js';
 import { createPool } from 'mysql2';
+import { restrictToOwner, sqliteCompanionFiles } from './data-files.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -39,10 +40,16 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
 
 function sqliteDialect(dataDir: string): SqliteDialect {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const database = new SqliteDatabase(path.join(dataDir, SQLITE_FILE));
+  const file = path.join(dataDir, SQLITE_FILE);
+  const database = new SqliteDatabase(file);
+  // Before the first write: SQLite gives the -wal and -shm files it creates the database file's mode.
+  restrictToOwner(file, ...sqliteCompanionFiles(file));
   database.pragma('journal_mode = WAL');
-  // WAL with NORMAL is durable across process crashes; only an OS crash can lose the last commits.
-  database.pragma('synchronous = NORMAL');
+  // FULL syncs the WAL at every commit, so a commit survives power loss too (NORMAL only survives a
+  // process crash). Group commit makes that one fsync per batch of leads: see README, Security.
+  database.pragma('synchronous = FULL');
+  // Deleted and overwritten content is zeroed, so a purged or re-encrypted value leaves no copy in free pages.
+  database.pragma('secure_delete = ON');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('wal_autocheckpoint = 4000');
@@ -92,9 +99,12 @@ export function isDuplicateKeyError(error: unknown): boolean {
 
 /**
  * True when the engine gave up a transaction to break a lock conflict (InnoDB
- * deadlock or lock wait timeout, SQLite busy): running it again is safe.
+ * deadlock or lock wait timeout; SQLite busy in any of its extended forms, such
+ * as SQLITE_BUSY_SNAPSHOT for a read snapshot another connection's commit made
+ * stale): running it again is safe.
  */
 export function isTransientConflict(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+  if (typeof code !== 'string') return false;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
 }
