@@ -66,14 +66,35 @@ export const REQUIRED_LEAD_FIELDS = [
   'clickid',
 ] as const satisfies readonly LeadField[];
 
-/** Fields encrypted at rest and masked wherever they are shown. */
+/**
+ * The applicant's personal data: encrypted at rest, masked wherever shown, and
+ * removed by the retention purge (the keyed hashes stay). Under GLBA all of it
+ * is customer information: who the person is (names, date of birth, SSN,
+ * licence), how to reach them (e-mail, phones, street address, IP) and their
+ * accounts. City, state and ZIP stay in plain text: they identify no one on
+ * their own, and operators read them to see where leads come from.
+ */
 export const SENSITIVE_LEAD_FIELDS = [
   'ssn',
   'dob',
   'bankAba',
   'bankAccountNumber',
   'driversLicenseNumber',
+  'firstName',
+  'lastName',
+  'email',
+  'address',
+  'homePhone',
+  'cellPhone',
+  'workPhone',
+  'userIp',
 ] as const satisfies readonly LeadField[];
+
+const SENSITIVE_FIELD_NAMES: ReadonlySet<string> = new Set(SENSITIVE_LEAD_FIELDS);
+
+export function isSensitiveLeadField(name: string): boolean {
+  return SENSITIVE_FIELD_NAMES.has(name);
+}
 
 const LEAD_FIELD_NAMES: ReadonlySet<string> = new Set(LEAD_FIELDS);
 

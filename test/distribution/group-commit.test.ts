@@ -5,6 +5,7 @@ import { createDatabase, isDuplicateKeyError, migrateToLatest, SQLITE_FILE, type
 import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
 import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../services/common/config.js';
+import { testKeyRing } from '../support/key-ring.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
 function publisher(id: string): PublisherRow {
@@ -16,7 +17,7 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
 
   before(async () => {
     db = createDatabase(loadDistributionConfig(database().env));
-    await migrateToLatest(db);
+    await migrateToLatest(db, testKeyRing());
   });
   after(() => db?.destroy());
 
@@ -72,7 +73,7 @@ describe('group commit against another SQLite connection', () => {
   before(async () => {
     database = await sqliteDatabase();
     db = createDatabase(loadDistributionConfig(database.env));
-    await migrateToLatest(db);
+    await migrateToLatest(db, testKeyRing());
     other = new SqliteDatabase(path.join(database.env.LEADFLOW_DATA_DIR!, SQLITE_FILE));
   });
   after(async () => {

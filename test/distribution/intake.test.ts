@@ -223,7 +223,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(answer.outcome).to.deep.equal({ $case: 'invalid', value: { errors: { ssn: 'is required' } } });
   });
 
-  it('stores sensitive fields encrypted and keyed-hashed, and shows them masked', async () => {
+  it('stores personal fields encrypted and keyed-hashed, and shows them masked', async () => {
     await accepting('fixed');
     const answer = await stack.submit(key, validLeadBody({ ssn: '219-09-9999', bankAccountNumber: '9876543210' }));
     if (answer.outcome?.$case !== 'sold') throw new Error('expected a sale');
@@ -232,12 +232,28 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const stored = JSON.stringify(row);
     expect(stored).not.to.include('219099999');
     expect(stored).not.to.include('9876543210');
-    expect(stored).not.to.include('1986-04-12');
+    for (const value of ['1986-04-12', 'Maria', 'Garcia', 'maria.garcia@example.com', '1200 Market St', '4155550123', '4155550188', '203.0.113.7']) {
+      expect(stored).not.to.include(value);
+    }
     expect(row.ssn_hash).not.to.equal(createHash('sha256').update('219099999').digest('hex'));
     expect(row.sensitive).to.match(/^v1\.k1\./);
 
     const view = await call(stack.client.getLead.bind(stack.client), { leadId }, bearer(stack.service.adminToken));
-    expect(view.lead!.fields).to.include({ ssn: '*****9999', bankAccountNumber: '******3210', dob: '**********', firstName: 'Maria' });
+    expect(view.lead!.fields).to.include({
+      ssn: '*****9999',
+      bankAccountNumber: '******3210',
+      dob: '**********',
+      firstName: 'M****',
+      lastName: 'G*****',
+      email: 'm***********@example.com',
+      address: '**************',
+      homePhone: '******0123',
+      cellPhone: '******0188',
+      userIp: '***********',
+      city: 'San Francisco',
+      state: 'CA',
+      zip: '94102',
+    });
     expect(view.lead!.tracking).to.deep.equal({ affiliate: 'aff42', sub: 'spring', transaction: 'tx-9001' });
     expect(view.lead!.attempts).to.have.length(1);
     const anonymous = await call(stack.client.getLead.bind(stack.client), { leadId }).catch((error: ServiceError) => error);

@@ -6,7 +6,10 @@ import { validLeadBody } from '../support/leads.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** A lead of person `n`: its own SSN, e-mail, cell phone, bank account and license number. */
+/**
+ * A lead of person `n`: its own SSN, e-mail, cell phone, bank account and
+ * license number. `sensitive` is every personal field as stored (normalized).
+ */
 export function personLead(n: number): { body: Record<string, unknown>; sensitive: Record<string, string> } {
   const serial = String(1000 + n);
   const sensitive = {
@@ -15,13 +18,15 @@ export function personLead(n: number): { body: Record<string, unknown>; sensitiv
     bankAba: '021000021',
     bankAccountNumber: `7700${serial}`,
     driversLicenseNumber: `D${serial}`,
-  };
-  const body = validLeadBody({
-    ...sensitive,
-    ssn: `123-45-${serial}`,
+    firstName: 'Maria',
+    lastName: 'Garcia',
     email: `person.${n}@example.com`,
+    address: '1200 Market St',
+    homePhone: '4155550123',
     cellPhone: `415555${serial}`,
-  });
+    userIp: '203.0.113.7',
+  };
+  const body = validLeadBody({ ...sensitive, ssn: `123-45-${serial}` });
   return { body, sensitive };
 }
 

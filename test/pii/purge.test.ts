@@ -66,7 +66,7 @@ describeEachDatabase('PII purge', (database) => {
     expect(await leadRows(db(), [...oldIds, freshId])).to.deep.equal(purgedOnce);
   });
 
-  it('shows a purged lead through GetLead with its sensitive fields as [purged]', async () => {
+  it('shows a purged lead through GetLead with every personal field as [purged]', async () => {
     const { lead } = await getLead(oldIds[0]);
     expect(lead!.status).to.equal('sold');
     expect(lead!.attempts).to.have.length(1);
@@ -76,11 +76,20 @@ describeEachDatabase('PII purge', (database) => {
       bankAba: '[purged]',
       bankAccountNumber: '[purged]',
       driversLicenseNumber: '[purged]',
-      firstName: 'Maria',
-      email: 'person.1@example.com',
+      firstName: '[purged]',
+      lastName: '[purged]',
+      email: '[purged]',
+      address: '[purged]',
+      homePhone: '[purged]',
+      cellPhone: '[purged]',
+      workPhone: '[purged]',
+      userIp: '[purged]',
+      city: 'San Francisco',
+      state: 'CA',
+      zip: '94102',
     });
     const fresh = await getLead(freshId);
-    expect(fresh.lead!.fields).to.include({ ssn: '*****1003', driversLicenseNumber: '*1003' });
+    expect(fresh.lead!.fields).to.include({ ssn: '*****1003', driversLicenseNumber: '*1003', firstName: 'M****', email: 'p*******@example.com' });
   });
 
   it('still recognises a purged person in the duplicate check', async () => {

@@ -106,8 +106,11 @@ describe('lead fields', () => {
     expect(REQUIRED_LEAD_FIELDS).to.have.length(15);
   });
 
-  it('marks the sensitive fields', () => {
-    expect(SENSITIVE_LEAD_FIELDS).to.have.members(['ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber']);
+  it('marks the personal fields: encrypted, masked, purged', () => {
+    expect(SENSITIVE_LEAD_FIELDS).to.have.members([
+      'ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber',
+      'firstName', 'lastName', 'email', 'address', 'homePhone', 'cellPhone', 'workPhone', 'userIp',
+    ]);
   });
 
   it('recognises only the exact JSON names', () => {

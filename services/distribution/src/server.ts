@@ -31,6 +31,7 @@ import { PiiLifecycle } from './security/pii-lifecycle.js';
 import { schedulePurge } from './security/pii-purge-schedule.js';
 import { KeyedHasher } from './security/keyed-hash.js';
 import { PiiCipher } from './security/pii-cipher.js';
+import { verifyKeyRing } from './security/key-ring.js';
 import { loadSecrets } from './security/secrets.js';
 
 export interface RunningDistribution {
@@ -89,7 +90,8 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   const hasher = new KeyedHasher(secrets.hmacKey);
   const db = createDatabase(config);
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, { cipher, hasher });
+    await verifyKeyRing(db, { cipher, hasher });
   } catch (error) {
     await db.destroy();
     throw error;

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, MysqlDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
+import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, sql, type SqliteDialectConfig } from 'kysely';
+import { ConfigError } from '../../../common/config.js';
+import type { KeyRing } from '../security/key-ring.js';
 import { TtlCache } from '../../../common/ttl-cache.js';
 import { createPool } from 'mysql2';
 import { restrictToOwner, sqliteCompanionFiles } from './data-files.js';
@@ -82,13 +84,27 @@ export function createDatabase(options: DatabaseOptions): Db {
   return new Kysely<Database>({ dialect });
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+/** Migrates to the latest schema; data migrations read and write lead data with `ring`. */
+export async function migrateToLatest(db: Db, ring: KeyRing): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(ring) } });
   const { error, results } = await migrator.migrateToLatest();
+  // A key ring that does not match the data says so in its own words.
+  if (error instanceof ConfigError) throw error;
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
   }
+  await discardOverwrittenPages(db);
+}
+
+/**
+ * On SQLite, folds the write-ahead log into the database and truncates it:
+ * pages written before an overwrite (a purge, a re-encryption) stay in the WAL
+ * file until then. secure_delete has zeroed them in the database itself. On
+ * MySQL, InnoDB's redo and undo logs recycle on their own.
+ */
+export async function discardOverwrittenPages(db: Db): Promise<void> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
 }
 
 /** True for a unique-key violation on either engine. */

@@ -59,9 +59,9 @@ export interface LeadTable {
   ssn_hash: string;
   email_hash: string;
   phone_hash: string;
-  /** JSON of the non-sensitive normalized fields. */
+  /** JSON of the normalized fields that are not personal data. */
   fields: string;
-  /** Ciphertext of the JSON of the sensitive fields; empty once purged. */
+  /** Ciphertext of the JSON of the personal fields (SENSITIVE_LEAD_FIELDS); empty once purged. */
   sensitive: string;
   /** When the sensitive fields were purged (the keyed hashes stay); null while they are kept. */
   sensitive_purged_at: number | null;
@@ -162,6 +162,11 @@ export interface LeadPostTable {
   created_at: number;
   answered_at: number | null;
   resolved_by: LeadPostResolver | null;
+/** A check value per key the data was written with: `hmac`, `pii:<kid>`. */
+export interface KeyCheckTable {
+  name: string;
+  check_value: string;
+  created_at: number;
 }
 
 export interface Database {
@@ -176,6 +181,7 @@ export interface Database {
   buyer_attempts: BuyerAttemptTable;
   sales: SaleTable;
   lead_posts: LeadPostTable;
+  key_checks: KeyCheckTable;
 }
 
 export type PublisherRow = Selectable<PublisherTable>;

@@ -1,5 +1,5 @@
 import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
+import { isSensitiveLeadField, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import type { BuyerAttemptRow, LeadRow } from '../db/schema.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 
@@ -9,9 +9,24 @@ export function maskValue(value: string): string {
   return '*'.repeat(value.length - 4) + value.slice(-4);
 }
 
-/** A date of birth shows nothing at all: its last four characters are the birthday. */
+/** Enough to recognise a lead, never enough to find the person. */
 function maskSensitive(field: string, value: string): string {
-  return field === 'dob' ? '*'.repeat(value.length) : maskValue(value);
+  switch (field) {
+    // A date of birth's last four characters are the birthday; a street address or an IP is hidden whole.
+    case 'dob':
+    case 'address':
+    case 'userIp':
+      return '*'.repeat(value.length);
+    case 'firstName':
+    case 'lastName':
+      return value.slice(0, 1) + '*'.repeat(Math.max(0, value.length - 1));
+    case 'email': {
+      const at = value.lastIndexOf('@');
+      return at < 1 ? maskValue(value) : value.slice(0, 1) + '*'.repeat(at - 1) + value.slice(at);
+    }
+    default:
+      return maskValue(value);
+  }
 }
 
 function attemptView(row: BuyerAttemptRow): BuyerAttempt {
@@ -32,18 +47,23 @@ function attemptView(row: BuyerAttemptRow): BuyerAttempt {
 const PURGED = '[purged]';
 
 /**
- * The sensitive fields as shown: masked, or every one of them "[purged]" once
- * purged (which of them the lead carried went with the ciphertext).
+ * The fields as shown: personal ones masked, or every one of them "[purged]"
+ * once purged (which of them the lead carried went with the ciphertext). A
+ * personal field a lead of an older release still keeps in plain text is
+ * masked the same way.
  */
-function sensitiveView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
-  if (row.sensitive_purged_at !== null) return Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED]));
-  const sensitive: Record<string, string> = JSON.parse(cipher.decrypt(row.sensitive));
-  return Object.fromEntries(Object.entries(sensitive).map(([field, value]) => [field, maskSensitive(field, value)]));
+function fieldsView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
+  const fields: Record<string, string> = JSON.parse(row.fields);
+  if (row.sensitive_purged_at !== null) {
+    return { ...fields, ...Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED])) };
+  }
+  const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(row.sensitive)) };
+  return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, isSensitiveLeadField(field) ? maskSensitive(field, value) : value]));
 }
 
-/** A stored lead as operators see it: sensitive fields masked. */
+/** A stored lead as operators see it: personal fields masked. */
 export function leadView(row: LeadRow, attempts: BuyerAttemptRow[], cipher: PiiCipher): LeadRecord {
-  const fields: Record<string, string> = { ...JSON.parse(row.fields), ...sensitiveView(row, cipher) };
+  const fields = fieldsView(row, cipher);
   return {
     leadId: row.id,
     publisherId: row.publisher_id,

@@ -14,6 +14,11 @@ export class KeyedHasher {
     if (this.key.length < 32) throw new ConfigError('LEADFLOW_HMAC_KEY must be base64 of at least 32 bytes');
   }
 
+  /** A fingerprint of the key that tells whether another hasher holds the same one, and reveals nothing about it. */
+  checkValue(): string {
+    return this.hash('key-check', 'leadflow');
+  }
+
   hash(purpose: string, value: string): string {
     return createHmac('sha256', this.key).update(purpose).update('\0').update(value).digest('hex');
   }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { ConfigError } from '../../../common/config.js';
 
 const FORMAT = 'v1';
@@ -46,6 +46,21 @@ export class PiiCipher {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** Every key id of the ring, the active one first. */
+  keyIds(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  /**
+   * A fingerprint of one key that tells whether a ring holds the same key
+   * under that id, and reveals nothing about the key (an HMAC under it).
+   */
+  checkValue(kid: string): string {
+    const key = this.keys.get(kid);
+    if (!key) throw new Error(`no key ${kid} in the ring`);
+    return createHmac('sha256', key).update('leadflow pii key check').digest('hex');
   }
 
   /** The key id a stored ciphertext was made with. */

@@ -1,5 +1,5 @@
 import { PII_RETENTION_DAYS } from '../../../common/config.js';
-import type { Db } from '../db/database.js';
+import { discardOverwrittenPages, type Db } from '../db/database.js';
 import { ServiceError } from '../errors.js';
 import type { PiiCipher } from './pii-cipher.js';
 import { purgeSensitiveFields } from './pii-purge.js';
@@ -35,15 +35,21 @@ export class PiiLifecycle {
       throw new ServiceError('invalid_argument', `older_than_days must be a whole number from ${min} to ${max}`);
     }
     const now = Date.now();
-    return purgeSensitiveFields(this.db, { createdBefore: now - olderThanDays * DAY_MS, now, signal });
+    const purged = await purgeSensitiveFields(this.db, { createdBefore: now - olderThanDays * DAY_MS, now, signal });
+    if (purged > 0) await discardOverwrittenPages(this.db);
+    return purged;
   }
 
-  /** Re-encrypts every lead not under the active key, `batchSize` per transaction (0 = default). */
+  /**
+   * Re-encrypts every lead not under the active key, and encrypts what an older release left in plain
+   * text, `batchSize` per transaction (0 = default).
+   */
   async reencrypt(batchSize: number): Promise<{ reencrypted: number; activeKeyId: string }> {
     if (!Number.isInteger(batchSize) || batchSize < 0 || batchSize > MAX_REENCRYPT_BATCH) {
       throw new ServiceError('invalid_argument', `batch_size must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`);
     }
     const reencrypted = await reencryptLeads(this.db, this.cipher, batchSize || DEFAULT_REENCRYPT_BATCH);
+    if (reencrypted > 0) await discardOverwrittenPages(this.db);
     return { reencrypted, activeKeyId: this.cipher.activeKeyId };
   }
 }

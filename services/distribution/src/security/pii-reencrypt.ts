@@ -1,76 +1,86 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Db } from '../db/database.js';
+import type { Kysely } from 'kysely';
+import type { Database, LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
-import { PiiCipher } from './pii-cipher.js';
+import type { PiiCipher } from './pii-cipher.js';
+import { sealedForm, UndecryptableLead, type StoredPersonalData } from './personal-fields.js';
 
-interface StoredCiphertext {
-  id: string;
-  sensitive: string;
+interface Swap {
+  lead: StoredPersonalData;
+  replacement: Pick<LeadRow, 'fields' | 'sensitive'>;
 }
 
-/** The same plaintext under the active key; the plaintext never leaves this function. */
-function underActiveKey(cipher: PiiCipher, lead: StoredCiphertext): string {
-  let plaintext: string;
-  try {
-    plaintext = cipher.decrypt(lead.sensitive);
-  } catch {
-    throw new ServiceError(
-      'failed_precondition',
-      `lead ${lead.id} cannot be decrypted (its key id is "${PiiCipher.keyIdOf(lead.sensitive) ?? ''}"): ` +
-        'if that key was dropped from LEADFLOW_PII_KEYS, add it back after the active key and run again',
-    );
+/** What a page of leads should become; the plaintext never leaves sealedForm. */
+function swapsFor(cipher: PiiCipher, page: StoredPersonalData[]): Swap[] {
+  const swaps: Swap[] = [];
+  for (const lead of page) {
+    let replacement: Swap['replacement'] | undefined;
+    try {
+      replacement = sealedForm(cipher, lead);
+    } catch (error) {
+      if (!(error instanceof UndecryptableLead)) throw error;
+      throw new ServiceError(
+        'failed_precondition',
+        `${error.message}: if that key was dropped from LEADFLOW_PII_KEYS, add it back after the active key and run again`,
+      );
+    }
+    if (replacement) swaps.push({ lead, replacement });
   }
-  return cipher.encrypt(plaintext);
+  return swaps;
 }
 
-/** Swaps one lead's ciphertext unless it changed since it was read (another re-encryption, a purge). */
-async function swapCiphertext(db: Db, lead: StoredCiphertext, replacement: string): Promise<boolean> {
+/** Swaps one lead's stored form unless it changed since it was read (another run, a purge). */
+async function swap(db: Kysely<Database>, { lead, replacement }: Swap): Promise<boolean> {
   const result = await db
     .updateTable('leads')
-    .set({ sensitive: replacement })
+    .set(replacement)
     .where('id', '=', lead.id)
     .where('sensitive', '=', lead.sensitive)
+    .where('fields', '=', lead.fields)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
+async function swapAll(db: Kysely<Database>, swaps: Swap[]): Promise<number> {
+  let swapped = 0;
+  for (const each of swaps) if (await swap(db, each)) swapped++;
+  return swapped;
+}
+
 /**
- * Re-encrypts with the active key every unpurged lead whose ciphertext names
- * another key, walking the table in primary-key order, `batchSize` leads per
- * page and per transaction; returns how many leads this call re-encrypted.
+ * Brings every lead to its sealed form (sealedForm): personal fields that a
+ * lead of an older release keeps in plain text are moved into its
+ * ciphertext (or, purged, dropped), and every ciphertext under another key
+ * is re-encrypted with the active one. Walks the table in primary-key
+ * order, `batchSize` leads per page and per transaction; returns how many
+ * leads this call changed.
  *
- * Resumable: leads already under the active key are skipped, so a run that
- * stopped halfway (or a second run) only does what is left. Safe beside
- * intake and other runs: new leads are written under the active key, and each
- * swap is conditional on the ciphertext that was read, so a lead changed in
- * between is left as the other writer made it.
+ * Resumable: leads already sealed are skipped, so a run that stopped
+ * halfway (or a second run) only does what is left. Safe beside intake and
+ * other runs: new leads are written sealed, and each swap is conditional on
+ * what was read, so a lead changed in between is left as the other writer
+ * made it. Inside a transaction (a migration on SQLite) the pages are
+ * written in it; otherwise each page commits on its own.
  */
-export async function reencryptLeads(db: Db, cipher: PiiCipher, batchSize: number): Promise<number> {
-  let reencrypted = 0;
+export async function reencryptLeads(db: Kysely<Database>, cipher: PiiCipher, batchSize: number): Promise<number> {
+  let changed = 0;
   let after = '';
   for (;;) {
     const page = await db
       .selectFrom('leads')
-      .select(['id', 'sensitive'])
+      .select(['id', 'fields', 'sensitive', 'sensitive_purged_at'])
       .where('id', '>', after)
-      .where('sensitive_purged_at', 'is', null)
       .orderBy('id')
       .limit(batchSize)
       .execute();
-    if (page.length === 0) return reencrypted;
-    after = page[page.length - 1].id;
+    if (page.length === 0) return changed;
+    after = page[page.length - 1]!.id;
     // SQLite answers synchronously: without a turn of the event loop between
     // pages, a long run would hold up intake until its end.
     await nextTurn();
     // Encrypted before the transaction opens, so that it holds its locks only for the writes.
-    const swaps = page
-      .filter((lead) => PiiCipher.keyIdOf(lead.sensitive) !== cipher.activeKeyId)
-      .map((lead) => ({ lead, replacement: underActiveKey(cipher, lead) }));
+    const swaps = swapsFor(cipher, page);
     if (swaps.length === 0) continue;
-    reencrypted += await db.transaction().execute(async (trx) => {
-      let swapped = 0;
-      for (const { lead, replacement } of swaps) if (await swapCiphertext(trx, lead, replacement)) swapped++;
-      return swapped;
-    });
+    changed += db.isTransaction ? await swapAll(db, swaps) : await db.transaction().execute((trx) => swapAll(trx, swaps));
   }
 }

@@ -5,9 +5,12 @@ import * as piiLifecycle from './2026_11_22_0003_pii_lifecycle.js';
 import * as buyerPersonHolds from './2026_11_22_0004_buyer_person_holds.js';
 import * as buyerCapHolds from './2026_11_22_0005_buyer_cap_holds.js';
 import * as leadPosts from './2026_11_23_0001_lead_posts.js';
+import * as keyChecks from './2026_11_23_0130_key_checks.js';
+import { encryptPersonalFields } from './2026_11_23_0131_encrypt_personal_fields.js';
+import type { KeyRing } from '../../security/key-ring.js';
 
-/** Every migration in order; names are frozen once released. */
-export const migrations: Record<string, Migration> = {
+/** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
+export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_22_0001_initial': initial,
   '2026_11_22_0002_report_indexes': reportIndexes,
   '2026_11_22_0003_pii_lifecycle': piiLifecycle,
@@ -15,3 +18,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0005_buyer_cap_holds': buyerCapHolds,
   '2026_11_23_0001_lead_posts': leadPosts,
 };
+  '2026_11_23_0130_key_checks': keyChecks,
+  '2026_11_23_0131_encrypt_personal_fields': encryptPersonalFields(ring),
+});

@@ -1,0 +1,44 @@
+import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { isLeadField } from '../../services/common/lead-fields.js';
+import { Migrator } from 'kysely';
+import type { Db } from '../../services/distribution/src/db/database.js';
+import { migrations } from '../../services/distribution/src/db/migrations/index.js';
+import type { NewLeadRow } from '../../services/distribution/src/db/schema.js';
+import { newId } from '../../services/distribution/src/ids.js';
+import { leadRow, personHashes } from '../../services/distribution/src/leads/lead-record.js';
+import { validateLead } from '../../services/distribution/src/leads/validation.js';
+import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
+
+/** What releases before 2026_11_23 encrypted; names, contacts and the IP stayed in the plain `fields` JSON. */
+const LEGACY_ENCRYPTED = new Set(['ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber']);
+/** The last migration of that release. */
+const LEGACY_SCHEMA = '2026_11_22_0005_buyer_cap_holds';
+
+/** Brings a database to the schema of the release before personal fields were all encrypted. */
+export async function migrateToLegacySchema(db: Db, ring: KeyRing): Promise<void> {
+  const all = migrations(ring);
+  const names = Object.keys(all);
+  const legacy = Object.fromEntries(names.slice(0, names.indexOf(LEGACY_SCHEMA) + 1).map((name) => [name, all[name]!]));
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => legacy } }).migrateToLatest();
+  if (error) throw error;
+}
+
+/** A lead row as that release stored it, for a lead posted with `body`. */
+export function legacyLeadRow(body: Record<string, unknown>, ring: KeyRing, publisherId: string, now = Date.now()): NewLeadRow {
+  const lead = Lead.fromPartial(Object.fromEntries(Object.entries(body).filter(([field]) => isLeadField(field))) as Partial<Lead>);
+  const validation = validateLead(lead, [], new Date(now));
+  if (!validation.ok) throw new Error(`invalid lead: ${JSON.stringify(validation.errors)}`);
+  const valid = validation.lead;
+  const identity = { id: newId('lead', now), publisherId, fingerprint: 'legacy', claimToken: 'legacy', now, person: personHashes(valid, ring.hasher) };
+  const row = leadRow(valid, identity, ring.cipher);
+  const personal: Record<string, string> = JSON.parse(ring.cipher.decrypt(row.sensitive));
+  const encrypted = Object.fromEntries(Object.entries(personal).filter(([field]) => LEGACY_ENCRYPTED.has(field)));
+  const plain = Object.fromEntries(Object.entries(personal).filter(([field]) => !LEGACY_ENCRYPTED.has(field)));
+  return {
+    ...row,
+    status: 'rejected',
+    completed_at: now,
+    fields: JSON.stringify({ ...JSON.parse(row.fields), ...plain }),
+    sensitive: ring.cipher.encrypt(JSON.stringify(encrypted)),
+  };
+}
