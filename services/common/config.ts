@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseCrashSetting, type CrashSetting } from './crash-points.js';
 import { isLoopbackHost, isLoopbackTarget } from './loopback.js';
+import { STRONG_TOKEN_ADVICE, tokenWeakness } from './secret-strength.js';
 
 /** A bad environment value, reported at start with the variable's name. */
 export class ConfigError extends Error {
@@ -49,6 +50,14 @@ function logLevel(env: Env): string {
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(level)) throw new ConfigError(`LEADFLOW_LOG_LEVEL must be one of ${levels.join(', ')}`);
   return level;
+}
+
+// Secret checks: a token an API trusts must not be a template's placeholder or guessable.
+function bearerToken(env: Env, name: string): string | undefined {
+  const token = env[name] || undefined;
+  const weakness = token === undefined ? undefined : tokenWeakness(token);
+  if (weakness) throw new ConfigError(`${name} is refused: ${weakness}; ${STRONG_TOKEN_ADVICE}`);
+  return token;
 }
 
 export const DEFAULT_HTTP_PORT = 3000;
@@ -158,7 +167,7 @@ function crashSetting(env: Env): CrashSetting | undefined {
 export function loadDistributionConfig(env: Env = process.env): DistributionConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['mysql:']);
   const secrets = {
-    adminToken: env.LEADFLOW_ADMIN_TOKEN || undefined,
+    adminToken: bearerToken(env, 'LEADFLOW_ADMIN_TOKEN'),
     piiKeys: env.LEADFLOW_PII_KEYS || undefined,
     hmacKey: env.LEADFLOW_HMAC_KEY || undefined,
   };
@@ -248,6 +257,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     httpTimeouts: httpTimeouts(env),
     authFailureLimit: integer(env, 'LEADFLOW_AUTH_FAILURE_LIMIT', DEFAULT_AUTH_FAILURE_LIMIT, 1, 100_000),
     trustProxy: trustProxy(env),
+    metricsToken: bearerToken(env, 'LEADFLOW_METRICS_TOKEN'),
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -7,7 +8,7 @@ import { startTestStack, type TestStack } from '../support/stack.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { sampled, scrape } from './support/metrics-text.js';
 
-const METRICS_TOKEN = 'metrics-token-for-tests';
+const METRICS_TOKEN = randomBytes(32).toString('base64url');
 const AUTHORIZED = { authorization: `Bearer ${METRICS_TOKEN}` };
 
 /** A loopback port nothing listens on. */

@@ -1,5 +1,8 @@
 import { chmodSync } from 'node:fs';
 
+/** The embedded database, in the data directory. */
+export const SQLITE_FILE = 'leadflow.sqlite';
+
 /** Read and write for the owner only: lead data, keys and tokens are nobody else's business. */
 export const OWNER_ONLY = 0o600;
 

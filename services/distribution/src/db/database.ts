@@ -6,7 +6,7 @@ import { ConfigError } from '../../../common/config.js';
 import type { KeyRing } from '../security/key-ring.js';
 import { TtlCache } from '../../../common/ttl-cache.js';
 import { createPool } from 'mysql2';
-import { restrictToOwner, sqliteCompanionFiles } from './data-files.js';
+import { restrictToOwner, sqliteCompanionFiles, SQLITE_FILE } from './data-files.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -20,7 +20,7 @@ export interface DatabaseOptions {
   connectionLimit?: number;
 }
 
-export const SQLITE_FILE = 'leadflow.sqlite';
+export { SQLITE_FILE } from './data-files.js';
 
 /** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
 const PREPARED_STATEMENTS = 256;

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ConfigError } from '../../../common/config.js';
+import { keyWeakness } from '../../../common/secret-strength.js';
 
 /**
  * HMAC-SHA256 for values that must be compared but never recovered (SSN, e-mail,
@@ -12,6 +13,8 @@ export class KeyedHasher {
   constructor(base64Key: string) {
     this.key = Buffer.from(base64Key, 'base64');
     if (this.key.length < 32) throw new ConfigError('LEADFLOW_HMAC_KEY must be base64 of at least 32 bytes');
+    const weakness = keyWeakness(this.key);
+    if (weakness) throw new ConfigError(`LEADFLOW_HMAC_KEY is refused: ${weakness}`);
   }
 
   /** A fingerprint of the key that tells whether another hasher holds the same one, and reveals nothing about it. */

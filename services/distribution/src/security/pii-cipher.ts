@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { ConfigError } from '../../../common/config.js';
+import { keyWeakness } from '../../../common/secret-strength.js';
 
 const FORMAT = 'v1';
 const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -23,6 +24,8 @@ export class PiiCipher {
         throw new ConfigError('LEADFLOW_PII_KEYS must be comma-separated kid:base64 pairs of 32-byte keys');
       }
       if (this.keys.has(kid)) throw new ConfigError(`LEADFLOW_PII_KEYS names key id ${kid} twice`);
+      const weakness = keyWeakness(key);
+      if (weakness) throw new ConfigError(`LEADFLOW_PII_KEYS key ${kid} is refused: ${weakness}`);
       this.keys.set(kid, key);
     }
     const first = this.keys.keys().next();

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, type DistributionConfig } from '../../../common/config.js';
+import { STRONG_TOKEN_ADVICE, tokenWeakness } from '../../../common/secret-strength.js';
+import { OWNER_ONLY, restrictToOwner, SQLITE_FILE } from '../db/data-files.js';
 
 /** The secrets one deployment shares between its distribution services and its CLI. */
 export interface Secrets {
@@ -30,17 +33,79 @@ async function readSecretsFile(file: string): Promise<Secrets | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<Secrets>;
-  if (!parsed.adminToken || !parsed.piiKeys || !parsed.hmacKey) {
+  let parsed: Partial<Record<keyof Secrets, unknown>>;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Never the parser's message: it quotes the text around the fault, which is secret material.
+    throw new SyntaxError(`${file} is not valid JSON: restore it from a backup (it holds the keys of the stored leads)`);
+  }
+  const names = ['adminToken', 'piiKeys', 'hmacKey'] as const;
+  if (parsed === null || typeof parsed !== 'object' || names.some((name) => typeof parsed[name] !== 'string' || parsed[name] === '')) {
     throw new ConfigError(`${file} is incomplete: it needs adminToken, piiKeys and hmacKey`);
   }
   return parsed as Secrets;
 }
 
+/** Makes the directory entry of a just renamed or linked file durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes the whole file under a temporary name, synced and owner-only, and returns that name. */
+async function writeTemporary(file: string, secrets: Secrets): Promise<string> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', OWNER_ONLY);
+  try {
+    await handle.chmod(OWNER_ONLY); // whatever the umask
+    await handle.writeFile(`${JSON.stringify(secrets, null, 2)}\n`);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  return temporary;
+}
+
+/**
+ * Creates the file whole or not at all, and only if it does not exist: a
+ * crash leaves no torn secrets.json, and of two processes starting at once
+ * the second reads the first one's (link fails when the name exists).
+ */
+async function createSecretsFile(file: string, secrets: Secrets): Promise<boolean> {
+  const temporary = await writeTemporary(file, secrets);
+  try {
+    await link(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  await syncDirectory(path.dirname(file));
+  return true;
+}
+
+/** Generating keys over a database that already holds leads would make them unreadable. */
+function refuseNewKeysOverData(config: Pick<DistributionConfig, 'dataDir'>, file: string): void {
+  if (!existsSync(path.join(config.dataDir, SQLITE_FILE))) return;
+  throw new ConfigError(
+    `${config.dataDir} holds a database but no ${SECRETS_FILE}: restore ${file} from the same backup as the database ` +
+      '(or set LEADFLOW_ADMIN_TOKEN, LEADFLOW_PII_KEYS and LEADFLOW_HMAC_KEY); new keys could not read its leads',
+  );
+}
+
 /**
  * Secrets from the environment where given; on the embedded default the rest
  * come from `secrets.json` in the data directory, generated on first start
- * (readable by the owner only).
+ * (readable by the owner only), never over an existing database.
  */
 export async function loadSecrets(config: Pick<DistributionConfig, 'dataDir' | 'secrets'>): Promise<Secrets> {
   const fromEnv = config.secrets;
@@ -50,18 +115,18 @@ export async function loadSecrets(config: Pick<DistributionConfig, 'dataDir' | '
   const file = path.join(config.dataDir, SECRETS_FILE);
   let stored = await readSecretsFile(file);
   if (!stored) {
+    refuseNewKeysOverData(config, file);
     await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    stored = generateSecrets();
-    try {
-      await writeFile(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      // Another process created it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      stored = (await readSecretsFile(file)) as Secrets;
-    }
+    const generated = generateSecrets();
+    // Another process created it first: use theirs.
+    stored = (await createSecretsFile(file, generated)) ? generated : ((await readSecretsFile(file)) as Secrets);
   }
+  restrictToOwner(file);
+  const adminToken = fromEnv.adminToken ?? stored.adminToken;
+  const weakness = tokenWeakness(adminToken);
+  if (weakness) throw new ConfigError(`the admin token in ${file} is refused: ${weakness}; ${STRONG_TOKEN_ADVICE}`);
   return {
-    adminToken: fromEnv.adminToken ?? stored.adminToken,
+    adminToken,
     piiKeys: fromEnv.piiKeys ?? stored.piiKeys,
     hmacKey: fromEnv.hmacKey ?? stored.hmacKey,
   };
@@ -80,20 +145,14 @@ function nextKeyId(keyRing: string): string {
 
 /** Replaces the file whole or not at all: a torn secrets.json would lose every key, and with them every lead's PII. */
 async function replaceSecretsFile(file: string, secrets: Secrets): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = await writeTemporary(file, secrets);
   try {
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(secrets, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncDirectory(path.dirname(file));
 }
 
 export interface RotatedPiiKeys {
