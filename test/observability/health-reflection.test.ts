@@ -44,7 +44,9 @@ describe('observability: gRPC health checking and server reflection on the distr
   it('tells a watcher NOT_SERVING when the service starts draining, and lets it shut down promptly', async function () {
     // Graceful shutdown is forced after 10 s: a Watch stream left open would hold it that long.
     this.timeout(8000);
-    const draining = await startTestDistribution(database);
+    // A service of its own: one service per embedded data directory.
+    const drainingDatabase = await sqliteDatabase();
+    const draining = await startTestDistribution(drainingDatabase);
     const watcher = healthClient(draining.address);
     try {
       const statuses: string[] = [];
@@ -62,6 +64,7 @@ describe('observability: gRPC health checking and server reflection on the distr
       expect(statuses).to.deep.equal(['SERVING', 'NOT_SERVING']);
     } finally {
       watcher.close();
+      await drainingDatabase.drop();
     }
   });
 

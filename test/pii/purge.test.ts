@@ -102,8 +102,9 @@ describeEachDatabase('PII purge', (database) => {
     expect((await stack.submit(key, personLead(4).body)).outcome?.$case).to.equal('sold');
   });
 
-  it('splits the work when several instances purge at once', async () => {
-    const second = await startTestDistribution(database());
+  it('splits the work when several runs (on MySQL: several instances) purge at once', async () => {
+    // One service per embedded data directory: on SQLite the runs race inside one.
+    const second = database().kind === 'mysql' ? await startTestDistribution(database()) : stack;
     try {
       const aged: string[] = [];
       for (let n = 10; n < 22; n++) aged.push(await submitLead(stack, key, personLead(n).body));
@@ -114,7 +115,7 @@ describeEachDatabase('PII purge', (database) => {
       expect(counts.reduce((sum, { purged }) => sum + purged, 0)).to.equal(aged.length);
       for (const row of await leadRows(db(), aged)) expect(row).to.include({ sensitive: '' });
     } finally {
-      await second.close();
+      if (second !== stack) await second.close();
     }
   });
 

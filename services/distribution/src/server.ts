@@ -10,6 +10,7 @@ import { BuyerReports } from './buyers/buyer-reports.js';
 import { CircuitBreakers } from './buyers/circuit-breaker.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
 import { PingTreeSeller } from './buyers/ping-tree.js';
+import { lockDataDir } from './db/data-dir-lock.js';
 import { createDatabase, migrateToLatest, type Db } from './db/database.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
@@ -80,8 +81,36 @@ function shutdown(server: Server): Promise<void> {
   });
 }
 
-/** Opens storage, migrates it, and serves the distribution and admin gRPC services. */
+/**
+ * Opens storage, migrates it, and serves the distribution and admin gRPC
+ * services. On the embedded default it first locks the data directory: one
+ * service per SQLite file.
+ */
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
+  const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  if (lock?.previous) {
+    options.logger.warn({ previousPid: lock.previous.pid, previousHost: lock.previous.host }, 'the data directory was left locked by a process that ended without releasing it: taken over');
+  }
+  let running: RunningDistribution;
+  try {
+    running = await serve(config, options);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  return {
+    ...running,
+    async close() {
+      try {
+        await running.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+async function serve(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
   const { logger } = options;
   armCrashPoint(config.crashAt);
   const transport = listenerTransport(config);
