@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { OWNER_ONLY, restrictToOwner } from '../db/data-files.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -32,6 +33,8 @@ export async function seedDemo(
   const applied = await buyers.apply(JSON.stringify(document), false);
   if (!applied.ok) throw new Error(`demo buyers: ${applied.errors.map((error) => `${error.path}: ${error.message}`).join('; ')}`);
   const { key } = await publishers.create({ name: DEMO_PUBLISHER_NAME });
-  await writeFile(path.join(dataDir, DEMO_KEY_FILE), `${key}\n`, { mode: 0o600 });
+  const file = path.join(dataDir, DEMO_KEY_FILE);
+  await writeFile(file, `${key}\n`, { mode: OWNER_ONLY });
+  restrictToOwner(file); // a file left by an earlier start keeps its mode through writeFile
   return key;
 }
