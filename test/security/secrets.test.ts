@@ -3,6 +3,7 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
 import { tokenWeakness } from '../../services/common/secret-strength.js';
 import { endsOnItsOwn, listening, spawnDistribution, stop } from './distribution-process.js';
 
@@ -116,5 +117,22 @@ describe('token strength', () => {
     expect(tokenWeakness(randomBytes(15).toString('hex'))).to.equal('it has 30 characters, fewer than 32');
     expect(tokenWeakness('ab'.repeat(24))).to.equal('it is not random enough');
     expect(tokenWeakness('0123456789'.repeat(4))).to.equal('it is not random enough');
+  });
+});
+
+describe('weak tokens in the configuration of either process', () => {
+  it('refuses a placeholder or weak LEADFLOW_METRICS_TOKEN at the gateway, without echoing it', () => {
+    for (const token of ['REPLACE_ME', 'metrics-token-for-tests', 'x'.repeat(40)]) {
+      expect(() => loadGatewayConfig({ LEADFLOW_METRICS_TOKEN: token }), token)
+        .to.throw(ConfigError, /^LEADFLOW_METRICS_TOKEN is refused: /)
+        .with.property('message')
+        .that.does.not.include(token);
+    }
+    expect(loadGatewayConfig({ LEADFLOW_METRICS_TOKEN: randomBytes(32).toString('base64') }).metricsToken).to.be.a('string');
+  });
+
+  it('refuses the templates REPLACE_ME for every secret of the distribution service', () => {
+    const secrets = { LEADFLOW_ADMIN_TOKEN: 'REPLACE_ME', LEADFLOW_PII_KEYS: 'REPLACE_ME', LEADFLOW_HMAC_KEY: 'REPLACE_ME' };
+    expect(() => loadDistributionConfig({ DATABASE_URL: 'mysql://db/leadflow', ...secrets })).to.throw(ConfigError, /^LEADFLOW_ADMIN_TOKEN is refused: it is a placeholder/);
   });
 });
