@@ -4,6 +4,7 @@
 // updating deploy/ fails here. Nothing is built or started: there is no container engine here.
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import { makeCertificates } from '../support/tls-certificates.js';
@@ -229,8 +230,9 @@ describe('deploy: compose', () => {
   const compose: Yaml = yamlDocuments(COMPOSE)[0].value;
   const services: Record<string, Yaml> = compose.services;
   const secretsExample = envFile(COMPOSE_SECRETS_EXAMPLE);
-  // Values standing in for the user's secrets.env, to interpolate the file the way compose does.
-  const placeholderSecrets: Env = Object.fromEntries([...secretsExample.keys()].map((name) => [name, `placeholder-${name.toLowerCase()}`]));
+  // Values standing in for the user's secrets.env, generated as its comments say (hex is fine for each), to
+  // interpolate the file the way compose does.
+  const placeholderSecrets: Env = Object.fromEntries([...secretsExample.keys()].map((name) => [name, randomBytes(24).toString('hex')]));
 
   function interpolate(value: string): string {
     return String(value).replace(/\$\{(\w+)(?::?[-?+][^}]*)?\}/g, (_all, name: string) => placeholderSecrets[name] ?? '');
@@ -468,6 +470,15 @@ describe('deploy: Kubernetes manifests', () => {
     ...Object.fromEntries(Object.entries<string>(secret?.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()])),
     ...(secret?.stringData ?? {}),
   });
+  // The Secret as a user fills the template: each REPLACE_ME replaced by a value they generated (the processes refuse REPLACE_ME).
+  const filledValues = new Map<string, string>();
+  const filledSecret = (secret: Yaml): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(secretData(secret)).map(([key, value]) => {
+        if (!filledValues.has(key)) filledValues.set(key, randomBytes(24).toString('hex'));
+        return [key, value.replaceAll('REPLACE_ME', filledValues.get(key)!)];
+      }),
+    );
   const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined): boolean =>
     Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
@@ -488,13 +499,13 @@ describe('deploy: Kubernetes manifests', () => {
     const env: Env = Object.fromEntries(containerStage(container).env);
     for (const source of container.envFrom ?? []) {
       if (source.configMapRef) Object.assign(env, named('ConfigMap', source.configMapRef.name)?.data);
-      if (source.secretRef) Object.assign(env, secretData(named('Secret', source.secretRef.name)));
+      if (source.secretRef) Object.assign(env, filledSecret(named('Secret', source.secretRef.name)));
     }
     for (const variable of container.env ?? []) {
       const fromSecret = variable.valueFrom?.secretKeyRef;
       const fromConfig = variable.valueFrom?.configMapKeyRef;
       env[variable.name] = fromSecret
-        ? secretData(named('Secret', fromSecret.name))[fromSecret.key]
+        ? filledSecret(named('Secret', fromSecret.name))[fromSecret.key]
         : fromConfig
           ? named('ConfigMap', fromConfig.name)?.data?.[fromConfig.key]
           : String(variable.value);
