@@ -92,7 +92,11 @@ export async function migrateToLatest(db: Db, ring: KeyRing): Promise<void> {
   if (error instanceof ConfigError) throw error;
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+    // The driver's code or the error's name only: a message may quote the values of a statement.
+    const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+    const reason = typeof code === 'string' ? code : typeof name === 'string' ? name : undefined;
+    const what = failed ? `migration ${failed.migrationName}` : 'migrating';
+    throw new Error(`${what} failed${reason ? ` (${reason})` : ''}`, { cause: error });
   }
   await discardOverwrittenPages(db);
 }
