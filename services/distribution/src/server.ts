@@ -89,7 +89,10 @@ function shutdown(server: Server): Promise<void> {
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
   if (lock?.previous) {
-    options.logger.warn({ previousPid: lock.previous.pid, previousHost: lock.previous.host }, 'the data directory was left locked by a process that ended without releasing it: taken over');
+    options.logger.warn(
+      { previousPid: lock.previous.pid, previousHost: lock.previous.host },
+      'the data directory was left locked by a process that ended without releasing it: taken over',
+    );
   }
   let running: RunningDistribution;
   try {

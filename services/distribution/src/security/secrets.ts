@@ -122,11 +122,11 @@ export async function loadSecrets(config: Pick<DistributionConfig, 'dataDir' | '
     stored = (await createSecretsFile(file, generated)) ? generated : ((await readSecretsFile(file)) as Secrets);
   }
   restrictToOwner(file);
-  const adminToken = fromEnv.adminToken ?? stored.adminToken;
-  const weakness = tokenWeakness(adminToken);
+  // LEADFLOW_ADMIN_TOKEN was checked with the configuration; one from the file is checked here.
+  const weakness = fromEnv.adminToken ? undefined : tokenWeakness(stored.adminToken);
   if (weakness) throw new ConfigError(`the admin token in ${file} is refused: ${weakness}; ${STRONG_TOKEN_ADVICE}`);
   return {
-    adminToken,
+    adminToken: fromEnv.adminToken ?? stored.adminToken,
     piiKeys: fromEnv.piiKeys ?? stored.piiKeys,
     hmacKey: fromEnv.hmacKey ?? stored.hmacKey,
   };
