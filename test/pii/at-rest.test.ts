@@ -173,6 +173,33 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     expect(lead!.fields.cellPhone).to.equal(`******${personal.cellPhone!.slice(-4)}`);
   });
 
+  it('masks, re-encrypts and purges a lead an instance of the old release writes during a rolling upgrade', async () => {
+    const db = stack!.service.db;
+    const auth = bearer(stack!.service.adminToken);
+    const straggler = uniqueLead();
+    const [sealedLater, purgedLater] = [legacyLeadRow(straggler.body, ring, 'pub_legacy'), legacyLeadRow(uniqueLead().body, ring, 'pub_legacy')];
+    await db.insertInto('leads').values([sealedLater, purgedLater]).execute();
+
+    const { lead } = await call(stack!.client.getLead.bind(stack!.client), { leadId: sealedLater.id! }, auth);
+    expect(lead!.fields.email).to.equal(`z${'*'.repeat(straggler.personal.email!.indexOf('@') - 1)}@mailbox.example`);
+    expect(lead!.fields.userIp).to.equal('*'.repeat(straggler.personal.userIp!.length));
+
+    const { reencrypted } = await call(stack!.admin.reencryptSensitiveData.bind(stack!.admin), { batchSize: 0 }, auth);
+    expect(reencrypted).to.equal(2);
+    const [sealed] = await leadRows(db, [sealedLater.id!]);
+    expect(Object.keys(JSON.parse(sealed.fields)).filter(isSensitiveLeadField)).to.deep.equal([]);
+    expect(JSON.parse(ring.cipher.decrypt(sealed.sensitive))).to.deep.equal(straggler.personal);
+
+    // Written again in the old form, then purged: the purge strips the plain fields too.
+    await db.updateTable('leads').set({ fields: purgedLater.fields, sensitive: purgedLater.sensitive }).where('id', '=', purgedLater.id!).execute();
+    await age(db, [purgedLater.id!], 10);
+    const { purged } = await call(stack!.admin.purgeSensitiveData.bind(stack!.admin), { olderThanDays: 7 }, auth);
+    expect(purged).to.equal(1);
+    const [stripped] = await leadRows(db, [purgedLater.id!]);
+    expect(Object.keys(JSON.parse(stripped.fields)).filter(isSensitiveLeadField)).to.deep.equal([]);
+    expect(stripped.sensitive).to.equal('');
+  });
+
   it('leaves no plain copy in the data directory once upgraded', async function () {
     if (database().kind !== 'sqlite') this.skip();
     expect(await plainOccurrences(database().env.LEADFLOW_DATA_DIR!, watched.personal)).to.deep.equal([]);
