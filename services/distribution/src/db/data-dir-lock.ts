@@ -4,6 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { ConfigError } from '../../../common/config.js';
 import { restrictToOwner, sqliteCompanionFiles } from './data-files.js';
+import { isSqliteBusy } from './database.js';
 
 export const LOCK_FILE = 'leadflow.lock';
 
@@ -18,11 +19,6 @@ export interface DataDirLock {
   readonly previous: Holder | undefined;
   /** Clears the holder's name and gives the directory up. */
   release(): void;
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 function readHolder(lock: SqliteDatabase.Database): Holder | undefined {
@@ -60,7 +56,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       try {
         lock.exec('BEGIN IMMEDIATE');
       } catch (error) {
-        if (!isBusy(error)) throw error;
+        if (!isSqliteBusy((error as { code?: unknown }).code)) throw error;
         lock.pragma('busy_timeout = 1000'); // for reading the holder while it writes its name
         throw inUse(dataDir, readHolder(lock));
       }

@@ -125,6 +125,10 @@ export function isDuplicateKeyError(error: unknown): boolean {
  */
 export function isTransientConflict(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code !== 'string') return false;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || isSqliteBusy(code);
+}
+
+/** SQLITE_BUSY or one of its extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_RECOVERY, SQLITE_BUSY_TIMEOUT). */
+export function isSqliteBusy(code: unknown): boolean {
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
 }

@@ -2,6 +2,7 @@ import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/a
 import { status, type handleUnaryCall, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from '../../../common/logger.js';
 import { extractTraceContext } from '../../../common/telemetry.js';
+import { isSqliteBusy } from '../db/database.js';
 import { ServiceError, type ServiceErrorCode } from '../errors.js';
 
 const STATUS_OF: Record<ServiceErrorCode, status> = {
@@ -13,7 +14,7 @@ const STATUS_OF: Record<ServiceErrorCode, status> = {
   unavailable: status.UNAVAILABLE,
 };
 
-/** Driver codes of a database that cannot be reached right now: the caller may retry. */
+/** Driver codes of a database that cannot be reached right now (and a busy SQLite, any variant): the caller may retry. */
 const UNREACHABLE_DATABASE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -21,7 +22,6 @@ const UNREACHABLE_DATABASE_CODES = new Set([
   'EPIPE',
   'PROTOCOL_CONNECTION_LOST',
   'ER_CON_COUNT_ERROR',
-  'SQLITE_BUSY',
 ]);
 
 interface ServiceFailure {
@@ -34,7 +34,7 @@ function failureOf(error: unknown): ServiceFailure | undefined {
   const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown };
   // mysql2 marks every error that killed its connection `fatal`; some (a rollback on a
   // connection the server dropped) carry no code.
-  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || fatal === true) {
+  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || isSqliteBusy(code) || fatal === true) {
     return { code: status.UNAVAILABLE, details: 'storage is unavailable: retry' };
   }
   return undefined;

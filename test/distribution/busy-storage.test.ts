@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { trace } from '@opentelemetry/api';
+import { credentials, makeGenericClientConstructor, Server, ServerCredentials, status, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import SqliteDatabase from 'better-sqlite3';
+import { expect } from 'chai';
+import { createLogger } from '../../services/common/logger.js';
+import { unary } from '../../services/distribution/src/grpc/unary.js';
+
+const json = { serialize: (value: unknown) => Buffer.from(JSON.stringify(value)), deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()) };
+const SERVICE: ServiceDefinition = {
+  Store: { path: '/test.Busy/Store', requestStream: false, responseStream: false, requestSerialize: json.serialize, requestDeserialize: json.deserialize, responseSerialize: json.serialize, responseDeserialize: json.deserialize },
+};
+
+/** A real SQLITE_BUSY_SNAPSHOT: a read snapshot another connection's commit made stale, then a write. */
+function busySnapshotError(file: string): unknown {
+  const reader = new SqliteDatabase(file);
+  const writer = new SqliteDatabase(file);
+  try {
+    reader.pragma('journal_mode = WAL');
+    reader.exec('CREATE TABLE t (x INTEGER)');
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    writer.exec('INSERT INTO t VALUES (1)');
+    reader.exec('INSERT INTO t VALUES (2)');
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    reader.close();
+    writer.close();
+  }
+}
+
+describe('a busy SQLite over gRPC', () => {
+  let dir: string;
+  let server: Server;
+  let client: InstanceType<ReturnType<typeof makeGenericClientConstructor>>;
+  let thrown: unknown;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'leadflow-busy-'));
+    thrown = busySnapshotError(path.join(dir, 'busy.sqlite'));
+    server = new Server();
+    server.addService(SERVICE, {
+      Store: unary('Store', trace.getTracer('test'), createLogger('test', 'silent'), async () => {
+        throw thrown;
+      }),
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    );
+    client = new (makeGenericClientConstructor(SERVICE, 'Busy'))(`127.0.0.1:${port}`, credentials.createInsecure());
+  });
+  after(async () => {
+    client?.close();
+    server?.forceShutdown();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers UNAVAILABLE (retry) for SQLITE_BUSY_SNAPSHOT, as for SQLITE_BUSY', async () => {
+    expect((thrown as { code?: string }).code).to.equal('SQLITE_BUSY_SNAPSHOT');
+    const store = client as unknown as { Store(request: object, callback: (error: ServiceError) => void): void };
+    const failure = await new Promise<ServiceError>((resolve) => store.Store({}, resolve));
+    expect(failure.code).to.equal(status.UNAVAILABLE);
+    expect(failure.details).to.equal('storage is unavailable: retry');
+  });
+});
