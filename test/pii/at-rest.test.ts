@@ -72,7 +72,6 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
   /** Leads already in the new form, as a migration stopped halfway leaves them. */
   const sealedIds: string[] = [];
   const sealedBefore = new Map<string, string>();
-  let watched: ReturnType<typeof uniqueLead>;
 
   const env = () => ({ ...database().env, ...secretsEnv });
   const openDb = () => createDatabase(loadDistributionConfig(env()));
@@ -82,9 +81,9 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     await db.insertInto('publishers').values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 }).execute();
     const rows = [];
     for (let n = 0; n < LEGACY_LEADS; n++) {
-      const lead = n === 0 ? watched : uniqueLead();
+      const lead = uniqueLead();
       const row = legacyLeadRow(lead.body, ring, 'pub_legacy', Date.now() - 1000 + n);
-      sent.set(row.id!, Object.fromEntries(Object.entries(lead.personal)));
+      sent.set(row.id!, lead.personal);
       if (n % 100 === 1) {
         purgedIds.push(row.id!);
         rows.push({ ...row, sensitive: '', sensitive_purged_at: Date.now() });
@@ -112,7 +111,6 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     secretsEnv = database().kind === 'mysql' ? {} : productionSecretsEnv();
     const secrets = env();
     ring = { cipher: new PiiCipher(secrets.LEADFLOW_PII_KEYS!), hasher: new KeyedHasher(secrets.LEADFLOW_HMAC_KEY!) };
-    watched = uniqueLead();
     const db = openDb();
     try {
       await seedLegacyDatabase(db);
@@ -122,12 +120,6 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
   });
   after(async () => {
     await stack?.close();
-  });
-
-  it('holds the values in plain text before the upgrade', async function () {
-    if (database().kind !== 'sqlite') this.skip();
-    const found = await plainOccurrences(database().env.LEADFLOW_DATA_DIR!, watched.personal);
-    expect(found.map((place) => place.split(': ')[1])).to.include.members(['firstName', 'email', 'address', 'homePhone', 'userIp']);
   });
 
   it('refuses to start with keys that cannot read the stored leads, changing nothing', async () => {
@@ -199,9 +191,40 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     expect(Object.keys(JSON.parse(stripped.fields)).filter(isSensitiveLeadField)).to.deep.equal([]);
     expect(stripped.sensitive).to.equal('');
   });
+});
 
-  it('leaves no plain copy in the data directory once upgraded', async function () {
-    if (database().kind !== 'sqlite') this.skip();
-    expect(await plainOccurrences(database().env.LEADFLOW_DATA_DIR!, watched.personal)).to.deep.equal([]);
+describe('upgrade on the embedded default: the data directory read byte by byte', () => {
+  let database: TestDatabase;
+  let dir: string;
+  let stack: TestDistribution | undefined;
+  const secretsEnv = productionSecretsEnv();
+  const ring: KeyRing = { cipher: new PiiCipher(secretsEnv.LEADFLOW_PII_KEYS!), hasher: new KeyedHasher(secretsEnv.LEADFLOW_HMAC_KEY!) };
+  const watched = uniqueLead();
+
+  before(async () => {
+    database = await sqliteDatabase();
+    dir = database.env.LEADFLOW_DATA_DIR!;
+    const db = createDatabase(loadDistributionConfig({ ...database.env, ...secretsEnv }));
+    try {
+      await migrateToLegacySchema(db, ring);
+      await db.insertInto('publishers').values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 }).execute();
+      await db.insertInto('leads').values([legacyLeadRow(watched.body, ring, 'pub_legacy'), legacyLeadRow(uniqueLead().body, ring, 'pub_legacy')]).execute();
+    } finally {
+      await db.destroy();
+    }
+  });
+  after(async () => {
+    await stack?.close();
+    await database?.drop();
+  });
+
+  it('finds the values in plain text before the upgrade', async () => {
+    const found = await plainOccurrences(dir, watched.personal);
+    expect(found.map((place) => place.split(': ')[1])).to.include.members(['firstName', 'email', 'address', 'homePhone', 'userIp']);
+  });
+
+  it('finds none of them in any file once the service has upgraded the database', async () => {
+    stack = await startTestDistribution(database, { env: secretsEnv });
+    expect(await plainOccurrences(dir, watched.personal)).to.deep.equal([]);
   });
 });
