@@ -35,7 +35,7 @@ export function personHashes(lead: ValidLead, hasher: KeyedHasher): PersonHashes
 }
 
 /**
- * The stored form of a valid lead: sensitive fields encrypted together, keyed
+ * The stored form of a valid lead: personal fields encrypted together, keyed
  * hashes for duplicate checks, the rest as JSON.
  */
 export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCipher): NewLeadRow {

@@ -4117,9 +4117,9 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): GetReportResponse => GetReportResponse.decode(value),
   },
   /**
-   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
-   * of leads older than the given age, keeping the keyed hashes that duplicate
-   * checks need. Idempotent.
+   * Removes every personal field (names, e-mail, phones, street address, IP,
+   * SSN, date of birth, bank and license numbers) of leads older than the given
+   * age, keeping the keyed hashes that duplicate checks need. Idempotent.
    */
   purgeSensitiveData: {
     path: "/leadflow.admin.v1.AdminService/PurgeSensitiveData" as const,
@@ -4133,9 +4133,10 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): PurgeSensitiveDataResponse => PurgeSensitiveDataResponse.decode(value),
   },
   /**
-   * Re-encrypts every stored lead's sensitive fields with the active PII key
-   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
-   * Resumable: leads already under the active key are skipped.
+   * Re-encrypts every stored lead's personal fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired, and
+   * encrypts those an older release kept in plain text. Resumable: leads
+   * already in that form are skipped.
    */
   reencryptSensitiveData: {
     path: "/leadflow.admin.v1.AdminService/ReencryptSensitiveData" as const,
@@ -4209,15 +4210,16 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    */
   getReport: handleUnaryCall<GetReportRequest, GetReportResponse>;
   /**
-   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
-   * of leads older than the given age, keeping the keyed hashes that duplicate
-   * checks need. Idempotent.
+   * Removes every personal field (names, e-mail, phones, street address, IP,
+   * SSN, date of birth, bank and license numbers) of leads older than the given
+   * age, keeping the keyed hashes that duplicate checks need. Idempotent.
    */
   purgeSensitiveData: handleUnaryCall<PurgeSensitiveDataRequest, PurgeSensitiveDataResponse>;
   /**
-   * Re-encrypts every stored lead's sensitive fields with the active PII key
-   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
-   * Resumable: leads already under the active key are skipped.
+   * Re-encrypts every stored lead's personal fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired, and
+   * encrypts those an older release kept in plain text. Resumable: leads
+   * already in that form are skipped.
    */
   reencryptSensitiveData: handleUnaryCall<ReencryptSensitiveDataRequest, ReencryptSensitiveDataResponse>;
   /**
@@ -4402,9 +4404,9 @@ export interface AdminServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetReportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Removes the sensitive fields (SSN, date of birth, bank and license numbers)
-   * of leads older than the given age, keeping the keyed hashes that duplicate
-   * checks need. Idempotent.
+   * Removes every personal field (names, e-mail, phones, street address, IP,
+   * SSN, date of birth, bank and license numbers) of leads older than the given
+   * age, keeping the keyed hashes that duplicate checks need. Idempotent.
    */
   purgeSensitiveData(
     request: PurgeSensitiveDataRequest,
@@ -4422,9 +4424,10 @@ export interface AdminServiceClient extends Client {
     callback: (error: ServiceError | null, response: PurgeSensitiveDataResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Re-encrypts every stored lead's sensitive fields with the active PII key
-   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired.
-   * Resumable: leads already under the active key are skipped.
+   * Re-encrypts every stored lead's personal fields with the active PII key
+   * (the first of LEADFLOW_PII_KEYS), so that older keys can be retired, and
+   * encrypts those an older release kept in plain text. Resumable: leads
+   * already in that form are skipped.
    */
   reencryptSensitiveData(
     request: ReencryptSensitiveDataRequest,
