@@ -252,7 +252,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     logLevel: logLevel(env),
     telemetry: telemetry(env),
-    metricsToken: env.LEADFLOW_METRICS_TOKEN || undefined,
     distributionTransport: distributionTransport(env, distributionAddress),
     httpTimeouts: httpTimeouts(env),
     authFailureLimit: integer(env, 'LEADFLOW_AUTH_FAILURE_LIMIT', DEFAULT_AUTH_FAILURE_LIMIT, 1, 100_000),

@@ -162,6 +162,8 @@ export interface LeadPostTable {
   created_at: number;
   answered_at: number | null;
   resolved_by: LeadPostResolver | null;
+}
+
 /** A check value per key the data was written with: `hmac`, `pii:<kid>`. */
 export interface KeyCheckTable {
   name: string;

@@ -17,7 +17,6 @@ export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_22_0004_buyer_person_holds': buyerPersonHolds,
   '2026_11_22_0005_buyer_cap_holds': buyerCapHolds,
   '2026_11_23_0001_lead_posts': leadPosts,
-};
   '2026_11_23_0130_key_checks': keyChecks,
   '2026_11_23_0131_encrypt_personal_fields': encryptPersonalFields(ring),
 });
