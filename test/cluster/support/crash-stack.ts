@@ -56,6 +56,7 @@ export class CrashStack {
     return `127.0.0.1:${this.port}`;
   }
 
+  /** For a failure's output: the last distribution processes (the one running and the ones just before), the gateway, MariaDB. */
   handles(): ChildHandle[] {
     return [...this.distributions.slice(-3), ...(this.gateway ? [this.gateway.handle] : []), ...(this.mariadb?.logs.slice(-1) ?? [])];
   }

@@ -20,7 +20,9 @@ export interface RetryPolicy {
   maxBackoffMs: number;
 }
 
-const RETRYABLE = (reply: IntakeReply) => reply.status === 0 || reply.status >= 500;
+function retryable(reply: IntakeReply): boolean {
+  return reply.status === 0 || reply.status >= 500;
+}
 
 /**
  * A publisher that follows the intake spec: retry a 5xx (or a connection that failed) with
@@ -43,7 +45,7 @@ export class RetryingPublisher {
     for (let backoff = this.policy.firstBackoffMs; ; backoff = Math.min(backoff * 2, this.policy.maxBackoffMs)) {
       const reply = await postLead(this.baseUrl(), this.key, body, this.policy.requestTimeoutMs);
       publication.replies.push(reply);
-      if (!RETRYABLE(reply)) {
+      if (!retryable(reply)) {
         publication.final = reply;
         return publication;
       }
