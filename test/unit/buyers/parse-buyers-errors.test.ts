@@ -294,12 +294,12 @@ buyers:
         { path: 'integration.post.response.price', message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status" },
       ]);
       const xml = post({ response: { format: 'xml', accepted: { path: '/a[', equals: 'ok' }, reason: '/a/reason' } });
-      expect(messageAt(minimalBuyer({ integration: { post: xml } }), 'integration.post.response.accepted.path')).to.equal(
-        'must be an XPath such as /response/status',
+      expect(messageAt(minimalBuyer({ integration: { post: xml } }), 'integration.post.response.accepted.path')).to.match(
+        /^must be an XPath of the supported form: steps such as \/response\/status/,
       );
       const text = post({ response: { format: 'text', accepted: { path: 'status=(\\w+', equals: 'ok' }, price: { path: 'price=(\\d+)\\.(\\d+)' }, reason: 'DECLINED.*' } });
       expect(errorsOf(minimalBuyer({ integration: { post: text } }))).to.deep.equal([
-        { path: 'integration.post.response.accepted.path', message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)' },
+        { path: 'integration.post.response.accepted.path', message: 'is not a valid regular expression (RE2 syntax)' },
         { path: 'integration.post.response.price.path', message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)' },
       ]);
     });
@@ -311,11 +311,33 @@ buyers:
         'must have only one of: equals, in, matches',
       );
       expect(messageAt(response({ path: '$.a', matches: '(' }), 'integration.post.response.accepted.matches')).to.equal(
-        'is not a valid regular expression',
+        'is not a valid regular expression (RE2 syntax)',
       );
       expect(messageAt(response({ path: '$.a', in: ['ok', null] }), 'integration.post.response.accepted.in[1]')).to.equal(
         'must be a string, a number, true or false',
       );
+    });
+
+    it('refuses what the linear-time engines do not run: lookaround, backreferences, big programs, XPath outside the subset', () => {
+      const text = (accepted: unknown, extra: Record<string, unknown> = {}) =>
+        minimalBuyer({ integration: { post: post({ response: { format: 'text', accepted, ...extra } }) } });
+      expect(messageAt(text({ path: '^(?=ACC)(\\w+)', equals: 'x' }), 'integration.post.response.accepted.path')).to.equal(
+        'uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run',
+      );
+      expect(messageAt(text({ path: '^(\\w)\\1', equals: 'x' }), 'integration.post.response.accepted.path')).to.match(/backreference/);
+      expect(messageAt(text({ path: '(?:.*a){40}', equals: 'x' }), 'integration.post.response.accepted.path')).to.match(
+        /^is too complex for a buyer pattern \(\d+ steps, at most 100\)/,
+      );
+      expect(messageAt(text({ path: 'x'.repeat(257), equals: 'x' }), 'integration.post.response.accepted.path')).to.equal('is longer than 256 characters');
+      const each = '(?:.*a){26}';
+      expect(messageAt(text({ path: each, equals: 'x' }, { reason: each }), 'integration.post.response')).to.match(/too complex together \(at most 150 steps\)/);
+      const xml = (path: string) => minimalBuyer({ integration: { post: post({ response: { format: 'xml', accepted: { path, equals: 'ok' } } }) } });
+      for (const path of ['/a/following-sibling::b', '//a[position() > 1]', 'sum(//price)', '/a | /b', `/${'a/'.repeat(130)}b`]) {
+        expect(messageAt(xml(path), 'integration.post.response.accepted.path'), path).to.match(/^must be an XPath of the supported form/);
+      }
+      expect(errorsOf(minimalBuyer({ filters: { field: 'city', pattern: '(a+)+\\1' } }))).to.deep.equal([
+        { path: 'filters.pattern', message: 'uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run' },
+      ]);
     });
 
     it('has no redirect URL in a ping reply', () => {
@@ -430,7 +452,7 @@ buyers:
         { path: 'filters[7].equals', message: 'must be true or false' },
         { path: 'filters[8].range', message: 'city is not a number: use equals, in or pattern' },
         { path: 'filters[9].pattern', message: 'age is not text: use equals, in or range' },
-        { path: 'filters[10].pattern', message: 'is not a valid regular expression' },
+        { path: 'filters[10].pattern', message: 'is not a valid regular expression (RE2 syntax)' },
         { path: 'filters[11].equals', message: 'must be a non-empty string' },
         { path: 'filters[12].exists', message: 'must be true or false' },
         { path: 'filters[13].in[1]', message: 'must be quoted: zip is text' },

@@ -1,7 +1,14 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { expect } from 'chai';
-import { parseXml, selectXPath } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXml, type XmlDocument } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXPath } from '../../../services/distribution/src/buyers/integration/xml-path.js';
 import { XML_ACCEPTED, XML_BILLION_LAUGHS, XML_XXE } from './reply-fixtures.js';
+
+function selectXPath(document: XmlDocument, path: string): string | undefined {
+  const expression = parseXPath(path);
+  if (!expression) throw new Error(`not a supported XPath: ${path}`);
+  return document.select(expression);
+}
 
 describe('XML replies', () => {
   it('selects attributes, text nodes, elements and expression values', () => {

@@ -1,6 +1,7 @@
 import { isUspsStateCode } from '../../leads/us-states.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import { compileFilterPattern } from '../rules/filters.js';
+import { PatternError } from '../rules/linear-pattern.js';
 import type { FactValue } from '../rules/lead-facts.js';
 import { WEEKDAYS } from '../rules/zoned-time.js';
 import type { FilterField, FilterRule } from './buyer-definition.js';
@@ -105,8 +106,9 @@ function readPattern(value: unknown, path: string, field: FilterField | undefine
   try {
     compileFilterPattern(pattern);
     return pattern;
-  } catch {
-    return problems.at(path, 'is not a valid regular expression');
+  } catch (error) {
+    if (error instanceof PatternError) return problems.at(path, error.message);
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
-import xpath from 'xpath';
 import { parseJsonPath } from '../integration/json-path.js';
+import { parseXPath } from '../integration/xml-path.js';
+import { compileLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
 import type { ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
@@ -8,21 +9,23 @@ const FORMATS = ['json', 'xml', 'text'] as const satisfies readonly ResponseForm
 const MATCHERS = ['equals', 'in', 'matches'] as const;
 const LOCATED = ['price', 'reason', 'reference', 'redirectUrl'] as const;
 
-// The package's types leave parse out; it compiles an expression without a document.
-const { parse: compileXPath } = xpath as unknown as { parse(expression: string): unknown };
+/**
+ * Steps of all the patterns of one text parser together: a text reply is matched once per locator, so
+ * this bounds the work per reply (program steps x MAX_TEXT_REPLY characters).
+ */
+export const MAX_TEXT_PARSER_PROGRAM = 150;
 
-function compiles(compile: () => unknown): boolean {
+const XPATH_SUBSET =
+  "must be an XPath of the supported form: steps such as /response/status, //price, /a/@id, text(), predicates [1], [@x='v'], [name='v'], [local-name()='v'], optionally in count(), boolean(), string() or normalize-space()";
+
+/** The compiled pattern, or the problem reported. */
+function readPattern(text: string, path: string, problems: Problems): LinearPattern | undefined {
   try {
-    compile();
-    return true;
-  } catch {
-    return false;
+    return compileLinearPattern(text);
+  } catch (error) {
+    if (error instanceof PatternError) return problems.at(path, error.message);
+    throw error;
   }
-}
-
-/** Capturing groups of a regular expression: an empty alternative matches "" and yields them all. */
-function groupCount(regex: RegExp): number {
-  return (new RegExp(`${regex.source}|`).exec('')?.length ?? 1) - 1;
 }
 
 /**
@@ -35,9 +38,11 @@ function readReplyPath(value: unknown, path: string, format: ResponseFormat | un
   if (format === 'json' && parseJsonPath(text) === undefined) {
     return problems.at(path, "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status");
   }
-  if (format === 'xml' && !compiles(() => compileXPath(text))) return problems.at(path, 'must be an XPath such as /response/status');
-  if (format === 'text' && !(compiles(() => new RegExp(text)) && groupCount(new RegExp(text)) <= 1)) {
-    return problems.at(path, 'must be a regular expression with at most one capturing group, such as status=(\\w+)');
+  if (format === 'xml' && parseXPath(text) === undefined) return problems.at(path, XPATH_SUBSET);
+  if (format === 'text') {
+    const pattern = readPattern(text, path, problems);
+    if (pattern === undefined) return undefined;
+    if (pattern.groups > 1) return problems.at(path, 'must be a regular expression with at most one capturing group, such as status=(\\w+)');
   }
   return text;
 }
@@ -79,7 +84,7 @@ function readAccepted(value: unknown, path: string, format: ResponseFormat | und
     }
     case 'matches': {
       const matches = readText(fields.matches, at, problems);
-      if (matches !== undefined && !compiles(() => new RegExp(matches))) return problems.at(at, 'is not a valid regular expression');
+      if (matches !== undefined && readPattern(matches, at, problems) === undefined) return undefined;
       return located === undefined || matches === undefined ? undefined : { path: located, matches };
     }
   }
@@ -107,5 +112,13 @@ export function parseResponse(value: unknown, path: string, call: 'ping' | 'post
     redirectUrl: call === 'ping' ? undefined : locate('redirectUrl'),
   };
   if (problems.found.length > start || format === undefined || accepted === undefined) return undefined;
+  if (format === 'text' && textProgram({ accepted, ...parser }) > MAX_TEXT_PARSER_PROGRAM) {
+    return problems.at(path, `its patterns are too complex together (at most ${MAX_TEXT_PARSER_PROGRAM} steps): simplify them`);
+  }
   return { format, accepted, ...parser };
+}
+
+function textProgram(parser: Omit<ResponseParser, 'format'>): number {
+  const paths = [parser.accepted, parser.price, parser.reason, parser.reference, parser.redirectUrl].flatMap((locator) => (locator ? [locator.path] : []));
+  return paths.reduce((sum, text) => sum + compileLinearPattern(text).program, 0);
 }

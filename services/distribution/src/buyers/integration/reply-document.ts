@@ -1,6 +1,16 @@
 import type { ResponseFormat } from '../definition/buyer-definition.js';
+import { cachedLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
 import { parseJsonPath, selectJsonPath } from './json-path.js';
-import { parseXml, selectXPath } from './xml-document.js';
+import { parseXml, ReplyTooComplexError } from './xml-document.js';
+import { parseXPath } from './xml-path.js';
+
+export { ReplyTooComplexError } from './xml-document.js';
+
+/**
+ * Text replies longer than this are not matched: a text locator costs its program size per character, and
+ * a buyer that answers in plain text answers in a line or two.
+ */
+export const MAX_TEXT_REPLY = 2048;
 
 /** A parsed reply that answers locator paths. */
 export interface ReplyDocument {
@@ -18,7 +28,10 @@ export class InvalidLocatorError extends Error {
   }
 }
 
-/** The reply read in the buyer's format; undefined when it is not valid JSON or XML. */
+/**
+ * The reply read in the buyer's format; undefined when it is not valid JSON or XML. Throws
+ * ReplyTooComplexError for a reply over the caps, before any path is evaluated.
+ */
 export function readReplyDocument(format: ResponseFormat, body: string): ReplyDocument | undefined {
   switch (format) {
     case 'json':
@@ -62,9 +75,12 @@ function xmlDocument(body: string): ReplyDocument | undefined {
   if (!document) return undefined;
   return {
     locate(path) {
+      const expression = parseXPath(path);
+      if (!expression) throw new InvalidLocatorError(path);
       try {
-        return nonEmpty(selectXPath(document, path));
-      } catch {
+        return nonEmpty(document.select(expression));
+      } catch (error) {
+        if (error instanceof ReplyTooComplexError) throw error;
         throw new InvalidLocatorError(path);
       }
     },
@@ -75,20 +91,18 @@ function xmlDocument(body: string): ReplyDocument | undefined {
 function textDocument(body: string): ReplyDocument {
   // Trimmed so that "$" anchors at the end of the answer despite a trailing newline.
   const text = body.trim();
+  if (text.length > MAX_TEXT_REPLY) throw new ReplyTooComplexError(`a text reply over ${MAX_TEXT_REPLY} characters`);
   return {
-    locate(path) {
-      const match = compile(path).exec(text);
-      if (!match) return undefined;
-      return nonEmpty(match.length > 1 ? match[1] : match[0]);
-    },
+    locate: (path) => nonEmpty(compile(path).firstMatch(text)),
   };
 }
 
-function compile(pattern: string): RegExp {
+function compile(pattern: string): LinearPattern {
   try {
-    return new RegExp(pattern);
-  } catch {
-    throw new InvalidLocatorError(pattern);
+    return cachedLinearPattern(pattern);
+  } catch (error) {
+    if (error instanceof PatternError) throw new InvalidLocatorError(pattern);
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ResponseParser } from '../definition/buyer-definition.js';
-import { InvalidLocatorError, readReplyDocument, type ReplyDocument } from './reply-document.js';
+import { cachedLinearPattern, PatternError } from '../rules/linear-pattern.js';
+import { InvalidLocatorError, readReplyDocument, ReplyTooComplexError, type ReplyDocument } from './reply-document.js';
 import { cleanText, httpUrl, parsePriceCents } from './reply-values.js';
 
 export interface BuyerReply {
@@ -21,6 +22,8 @@ export type ReplyError =
   | 'empty_reply'
   | 'html_reply'
   | 'unparseable_reply'
+  /** Over the caps that bound the cost of reading a reply (elements, attributes, depth, text length). */
+  | 'reply_too_complex'
   /** The accepted locator finds nothing and no reason is found either. */
   | 'no_outcome'
   /** Accepted, but the price the parser names is not in the reply. */
@@ -40,18 +43,24 @@ export type ReplyError =
  * - it finds nothing: rejected when the reason locator finds a reason (a buyer that only says why it
  *   declines), otherwise error.
  * Matching with `equals` and `in` ignores case and surrounding spaces; `matches` is the regular
- * expression as written.
+ * expression as written (RE2 syntax), against a value of at most MAX_PATTERN_INPUT characters.
  */
-export function parseReply(parser: ResponseParser, status: number, contentType: string | undefined, body: string): BuyerReply {
+export function parseReply(
+  parser: ResponseParser,
+  status: number,
+  contentType: string | undefined,
+  body: string,
+): BuyerReply {
   if (status < 200 || status > 299) return failure('http_status');
   if (body.trim() === '') return failure('empty_reply');
   if (isHtml(parser, contentType, body)) return failure('html_reply');
-  const document = readReplyDocument(parser.format, body);
-  if (!document) return failure('unparseable_reply');
   try {
+    const document = readReplyDocument(parser.format, body);
+    if (!document) return failure('unparseable_reply');
     return decide(parser, document);
   } catch (error) {
     if (error instanceof InvalidLocatorError) return failure('invalid_locator');
+    if (error instanceof ReplyTooComplexError) return failure('reply_too_complex');
     throw error;
   }
 }
@@ -86,15 +95,18 @@ function decide(parser: ResponseParser, document: ReplyDocument): BuyerReply {
   return reply('accepted', { ...details, priceCents, redirectUrl: redirect ? httpUrl(redirect) : undefined });
 }
 
+/** A verdict is a word or two; a longer one is never matched against a pattern. */
+const MAX_VERDICT_LENGTH = 256;
+
 function isAcceptance(accepted: ResponseParser['accepted'], value: string): boolean {
   if ('matches' in accepted) {
-    let pattern: RegExp;
+    if (value.length > MAX_VERDICT_LENGTH) return false;
     try {
-      pattern = new RegExp(accepted.matches);
-    } catch {
-      throw new InvalidLocatorError(accepted.matches);
+      return cachedLinearPattern(accepted.matches).test(value);
+    } catch (error) {
+      if (error instanceof PatternError) throw new InvalidLocatorError(accepted.matches);
+      throw error;
     }
-    return pattern.test(value);
   }
   const expected = 'equals' in accepted ? [accepted.equals] : accepted.in;
   return expected.some((candidate) => candidate.trim().toLowerCase() === value.toLowerCase());

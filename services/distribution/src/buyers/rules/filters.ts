@@ -1,23 +1,15 @@
 import type { FilterRule } from '../definition/buyer-definition.js';
 import type { FactValue, LeadFacts } from './lead-facts.js';
+import { cachedLinearPattern, type LinearPattern } from './linear-pattern.js';
 
 export { leadFacts, type FactValue, type LeadFacts, type LeadFactsInput } from './lead-facts.js';
 
-/** Text comparisons of filters ignore case, patterns included: "ca", "CA" and /^c/ all match the state CA. */
-export function compileFilterPattern(pattern: string): RegExp {
-  return new RegExp(pattern, 'i');
-}
-
-// Compiled once per rule object rather than once per lead.
-const compiledPatterns = new WeakMap<object, RegExp>();
-
-function patternOf(rule: { pattern: string }): RegExp {
-  let regex = compiledPatterns.get(rule);
-  if (!regex) {
-    regex = compileFilterPattern(rule.pattern);
-    compiledPatterns.set(rule, regex);
-  }
-  return regex;
+/**
+ * Text comparisons of filters ignore case, patterns included: "ca", "CA" and /^c/ all match the state CA.
+ * Throws PatternError for a pattern the linear-time engine refuses.
+ */
+export function compileFilterPattern(pattern: string): LinearPattern {
+  return cachedLinearPattern(pattern, { ignoreCase: true });
 }
 
 function same(value: FactValue, expected: FactValue): boolean {
@@ -42,5 +34,5 @@ export function evaluateFilter(rule: FilterRule, facts: LeadFacts): boolean {
     const { min, max } = rule.range;
     return typeof value === 'number' && (min === undefined || value >= min) && (max === undefined || value <= max);
   }
-  return typeof value === 'string' && patternOf(rule).test(value);
+  return typeof value === 'string' && compileFilterPattern(rule.pattern).test(value);
 }
