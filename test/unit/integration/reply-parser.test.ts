@@ -58,7 +58,7 @@ const TEXT: ResponseParser = {
 };
 
 function ok(parser: ResponseParser, body: string, contentType = 'application/json') {
-  return parseReply(parser, 200, contentType, body);
+  return parseReply(parser, 200, contentType, body, { local: false });
 }
 
 describe('parseReply', () => {
@@ -119,6 +119,18 @@ describe('parseReply', () => {
         const body = JSON.stringify({ response: { result: { status: 'accepted' }, lead: { price: '1' }, redirect: { url } } });
         expect(ok(JSON_NESTED, body), url).to.deep.equal({ outcome: 'accepted', priceCents: 100 });
       }
+    });
+
+    it('passes a plain-http redirect only from a local buyer; from any other the sale stands without it', () => {
+      const body = JSON.stringify({ response: { result: { status: 'accepted' }, lead: { price: '1' }, redirect: { url: 'http://lender.example/r/1' } } });
+      expect(ok(JSON_NESTED, body)).to.deep.equal({ outcome: 'accepted', priceCents: 100 });
+      expect(parseReply(JSON_NESTED, 200, 'application/json', body, { local: true })).to.deep.equal({
+        outcome: 'accepted',
+        priceCents: 100,
+        redirectUrl: 'http://lender.example/r/1',
+      });
+      const secure = body.replace('http://', 'https://');
+      expect(ok(JSON_NESTED, secure).redirectUrl).to.equal('https://lender.example/r/1');
     });
 
     it('cleans reasons: control characters out, length capped at 500', () => {
@@ -207,7 +219,7 @@ describe('parseReply', () => {
   describe('never a sale', () => {
     it('a non-2xx status, whatever the body says', () => {
       for (const status of [100, 199, 300, 302, 400, 404, 500, 503]) {
-        expect(parseReply(JSON_NESTED, status, 'application/json', fixture.JSON_ACCEPTED_NESTED), String(status)).to.deep.equal({
+        expect(parseReply(JSON_NESTED, status, 'application/json', fixture.JSON_ACCEPTED_NESTED, { local: false }), String(status)).to.deep.equal({
           outcome: 'error',
           error: 'http_status',
         });

@@ -60,7 +60,7 @@ export async function callBuyer(
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
   switch (result.kind) {
     case 'reply': {
-      const reply = parseReply(exchange.response, result.status, result.contentType, result.body);
+      const reply = parseReply(exchange.response, result.status, result.contentType, result.body, { local: integration.local });
       return { reply, httpStatus: result.status, latencyMs: result.latencyMs, outcome: reply.outcome };
     }
     case 'timeout':

@@ -10,7 +10,7 @@ export interface BuyerReply {
   reason?: string;
   /** The buyer's own id for the lead. */
   reference?: string;
-  /** Only an absolute http(s) URL; anything else is dropped. */
+  /** Only an absolute https URL (http too from a local buyer); anything else is dropped. */
   redirectUrl?: string;
   /** Why the reply is an error, as a code (see ReplyError here, and the call's own codes). */
   error?: string;
@@ -44,12 +44,16 @@ export type ReplyError =
  *   declines), otherwise error.
  * Matching with `equals` and `in` ignores case and surrounding spaces; `matches` is the regular
  * expression as written (RE2 syntax), against a value of at most MAX_PATTERN_INPUT characters.
+ *
+ * The redirect URL goes to the publisher's user as it is: from a buyer not marked local only an https one
+ * is kept (a plain-http one is dropped, the sale stands: the buyer already holds the lead).
  */
 export function parseReply(
   parser: ResponseParser,
   status: number,
   contentType: string | undefined,
   body: string,
+  options: { local: boolean },
 ): BuyerReply {
   if (status < 200 || status > 299) return failure('http_status');
   if (body.trim() === '') return failure('empty_reply');
@@ -57,7 +61,7 @@ export function parseReply(
   try {
     const document = readReplyDocument(parser.format, body);
     if (!document) return failure('unparseable_reply');
-    return decide(parser, document);
+    return decide(parser, document, options.local);
   } catch (error) {
     if (error instanceof InvalidLocatorError) return failure('invalid_locator');
     if (error instanceof ReplyTooComplexError) return failure('reply_too_complex');
@@ -76,7 +80,7 @@ function isHtml(parser: ResponseParser, contentType: string | undefined, body: s
   return parser.format !== 'xml' && labelledHtml && start.startsWith('<');
 }
 
-function decide(parser: ResponseParser, document: ReplyDocument): BuyerReply {
+function decide(parser: ResponseParser, document: ReplyDocument, local: boolean): BuyerReply {
   const verdict = document.locate(parser.accepted.path);
   const details = {
     reason: optionalText(document, parser.reason?.path),
@@ -92,7 +96,12 @@ function decide(parser: ResponseParser, document: ReplyDocument): BuyerReply {
     if (priceCents === undefined) return failure('invalid_price');
   }
   const redirect = parser.redirectUrl && document.locate(parser.redirectUrl.path);
-  return reply('accepted', { ...details, priceCents, redirectUrl: redirect ? httpUrl(redirect) : undefined });
+  return reply('accepted', { ...details, priceCents, redirectUrl: redirect ? redirectUrl(redirect, local) : undefined });
+}
+
+function redirectUrl(text: string, local: boolean): string | undefined {
+  const url = httpUrl(text);
+  return url !== undefined && (local || url.startsWith('https:')) ? url : undefined;
 }
 
 /** A verdict is a word or two; a longer one is never matched against a pattern. */
