@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import type { HttpExchange, Integration } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
 import { callBuyer } from '../../services/distribution/src/buyers/integration/buyer-call.js';
+import { PING_WITHHELD_FIELDS } from '../../services/distribution/src/buyers/integration/ping-lead.js';
+import { FILTER_FIELDS } from '../../services/distribution/src/buyers/rules/filter-fields.js';
+import { leadFacts } from '../../services/distribution/src/buyers/rules/lead-facts.js';
 import { exchange, JSON_STATUS_PARSER, lead } from '../unit/integration/exchange-fixtures.js';
 import { json, startLocalServer, type Handler, type LocalServer } from './local-server.js';
 
@@ -117,6 +120,24 @@ describe('callBuyer against real HTTP servers', () => {
     const pinged = lead({ fields: { userIp: '203.0.113.7' } });
     await callBuyer(ping, integration(post(), { mode: 'ping_post', ping }), pinged, { test: false, kind: 'ping' });
     expect(JSON.parse(buyer.requests[0].body)).to.deep.equal({ state: 'IL', zip: '62701', age: 35, amount: '1500.00' });
+  });
+
+  it('keeps PII out of a ping even when the derived facts repeat every field, as the ping tree passes them', async () => {
+    const sold = lead({ fields: { userIp: '203.0.113.7', address: '1 Main St', homePhone: '2175550100', bankAba: '011000015', bankAccountNumber: '12345678', driversLicenseNumber: 'D1234567' } });
+    const facts = leadFacts(
+      { fields: sold.fields, ageYears: 35, loanAmountCents: 150_000, incomeNetMonthlyCents: 320_050, test: false, publisherId: 'pub_1', now: new Date() },
+      'UTC',
+    );
+    const everyField = Object.fromEntries(FILTER_FIELDS.map((field) => [field, { field, transform: [] }]));
+    const ping = post({ mapping: everyField });
+    await callBuyer(ping, integration(post(), { mode: 'ping_post', ping }), { ...sold, derived: { ...facts, priceFloor: 10 } }, { test: false, kind: 'ping' });
+    const body = buyer.requests[0].body;
+    for (const field of PING_WITHHELD_FIELDS) {
+      const value = sold.fields[field];
+      if (value) expect(body, field).not.to.include(value);
+      expect(JSON.parse(body), field).not.to.have.property(field);
+    }
+    expect(JSON.parse(body)).to.include({ state: 'IL', zip: '62701', age: 35, loanAmount: 1500, publisherId: 'pub_1' });
   });
 
   describe('test leads', () => {

@@ -1,4 +1,5 @@
-import { SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../../common/lead-fields.js';
+import { LEAD_FIELDS, SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../../common/lead-fields.js';
+import { FILTER_FIELDS } from '../rules/filter-fields.js';
 import type { LeadForBuyer } from './request-builder.js';
 
 /** Never in a ping, whatever its mapping says: the sensitive fields, and who the person is and how to reach them. */
@@ -14,9 +15,27 @@ export const PING_WITHHELD_FIELDS: readonly LeadField[] = [
   'userIp',
 ];
 
-/** The lead as a ping may see it: withheld fields absent. Derived values (age, amounts) stay. */
+const WITHHELD: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
+
+const PING_FIELDS: ReadonlySet<string> = new Set(LEAD_FIELDS.filter((field) => !WITHHELD.has(field)));
+
+/** Derived values a ping may carry: those a filter reads (age, amounts, ...) and the publisher's floor. */
+const PING_DERIVED: ReadonlySet<string> = new Set([...FILTER_FIELDS.filter((field) => !WITHHELD.has(field)), 'priceFloor']);
+
+/**
+ * The lead as a ping may see it, built afresh from what a ping may carry: lead fields and derived values
+ * named on the lists above, nothing else. The derived facts repeat every lead field (a filter reads them
+ * there), so blanking the fields alone would not do; a name on no list (a field added later, a value of
+ * another caller) is left out rather than let through.
+ */
 export function pingLead(lead: LeadForBuyer): LeadForBuyer {
-  const fields = { ...lead.fields };
-  for (const field of PING_WITHHELD_FIELDS) fields[field] = '';
-  return { ...lead, fields };
+  return {
+    leadId: lead.leadId,
+    fields: only(lead.fields, PING_FIELDS),
+    derived: only(lead.derived, PING_DERIVED),
+  };
+}
+
+function only<T>(values: Record<string, T>, allowed: ReadonlySet<string>): Record<string, T> {
+  return Object.fromEntries(Object.entries(values).filter(([name]) => allowed.has(name)));
 }
