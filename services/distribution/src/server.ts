@@ -130,7 +130,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions): 
   }
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
-  const buyers = new BuyerService(db);
+  const buyers = new BuyerService(db, logger);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const metrics = new DistributionMetrics(
     () => breakers.states(),

@@ -1,7 +1,9 @@
+import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
+import type { BuyerRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
-import { buyerFromRow, type Buyer } from './buyer.js';
+import { buyerFromRow, InvalidStoredBuyerError, type Buyer } from './buyer.js';
 import * as repository from './buyer.repository.js';
 import { parseBuyerDocument } from './definition/parse-buyers.js';
 
@@ -22,28 +24,62 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Buyers as stored. Every definition read from the database is checked again with the rules of `buyer
+ * apply`; a buyer whose stored definition fails them is left out of selection and of `buyer list` on
+ * every instance (logged once per stored version, with the paths and messages, never the values), and
+ * `buyer show` names its problems, until a corrected file is applied.
+ */
 export class BuyerService {
   private activeCache: { buyers: Buyer[]; expiresAt: number } | undefined;
+  /** The last check of each buyer's stored definition, redone only when the row changes. */
+  private readonly checked = new Map<string, { row: BuyerRow; result: Buyer | InvalidStoredBuyerError }>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {}
 
   async listActive(): Promise<Buyer[]> {
     const now = Date.now();
     if (!this.activeCache || this.activeCache.expiresAt <= now) {
       const rows = await repository.listActiveBuyers(this.db);
-      this.activeCache = { buyers: rows.map(buyerFromRow), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
+      this.activeCache = { buyers: this.usable(rows), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
     }
     return this.activeCache.buyers;
   }
 
   async list(): Promise<Buyer[]> {
-    return (await repository.listBuyers(this.db)).map(buyerFromRow);
+    return this.usable(await repository.listBuyers(this.db));
   }
 
   async get(idOrName: string): Promise<Buyer> {
     const row = await repository.findBuyer(this.db, idOrName);
     if (!row) throw new ServiceError('not_found', 'no such buyer');
-    return buyerFromRow(row);
+    const result = this.check(row);
+    if (result instanceof InvalidStoredBuyerError) throw new ServiceError('failed_precondition', result.message);
+    return result;
+  }
+
+  private usable(rows: BuyerRow[]): Buyer[] {
+    return rows.map((row) => this.check(row)).filter((result): result is Buyer => !(result instanceof InvalidStoredBuyerError));
+  }
+
+  private check(row: BuyerRow): Buyer | InvalidStoredBuyerError {
+    const last = this.checked.get(row.id);
+    if (last && last.row.definition === row.definition && last.row.active === row.active && last.row.updated_at === row.updated_at) {
+      return last.result;
+    }
+    let result: Buyer | InvalidStoredBuyerError;
+    try {
+      result = buyerFromRow(row);
+    } catch (error) {
+      if (!(error instanceof InvalidStoredBuyerError)) throw error;
+      result = error;
+      this.logger.error({ buyerId: row.id, problems: error.problems }, 'stored buyer definition is invalid: buyer left out until a corrected file is applied');
+    }
+    this.checked.set(row.id, { row, result });
+    return result;
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { BuyerRow } from '../db/schema.js';
 import type { BuyerDefinition, HttpExchange } from './definition/buyer-definition.js';
+import type { Problem } from './definition/problems.js';
+import { readStoredDefinition } from './definition/stored-definition.js';
 
 /** A buyer as stored: its id and its declared definition. */
 export interface Buyer {
@@ -8,10 +10,23 @@ export interface Buyer {
   updatedAt: number;
 }
 
+/** A stored definition that fails the checks of `buyer apply`: the buyer is not used until a valid one is applied. */
+export class InvalidStoredBuyerError extends Error {
+  constructor(
+    readonly buyerId: string,
+    readonly problems: Problem[],
+  ) {
+    super(`the stored definition of buyer ${buyerId} is invalid (${problems.map((problem) => `${problem.path || 'definition'}: ${problem.message}`).join('; ')}); apply a corrected file`);
+    this.name = 'InvalidStoredBuyerError';
+  }
+}
+
+/** The buyer of a row, its definition checked again; throws InvalidStoredBuyerError. */
 export function buyerFromRow(row: BuyerRow): Buyer {
-  const definition = JSON.parse(row.definition) as BuyerDefinition;
+  const stored = readStoredDefinition(row.definition);
+  if ('errors' in stored) throw new InvalidStoredBuyerError(row.id, stored.errors);
   // `active` has its own column so that pause and resume need not rewrite the definition.
-  return { id: row.id, definition: { ...definition, active: row.active === 1 }, updatedAt: row.updated_at };
+  return { id: row.id, definition: { ...stored.definition, active: row.active === 1 }, updatedAt: row.updated_at };
 }
 
 const REDACTED = '[redacted]';

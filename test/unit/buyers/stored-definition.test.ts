@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import { readStoredDefinition } from '../../../services/distribution/src/buyers/definition/stored-definition.js';
+import { minimalBuyer } from './buyer-fixtures.js';
+
+function parsed(document: unknown): BuyerDefinition[] {
+  const result = parseBuyerDocument(document);
+  if ('errors' in result) return expect.fail(JSON.stringify(result.errors));
+  return result.buyers;
+}
+
+/** Every option of the file format at least once. */
+const EVERY_OPTION = {
+  name: 'every-option',
+  active: false,
+  tier: 3,
+  priority: 7,
+  weight: 5,
+  filters: {
+    all: [
+      { field: 'state', in: ['CA', 'TX'] },
+      { field: 'loanAmount', range: { min: 500, max: '2500.55' } },
+      { field: 'incomeNetMonthly', equals: '1234.56' },
+      { not: { field: 'email', pattern: '@example\\.com$' } },
+      { any: [{ field: 'hourOfDay', range: { min: 8, max: 19 } }, { field: 'testMode', equals: true }, { field: 'bankAba', exists: false }] },
+    ],
+  },
+  schedule: { timezone: 'America/Chicago', days: ['mon', 'fri'], hours: { from: '20:00', to: '06:00' } },
+  caps: { leadsPerHour: 20, leadsPerDay: 200, leadsPerMonth: 4000, spendPerDay: '5000.01' },
+  duplicates: { lookbackDays: 30, match: ['ssn', 'phone'], includeRejected: true },
+  pricing: { type: 'rules', default: '20.00', rules: [{ when: { field: 'state', equals: 'CA' }, price: '30.05' }] },
+  payout: { revenueShare: 0.8125, publishers: { pub_A1: { fixed: '18.00' }, pub_B2: { revenueShare: 1 }, pub_C3: { revenueShare: 0 } } },
+  integration: {
+    mode: 'ping_post',
+    timeoutMs: 2500,
+    local: true,
+    testBehaviour: 'test_url',
+    ping: {
+      url: 'http://10.0.0.5/ping',
+      testUrl: 'http://10.0.0.5/test-ping',
+      format: 'form',
+      mapping: { st: 'state', amount: { field: 'loanAmount', transform: { money: 'number' } }, src: { value: 7 } },
+      response: { format: 'xml', accepted: { path: "/r/@status", in: ['bid', 'ok'] }, price: '//bid', reference: { path: "/r/id[1]" } },
+    },
+    post: {
+      url: 'https://buyer.example/post',
+      testUrl: 'https://buyer.example/test-post',
+      method: 'PUT',
+      headers: { 'X-Api-Version': '2' },
+      auth: { basic: { username: 'user', password: 'p a:ss' } },
+      mapping: {
+        pingId: 'pingReference',
+        'applicant.dob': { field: 'dob', transform: [{ date: 'MM/DD/YYYY' }] },
+        'applicant.phone': { field: 'cellPhone', transform: { phone: '(XXX) XXX-XXXX' } },
+        'applicant.income': { field: 'incomeType', transform: [{ map: { EMPLOYMENT: 'job' }, default: 'other' }, 'upper'] },
+        test: { value: false },
+      },
+      response: { format: 'text', accepted: { path: '^(\\w+)\\|', matches: '^(?i)acc' }, price: '\\|([0-9.]+)', reason: 'REASON=(.*)$', redirectUrl: 'URL=(\\S+)' },
+    },
+  },
+};
+
+describe('stored buyer definitions', () => {
+  it('read back exactly as apply stored them, for every option and every buyer shipped', () => {
+    const documents = [
+      { buyers: [EVERY_OPTION, minimalBuyer({ integration: { post: { url: 'https://b.example/', auth: { bearer: 't0k' }, mapping: { a: 'ssn' }, response: { accepted: { path: '$.ok', equals: 1 } } } } })] },
+      parse(readFileSync('services/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll('SIMULATOR_URL', 'http://127.0.0.1:4010')),
+    ];
+    for (const document of documents) {
+      for (const definition of parsed(document)) {
+        expect(readStoredDefinition(JSON.stringify(definition)), definition.name).to.deep.equal({ definition });
+      }
+    }
+  });
+
+  it('are refused when they fail a rule of apply, each problem with its path', () => {
+    const [valid] = parsed({ buyers: [EVERY_OPTION] });
+    const tampered = structuredClone(valid);
+    tampered.integration.ping!.mapping.ssn = { field: 'ssn', transform: [] };
+    tampered.integration.post.url = 'http://buyer.example/post';
+    tampered.integration.local = false;
+    tampered.filters = { field: 'city', pattern: '^(?=x)(\\w+\\s?)+$' };
+    tampered.integration.post.response.reason = { path: '(a)\\1' };
+    const result = readStoredDefinition(JSON.stringify(tampered));
+    expect(result).to.have.property('errors');
+    const paths = (result as { errors: { path: string }[] }).errors.map((error) => error.path);
+    expect(paths).to.include.members([
+      'integration.ping.mapping.ssn.field',
+      'integration.ping.url',
+      'integration.post.url',
+      'filters.pattern',
+      'integration.post.response.reason.path',
+    ]);
+  });
+
+  it('are refused when they are not a definition at all', () => {
+    for (const stored of ['', 'null', '[]', '{}', '"text"', '{"name": "x", "integration": 5}', '{"pricing": {"type": "fixed", "priceCents": "a lot"}}']) {
+      expect(readStoredDefinition(stored), stored).to.have.property('errors').that.is.not.empty;
+    }
+  });
+});
