@@ -245,4 +245,38 @@ describe('parseReply', () => {
       expect(ok(JSON_NESTED, body).outcome).to.equal('rejected');
     });
   });
+  describe('bounded cost', () => {
+    it('refuses replies over the caps before any path is evaluated, as reply_too_complex', () => {
+      const tooComplex = { outcome: 'error', error: 'reply_too_complex' };
+      // The reply that held the service for 26 s: 64 KiB of sibling elements.
+      expect(ok(XML, `<response>${'<status/>'.repeat(7000)}</response>`, 'application/xml')).to.deep.equal(tooComplex);
+      expect(ok(XML, `<response ${Array.from({ length: 1025 }, (_, i) => `a${i}=""`).join(' ')}/>`, 'application/xml')).to.deep.equal(tooComplex);
+      expect(ok(XML, `${'<a xmlns:x="u">'.repeat(33)}${'</a>'.repeat(33)}`, 'application/xml')).to.deep.equal(tooComplex);
+      expect(ok(JSON_FLAG, `${'['.repeat(33)}${']'.repeat(33)}`)).to.deep.equal(tooComplex);
+      expect(ok(JSON_FLAG, `{"accepted": true, "deep": ${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`)).to.deep.equal(tooComplex);
+      expect(ok(TEXT, `ACCEPTED|R-1|${'x'.repeat(2048)}`, 'text/plain')).to.deep.equal(tooComplex);
+    });
+
+    it('reads replies at the caps', () => {
+      const wide = `<response><result status="accepted"/>${'<x/>'.repeat(1000)}<price>1</price></response>`;
+      expect(ok(XML, wide, 'application/xml')).to.include({ outcome: 'accepted' });
+      const deep = `<response><result status="accepted"/>${'<a>'.repeat(30)}${'</a>'.repeat(30)}<price>1</price></response>`;
+      expect(ok(XML, deep, 'application/xml')).to.include({ outcome: 'accepted' });
+      // Brackets and braces inside strings are not nesting.
+      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '[[[[{{{{'.repeat(100) }))).to.include({ outcome: 'accepted' });
+      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '\\"[[[[' }))).to.include({ outcome: 'accepted' });
+    });
+
+    it('never matches a verdict longer than 256 characters against a pattern', () => {
+      const parser: ResponseParser = { ...JSON_FLAG, accepted: { path: '$.accepted', matches: '^a+$' }, price: undefined };
+      expect(ok(parser, JSON.stringify({ accepted: 'a'.repeat(256) })).outcome).to.equal('accepted');
+      expect(ok(parser, JSON.stringify({ accepted: 'a'.repeat(257) })).outcome).to.equal('rejected');
+    });
+
+    it('runs the pattern that backtracks for ever on V8 in linear time', () => {
+      const parser: ResponseParser = { ...TEXT, accepted: { path: '^(\\w+\\s?)+$', equals: 'x' }, reason: undefined, reference: undefined, redirectUrl: undefined };
+      // V8 needs about a second at 26 characters and doubles with each one more; this would not end.
+      expect(ok(parser, `${'a'.repeat(40)}!`, 'text/plain')).to.deep.equal({ outcome: 'error', error: 'no_outcome' });
+    });
+  });
 });

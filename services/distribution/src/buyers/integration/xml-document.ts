@@ -93,7 +93,7 @@ export class XmlDocument {
     const stack: { node: Node; depth: number }[] = [{ node: this.document, depth: 0 }];
     while (stack.length > 0) {
       const { node, depth } = stack.pop()!;
-      if (depth > MAX_XML_DEPTH) throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
+      if (node.nodeType === ELEMENT_NODE && depth > MAX_XML_DEPTH) throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
       this.order.set(node, this.order.size);
       if (node.nodeType === ELEMENT_NODE) {
         const { attributes } = node as Element;
