@@ -2,13 +2,13 @@ import { DOMParser, type Attr, type Document, type Element, type Node } from '@x
 import type { NameTest, Predicate, Step, XPathExpression } from './xml-path.js';
 
 /**
- * Caps on an XML reply, checked before any evaluation. The first two are counted on the raw text before it
- * is parsed: every element, comment or instruction starts with "<" and every attribute holds a "=", so
- * they bound the parser's work whatever the reply; depth is checked on the parsed tree. Real replies are a
- * few dozen elements; at these caps the worst reply costs a few milliseconds (see the README).
+ * Caps on an XML reply, checked on its raw text before it is parsed (a linear scan of its tags), so that
+ * neither the parser nor a path ever sees more: real replies are a few dozen elements, and at these caps
+ * the worst reply costs a few milliseconds (see the README). Comments, CDATA sections and processing
+ * instructions count as markup too.
  */
-export const MAX_XML_MARKUP = 1024;
-export const MAX_XML_ATTRIBUTES = 1024;
+export const MAX_XML_MARKUP = 512;
+export const MAX_XML_ATTRIBUTES = 512;
 export const MAX_XML_DEPTH = 32;
 
 /** A reply over the caps: refused unread. */
@@ -48,13 +48,50 @@ export function parseXml(body: string): XmlDocument | undefined {
   return new XmlDocument(document);
 }
 
+const SECTIONS: readonly (readonly [string, string])[] = [
+  ['<!--', '-->'],
+  ['<![CDATA[', ']]>'],
+  ['<?', '?>'],
+  ['<!', '>'],
+];
+
+/**
+ * Counts markup, attributes and element depth the way the parser will see them, and throws
+ * ReplyTooComplexError past a cap. Text that is not well-formed may be counted loosely; the parser refuses it.
+ */
 function checkMarkupCounts(body: string): void {
   let markup = 0;
   let attributes = 0;
-  for (let index = 0; index < body.length; index++) {
-    const code = body.charCodeAt(index);
-    if (code === 60 /* < */ && ++markup > MAX_XML_MARKUP) throw new ReplyTooComplexError(`more than ${MAX_XML_MARKUP} tags`);
-    if (code === 61 /* = */ && ++attributes > MAX_XML_ATTRIBUTES) throw new ReplyTooComplexError(`more than ${MAX_XML_ATTRIBUTES} attributes`);
+  let depth = 0;
+  let index = body.indexOf('<');
+  while (index >= 0) {
+    if (++markup > MAX_XML_MARKUP) throw new ReplyTooComplexError(`more than ${MAX_XML_MARKUP} tags`);
+    const section = SECTIONS.find(([open]) => body.startsWith(open, index));
+    if (section) {
+      const end = body.indexOf(section[1], index + section[0].length);
+      if (end < 0) return;
+      index = body.indexOf('<', end + section[1].length);
+      continue;
+    }
+    const closing = body[index + 1] === '/';
+    // To the tag's ">", past quoted attribute values (which may hold ">").
+    let cursor = index + 1;
+    let quote = 0;
+    for (; cursor < body.length; cursor++) {
+      const code = body.charCodeAt(cursor);
+      if (quote !== 0) {
+        if (code === quote) quote = 0;
+      } else if (code === 34 /* " */ || code === 39 /* ' */) {
+        quote = code;
+      } else if (code === 61 /* = */) {
+        if (++attributes > MAX_XML_ATTRIBUTES) throw new ReplyTooComplexError(`more than ${MAX_XML_ATTRIBUTES} attributes`);
+      } else if (code === 62 /* > */) {
+        break;
+      }
+    }
+    if (closing) depth--;
+    else if (body[cursor - 1] !== '/' && ++depth > MAX_XML_DEPTH) throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
+    index = body.indexOf('<', cursor + 1);
   }
 }
 
