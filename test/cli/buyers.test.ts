@@ -151,6 +151,36 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({ line: 12, column: 5 });
     });
 
+    it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
+      const text = [
+        'buyers:',
+        '  - name: pattern-bad',
+        '    filters:',
+        '      - { field: city, pattern: "^(\\\\w+)\\\\s\\\\1$" }',
+        '      - { field: zip, pattern: "^(?:.*0){40}$" }',
+        '    integration:',
+        '      local: true',
+        '      post:',
+        '        url: http://127.0.0.1:9/post',
+        '        mapping: { first_name: firstName }',
+        '        response:',
+        '          format: text',
+        '          accepted: { path: "^(?=OK)(\\\\w+)", equals: "OK" }',
+        '    pricing: { type: fixed, price: "20.00" }',
+        '',
+      ].join('\n');
+      const file = await writeDocument('patterns.yaml', text);
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(run.code).to.equal(1);
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines.pop()).to.equal(`leadflow: 3 mistakes in ${file}; nothing was applied`);
+      expect(lines.sort()).to.deep.equal([
+        `${file}:13:23: buyers[0].integration.post.response.accepted.path: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
+        `${file}:4:24: buyers[0].filters[0].pattern: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
+        `${file}:5:23: buyers[0].filters[1].pattern: is too complex for a buyer pattern (124 steps, at most 100): simplify it`,
+      ]);
+    });
+
     it('places mistakes in a JSON document too', async () => {
       const document = { buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }] };
       const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, JSON.stringify(document, null, 2));
