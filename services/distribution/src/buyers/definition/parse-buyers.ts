@@ -16,7 +16,7 @@
  *           - {field: state, in: [CA, TX]}              # lead fields, normalized (states upper case)
  *           - {field: loanAmount, range: {min: 500, max: "2500.00"}}   # amounts in dollars
  *           - {field: age, range: {min: 21}}
- *           - not: {field: email, pattern: "@example\\.com$"}          # text compares ignore case
+ *           - not: {field: email, pattern: "@example\\.com$"}          # RE2 syntax; text compares ignore case
  *           - {field: bankAba, exists: true}
  *           - any: [{field: hourOfDay, range: {min: 8, max: 19}}, {field: testMode, equals: true}]
  *         # derived values: age, loanAmount, incomeNetMonthly, price (dollars), daysUntilNextPayDate,
@@ -66,8 +66,8 @@
  *             applicant.phone: {field: cellPhone, transform: {phone: "(XXX) XXX-XXXX"}}
  *             source: {value: leadflow}         # a constant
  *           response:
- *             format: json            # json ($.a.b) | xml (XPath) | text (regex, one group)
- *             accepted: {path: $.result, in: [accepted, sold]}   # or equals, or matches (regex)
+ *             format: json            # json ($.a.b) | xml (XPath subset, see README) | text (RE2 regex, one group)
+ *             accepted: {path: $.result, in: [accepted, sold]}   # or equals, or matches (RE2 regex)
  *             reason: $.message
  *             reference: {path: $.id}
  *             redirectUrl: $.redirect
