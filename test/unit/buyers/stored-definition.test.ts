@@ -36,8 +36,16 @@ const EVERY_OPTION = {
   integration: {
     mode: 'ping_post',
     timeoutMs: 2500,
+    pingTimeoutMs: 300,
+    postTimeoutMs: 4000,
     local: true,
     testBehaviour: 'test_url',
+    onTimeout: 'decline',
+    statusLookup: {
+      url: 'http://10.0.0.5/status',
+      mapping: { ref: 'attemptId', lead: 'leadId' },
+      response: { format: 'json', accepted: { path: '$.held', equals: 'yes' } },
+    },
     ping: {
       url: 'http://10.0.0.5/ping',
       testUrl: 'http://10.0.0.5/test-ping',
@@ -53,6 +61,7 @@ const EVERY_OPTION = {
       auth: { basic: { username: 'user', password: 'p a:ss' } },
       mapping: {
         pingId: 'pingReference',
+        requestId: 'attemptId',
         'applicant.dob': { field: 'dob', transform: [{ date: 'MM/DD/YYYY' }] },
         'applicant.phone': { field: 'cellPhone', transform: { phone: '(XXX) XXX-XXXX' } },
         'applicant.income': { field: 'incomeType', transform: [{ map: { EMPLOYMENT: 'job' }, default: 'other' }, 'upper'] },

@@ -65,10 +65,14 @@ function integrationDocument(integration: Integration): Record<string, unknown> 
   return withoutUndefined({
     mode: integration.mode,
     timeoutMs: integration.timeoutMs,
+    pingTimeoutMs: integration.pingTimeoutMs,
+    postTimeoutMs: integration.postTimeoutMs,
     local: integration.local,
     testBehaviour: integration.testBehaviour,
+    onTimeout: integration.onTimeout,
     ping: integration.ping && exchangeDocument(integration.ping),
     post: exchangeDocument(integration.post),
+    statusLookup: integration.statusLookup && exchangeDocument(integration.statusLookup),
   });
 }
 
