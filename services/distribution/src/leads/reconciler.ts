@@ -119,7 +119,7 @@ export class Reconciler {
       // The live API is asked even for a test lead: a lookup carries ids only, and a test answer would be made up.
       { ...buyer.definition.integration, testBehaviour: 'test_url' },
       { leadId: lead.leadId, attemptId: lead.postId, fields: {}, derived: {} },
-      { test: false, kind: 'ping' },
+      { test: false, kind: 'statusLookup' },
     );
     if (result.outcome === 'accepted') return true;
     if (result.outcome === 'rejected') return false;

@@ -10,8 +10,11 @@ export type { LeadForBuyer } from './request-builder.js';
 
 export interface BuyerCallOptions {
   test: boolean;
-  /** A ping never carries the fields in PING_WITHHELD_FIELDS, whatever its mapping says. */
-  kind: 'ping' | 'post';
+  /**
+   * A ping never carries the fields in PING_WITHHELD_FIELDS, whatever its mapping says; a status lookup
+   * carries the lead's and the post's ids alone.
+   */
+  kind: 'ping' | 'post' | 'statusLookup';
   /** Absolute time (Date.now() clock) the call must end by; the call's timeout is cut to fit it. */
   deadlineMs?: number;
   /** Aborting ends the call at once, reported as a timeout. */
@@ -49,12 +52,12 @@ export async function callBuyer(
   if (options.test && integration.testBehaviour === 'reject') return withoutCall({ outcome: 'rejected', reason: 'test lead' });
   let request: BuyerRequest;
   try {
-    request = buildRequest(exchange, options.kind === 'ping' ? pingLead(lead) : lead, { test: options.test });
+    request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test });
   } catch (error) {
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;
   }
-  const timeoutMs = Math.min(callTimeoutMs(integration, options.kind), (options.deadlineMs ?? Infinity) - Date.now());
+  const timeoutMs = Math.min(callTimeoutMs(integration, options.kind === 'ping' ? 'ping' : 'post'), (options.deadlineMs ?? Infinity) - Date.now());
   if (timeoutMs <= 0) return withoutCall({ outcome: 'error', error: 'deadline_passed' });
 
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
@@ -68,6 +71,12 @@ export async function callBuyer(
     case 'failed':
       return { reply: { outcome: 'error', error: result.error }, httpStatus: null, latencyMs: result.latencyMs, outcome: 'error' };
   }
+}
+
+function leadSent(lead: LeadForBuyer, kind: BuyerCallOptions['kind']): LeadForBuyer {
+  if (kind === 'ping') return pingLead(lead);
+  if (kind === 'statusLookup') return { leadId: lead.leadId, attemptId: lead.attemptId, fields: {}, derived: {} };
+  return lead;
 }
 
 function withoutCall(reply: BuyerReply): BuyerCallResult {
