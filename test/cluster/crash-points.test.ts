@@ -34,6 +34,8 @@ const REACH_WITHIN_MS = 10_000;
 /** Longer than the selling budget: the service cannot wait the outage out inside one call. */
 const DATABASE_OUTAGE_MS = 2500;
 const ACCEPT: CountingBehaviour = { kind: 'accept', delayMs: 100 };
+/** Of every hook and test: the crash runs of one engine take 1 to 2 minutes. */
+const HOOK_TIMEOUT_MS = 360_000;
 /** pino levels: error and fatal. */
 const ERROR_LEVEL = 50;
 const POLICY: RetryPolicy = { requestTimeoutMs: SETTINGS.intakeDeadlineMs + 10_000, giveUpAfterMs: 90_000, firstBackoffMs: 250, maxBackoffMs: 2000 };
@@ -86,6 +88,8 @@ function leadIdsIn(json: unknown): string[] {
 /** The protocol's sale runs, step by step, on one stack; the leads' publishers retry in the background. */
 class CrashRuns {
   readonly runs: Run[] = [];
+  /** What the runs are doing now, for a failure that stops them. */
+  activity = 'not started';
   /** The run each lead was sent in, by clickid. */
   readonly sentIn = new Map<string, string>();
   private readonly sending: Promise<Publication>[] = [];
@@ -105,8 +109,10 @@ class CrashRuns {
 
   /** The service kills itself at `point`. */
   async killAt(point: CrashPoint): Promise<void> {
+    this.activity = `kill at ${point}: starting the service`;
     const { handle, listening } = await this.stack.launch(`distribution (${point})`, { LEADFLOW_CRASH_AT: `${point}:kill` });
     if (await listening) this.send(`kill at ${point}`);
+    this.activity = `kill at ${point}: waiting for the service to die there`;
     const exit = await Promise.race([handle.exited, sleep(REACH_WITHIN_MS).then(() => undefined)]);
     if (!exit) await handle.kill();
     this.runs.push({ step: point, fault: 'service', reached: exit?.signal === 'SIGKILL', exit, detail: exit ? '' : handle.tail(15) });
@@ -114,37 +120,47 @@ class CrashRuns {
 
   /** The test kills the service while its posts are held at the buyer, then the buyer accepts them into dead connections. */
   async killAtBuyer(): Promise<void> {
+    this.activity = 'kill at the buyer: starting the service';
     this.stack.buyer.behave('/first', { kind: 'hold' });
     const { handle, listening } = await this.stack.launch('distribution (at-buyer)', {});
     if (await listening) this.send('kill at the buyer');
+    this.activity = 'kill at the buyer: waiting for the posts at the buyer';
     const reached = await within(REACH_WITHIN_MS, () => this.stack.buyer.held('/first').length >= LEADS_PER_RUN);
     await handle.kill();
     this.stack.buyer.behave('/first', ACCEPT);
-    await this.stack.buyer.release('accept', '/first');
+    this.stack.buyer.release('accept', '/first');
     this.runs.push({ step: 'at-buyer', fault: 'service', reached, exit: await handle.exited, detail: reached ? '' : handle.tail(15) });
   }
 
   /** The service stops itself at `point`; MariaDB is killed; the service goes on; MariaDB comes back. */
   async databaseKilledAt(point: CrashPoint): Promise<void> {
+    this.activity = `MariaDB killed at ${point}: starting the service`;
     const { handle, listening } = await this.stack.launch(`distribution (${point}:stop)`, { LEADFLOW_CRASH_AT: `${point}:stop` });
     if (await listening) this.send(`MariaDB killed at ${point}`);
+    this.activity = `MariaDB killed at ${point}: waiting for the service to stop there`;
     const reached = await within(REACH_WITHIN_MS, () => handle.stopped());
+    this.activity = `MariaDB killed at ${point}: the outage`;
     await this.databaseOutage(() => handle.signal('SIGCONT'));
     // A clean stop, to start the next run with its own crash setting.
+    this.activity = `MariaDB killed at ${point}: stopping the service`;
     const exit = await handle.stop(15_000);
     this.runs.push({ step: point, fault: 'database', reached, exit, detail: reached ? '' : handle.tail(15) });
   }
 
   /** MariaDB is killed while the posts are at the buyer, which then accepts them: the answers cannot be recorded. */
   async databaseKilledAtBuyer(): Promise<void> {
+    this.activity = 'MariaDB killed at the buyer: starting the service';
     this.stack.buyer.behave('/first', { kind: 'hold' });
     const { handle, listening } = await this.stack.launch('distribution (at-buyer, database)', {});
     if (await listening) this.send('MariaDB killed at the buyer');
+    this.activity = 'MariaDB killed at the buyer: waiting for the posts at the buyer';
     const reached = await within(REACH_WITHIN_MS, () => this.stack.buyer.held('/first').length >= LEADS_PER_RUN);
-    await this.databaseOutage(async () => {
+    this.activity = 'MariaDB killed at the buyer: the outage';
+    await this.databaseOutage(() => {
       this.stack.buyer.behave('/first', ACCEPT);
-      await this.stack.buyer.release('accept', '/first');
+      this.stack.buyer.release('accept', '/first');
     });
+    this.activity = 'MariaDB killed at the buyer: stopping the service';
     const exit = await handle.stop(15_000);
     this.runs.push({ step: 'at-buyer', fault: 'database', reached, exit, detail: reached ? '' : handle.tail(15) });
   }
@@ -157,15 +173,37 @@ class CrashRuns {
     await mariadb.start();
   }
 
+  /** Where the runs stand: the activity, the runs done, the leads without a final answer. */
+  describe(): string {
+    const waiting = this.publisher.publications.filter((publication) => publication.final === undefined).length;
+    return `${this.activity}; runs done ${this.runs.length}; leads without a final answer ${waiting} of ${this.publisher.publications.length}`;
+  }
+
   /** A service without a crash setting; every publisher retries until a final answer; the reconciler leaves nothing 'processing'. */
   async recover(publisherId: string): Promise<{ processing: number }> {
+    this.activity = 'recovery: starting the service';
     const { listening } = await this.stack.launch('distribution (recovery)', {});
     if (!(await listening)) throw new Error(`the recovering service did not start:\n${this.stack.distribution!.tail()}`);
+    this.activity = "recovery: waiting for the publishers' final answers";
     await Promise.all(this.sending);
+    this.activity = "recovery: waiting for no lead 'processing'";
     const processing = async () =>
       Number((await this.stack.database.rows<{ n: number }>("SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = 'processing'", [publisherId]))[0]!.n);
     await within(30_000, async () => (await processing()) === 0);
     return { processing: await processing() };
+  }
+}
+
+/** `work`, or a failure saying where it stood once `ms` have passed: more than a hook's bare timeout says. */
+async function withWatchdog<T>(ms: number, where: () => string, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const watchdog = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no end after ${ms} ms: ${where()}`)), ms);
+  });
+  try {
+    return await Promise.race([work(), watchdog]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -175,7 +213,7 @@ function engineAvailable(context: Mocha.Context, engine: Engine): void {
 
 for (const engine of ['sqlite', 'mariadb'] as const) {
   describe(`sale protocol crash points [${engine}]: real processes, a counting buyer, the publisher's retries`, function () {
-    this.timeout(360_000);
+    this.timeout(HOOK_TIMEOUT_MS);
     const stack = new CrashStack(engine, SETTINGS);
     let buyerIds: Record<string, string> = {};
     const buyerIdOf = (path: string) => buyerIds[{ '/first': 'first-buyer', '/second': 'second-buyer', '/hangs': 'hanging-buyer', '/declines': 'declining-buyer', '/lookup': 'lookup-buyer', '/backup': 'backup-buyer' }[path] ?? path] ?? path;
@@ -202,9 +240,11 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
 
       // The service that started the stack is replaced by one per run.
       await stack.distribution!.stop();
-      for (const step of STEPS) await (step === 'at-buyer' ? runs.killAtBuyer() : runs.killAt(step));
-      if (engine === 'mariadb') for (const step of STEPS) await (step === 'at-buyer' ? runs.databaseKilledAtBuyer() : runs.databaseKilledAt(step));
-      recovered = await runs.recover(publisher.id);
+      recovered = await withWatchdog(HOOK_TIMEOUT_MS - 30_000, () => runs.describe(), async () => {
+        for (const step of STEPS) await (step === 'at-buyer' ? runs.killAtBuyer() : runs.killAt(step));
+        if (engine === 'mariadb') for (const step of STEPS) await (step === 'at-buyer' ? runs.databaseKilledAtBuyer() : runs.databaseKilledAt(step));
+        return runs.recover(publisher.id);
+      });
     });
     afterEach(function () {
       printOutputOnFailure(this, () => stack.handles());
@@ -411,9 +451,9 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         await applyBuyers('lookup-buyer', 'backup-buyer');
         // The buyer takes the first lead and declines the second, each after its post timed out.
         const taken = await retrying.publish(validLeadBody());
-        await stack.buyer.release('accept', '/lookup');
+        stack.buyer.release('accept', '/lookup');
         const declined = await retrying.publish(validLeadBody());
-        await stack.buyer.release('reject', '/lookup');
+        stack.buyer.release('reject', '/lookup');
         const publications = [taken, declined];
         for (const publication of publications) expect(publication.final?.body, describeReply(publication.replies.at(-1)!)).to.include({ status: 'rejected' });
         const leadIds = publications.map((publication) => publication.final!.body.leadId as string);

@@ -58,13 +58,13 @@ export interface CountingBuyer {
   /** Posts being held, oldest first. */
   held(path?: string): ReceivedPost[];
   /** Answers every held post of `path` (or of every path). */
-  release(answer: HeldAnswer, path?: string): Promise<void>;
+  release(answer: HeldAnswer, path?: string): void;
   close(): Promise<void>;
 }
 
 interface Held {
   post: ReceivedPost;
-  answer(answer: HeldAnswer): Promise<void>;
+  answer(answer: HeldAnswer): void;
 }
 
 export async function startCountingBuyer(): Promise<CountingBuyer> {
@@ -75,21 +75,29 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
   const holding: Held[] = [];
   const open = new Set<ServerResponse>();
 
-  /** Writes the answer, telling apart one that reached a live connection from one written into a dead one. */
-  const answer = async (post: ReceivedPost, response: ServerResponse, accept: boolean) => {
+  /**
+   * Writes the answer, telling apart one that reached a live connection from one written into a dead
+   * one. Never waits for the write: on a connection the caller's death is cutting, it may never finish.
+   */
+  const answer = (post: ReceivedPost, response: ServerResponse, accept: boolean) => {
     // Counted before the write: the buyer has taken the lead whatever happens to the connection.
     if (accept) acceptances.push({ path: post.path, leadId: post.leadId, attemptId: post.attemptId, delivered: !response.destroyed && !response.socket?.destroyed, at: Date.now() });
     if (response.destroyed) return;
     const body = accept ? { accepted: true, redirectUrl: `https://lender.example/apply/${post.leadId}` } : { accepted: false, reason: 'not interested' };
     response.writeHead(200, { 'content-type': 'application/json' });
-    await new Promise<void>((resolve) => response.end(JSON.stringify(body), () => resolve()));
+    response.end(JSON.stringify(body));
   };
 
   const server = createServer(async (request, response) => {
     open.add(response);
     response.on('close', () => open.delete(response));
     const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+    } catch {
+      // The caller died while sending: no post arrived.
+      return;
+    }
     const path = request.url ?? '/';
     let body: Record<string, unknown> = {};
     try {
@@ -105,14 +113,14 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
     };
     const behaviour = behaviours.get(path) ?? { kind: 'reject' };
     if (behaviour.kind === 'status') {
-      const answer = holding.some((held) => held.post.path === behaviour.of && held.post.leadId === post.leadId)
+      const verdict = holding.some((held) => held.post.path === behaviour.of && held.post.leadId === post.leadId)
         ? 'undecided'
         : acceptances.some((acceptance) => acceptance.path === behaviour.of && acceptance.leadId === post.leadId)
           ? 'accepted'
           : 'not accepted';
-      lookups.push({ ...post, answer });
-      response.writeHead(answer === 'undecided' ? 503 : 200, { 'content-type': 'application/json' });
-      return response.end(JSON.stringify(answer === 'undecided' ? { error: 'still deciding' } : { accepted: answer === 'accepted' }));
+      lookups.push({ ...post, answer: verdict });
+      response.writeHead(verdict === 'undecided' ? 503 : 200, { 'content-type': 'application/json' });
+      return response.end(JSON.stringify(verdict === 'undecided' ? { error: 'still deciding' } : { accepted: verdict === 'accepted' }));
     }
     received.push(post);
     switch (behaviour.kind) {
@@ -138,10 +146,12 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
     lookups,
     acceptances,
     held: (path) => holding.filter((held) => path === undefined || held.post.path === path).map((held) => held.post),
-    async release(reply, path) {
+    release(reply, path) {
       const due = holding.filter((held) => path === undefined || held.post.path === path);
-      for (const held of due) holding.splice(holding.indexOf(held), 1);
-      await Promise.all(due.map((held) => held.answer(reply)));
+      for (const held of due) {
+        holding.splice(holding.indexOf(held), 1);
+        held.answer(reply);
+      }
     },
     async close() {
       for (const response of open) response.destroy();
