@@ -541,12 +541,17 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       });
     });
 
-    /** The distribution processes' error log lines while `reply` was being answered, for a failure message. */
+    /** The distribution processes' error log lines while `reply` was being answered, and MariaDB's deadlock reports, for a failure message. */
     function serviceErrorsDuring(reply: IntakeReply): string {
       const from = reply.at - reply.elapsedMs - 100;
-      return stack.distributions
-        .flatMap((handle) => handle.logLines().filter((line) => Number(line.level) >= ERROR_LEVEL && Number(line.time) >= from && Number(line.time) <= reply.at + 100).map((line) => `${handle.name}: ${JSON.stringify(line)}`))
-        .join('\n');
+      const lines = stack.distributions.flatMap((handle) =>
+        handle
+          .logLines()
+          .filter((line) => Number(line.level) >= ERROR_LEVEL && Number(line.time) >= from && Number(line.time) <= reply.at + 100)
+          .map((line) => `${handle.name}: ${JSON.stringify(line)}`),
+      );
+      const deadlocks = lines.some((line) => line.includes('ER_LOCK_DEADLOCK')) ? (stack.mariadb?.deadlocks() ?? []) : [];
+      return [...lines, ...deadlocks].join('\n');
     }
 
     /** What happened to a publisher's lead: the answers, the stored lead and posts, the log lines naming it. */

@@ -161,6 +161,8 @@ export class OwnMariaDb {
         '--skip-name-resolve',
         '--innodb-buffer-pool-size=64M',
         '--max-connections=200',
+        // Into its output: a test that meets a deadlock can say which statements ran into each other.
+        '--innodb-print-all-deadlocks=ON',
         ...(process.getuid?.() === 0 ? ['--user=root'] : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -179,6 +181,17 @@ export class OwnMariaDb {
       },
       60_000,
       50,
+    );
+  }
+
+  /** The deadlocks InnoDB reported in this server's output, across restarts, each with the statements involved. */
+  deadlocks(): string[] {
+    return this.logs.flatMap((handle) =>
+      handle
+        .text()
+        .split(/(?=^.*Transactions deadlock detected)/m)
+        .slice(1)
+        .map((report) => report.split('\n').slice(0, 60).join('\n')),
     );
   }
 
