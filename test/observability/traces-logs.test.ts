@@ -66,15 +66,17 @@ describe('observability: trace ids in logs, buyer hosts in spans (tracing on)', 
         () => undefined,
         (error: { code: number }) => error.code,
       );
-      expect(failure).to.equal(status.INTERNAL);
+      // A failed sale step costs the lead nothing: the caller is told to retry.
+      expect(failure).to.equal(status.UNAVAILABLE);
 
       const server = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER && span.name === SUBMIT_LEAD)!;
-      const failed = lines().find((line) => line.msg === 'request failed');
-      expect(failed).to.include({ method: SUBMIT_LEAD, trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId });
+      const failed = lines().find((line) => line.msg === 'a sale step failed; the lead is left for the retry');
+      expect(failed).to.include({ trace_id: server.spanContext().traceId });
+      expect(failed?.leadId).to.be.a('string');
       expect(JSON.stringify(lines())).to.not.include(created.key).and.not.include(SSN);
 
       const metrics = (await scrape(`http://127.0.0.1:${service.metricsPort}/metrics`)).text;
-      expect(sampled(metrics, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'INTERNAL' })).to.equal(1);
+      expect(sampled(metrics, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'UNAVAILABLE' })).to.equal(1);
     } finally {
       admin.close();
       client.close();

@@ -17,6 +17,7 @@ import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { armCrashPoint } from '../../common/crash-points.js';
+import type { ServerTransportCredentials } from '../../common/grpc-tls.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
 import { IntakeService } from './leads/intake.service.js';
 import { LeadResolution } from './leads/lead-resolution.js';
@@ -87,6 +88,8 @@ function shutdown(server: Server): Promise<void> {
  * service per SQLite file.
  */
 export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
+  // Checked before anything in the data directory is touched: a listener refused for want of TLS leaves no trace.
+  const transport = listenerTransport(config);
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
   if (lock?.previous) {
     options.logger.warn(
@@ -96,7 +99,7 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   }
   let running: RunningDistribution;
   try {
-    running = await serve(config, options);
+    running = await serve(config, options, transport);
   } catch (error) {
     lock?.release();
     throw error;
@@ -113,10 +116,9 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   };
 }
 
-async function serve(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
+async function serve(config: DistributionConfig, options: DistributionOptions, transport: ServerTransportCredentials): Promise<RunningDistribution> {
   const { logger } = options;
   armCrashPoint(config.crashAt);
-  const transport = listenerTransport(config);
   const secrets = await loadSecrets(config);
   const cipher = new PiiCipher(secrets.piiKeys);
   const hasher = new KeyedHasher(secrets.hmacKey);
