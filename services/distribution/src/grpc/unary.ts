@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/a
 import { status, type handleUnaryCall, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from '../../../common/logger.js';
 import { extractTraceContext } from '../../../common/telemetry.js';
-import { isSqliteBusy } from '../db/database.js';
+import { isTransientConflict } from '../db/database.js';
 import { ServiceError, type ServiceErrorCode } from '../errors.js';
 
 const STATUS_OF: Record<ServiceErrorCode, status> = {
@@ -34,7 +34,8 @@ function failureOf(error: unknown): ServiceFailure | undefined {
   const { code, fatal } = (error ?? {}) as { code?: unknown; fatal?: unknown };
   // mysql2 marks every error that killed its connection `fatal`; some (a rollback on a
   // connection the server dropped) carry no code.
-  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || isSqliteBusy(code) || fatal === true) {
+  // Also a deadlock, a lock wait timeout or a busy SQLite: the engine gave up work that may simply run again.
+  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || fatal === true || isTransientConflict(error)) {
     return { code: status.UNAVAILABLE, details: 'storage is unavailable: retry' };
   }
   return undefined;

@@ -180,8 +180,10 @@ export class IntakeService {
 
   /** A lead whose seller stopped: finish what its posts did, or sell it to the buyers it was not posted to. */
   private async takeOver(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
-    const recovered = await this.recordingOrReplaying(identity.id, () =>
-      recoverSale(this.deps.db, this.deps.buyers, { id: identity.id, publisherId: identity.publisherId, test: valid.test, claimToken: identity.claimToken }, identity.now),
+    const recovered = await this.givingBackOnFailure(identity, () =>
+      this.recordingOrReplaying(identity.id, () =>
+        recoverSale(this.deps.db, this.deps.buyers, { id: identity.id, publisherId: identity.publisherId, test: valid.test, claimToken: identity.claimToken }, identity.now),
+      ),
     );
     if ('replayed' in recovered) return recovered.replayed;
     switch (recovered.value.kind) {
