@@ -26,7 +26,7 @@ import { postVerdict } from './post-answer.js';
 import { PostJournal, type OpenPost } from './post-journal.js';
 import { payoutFor } from './rules/payout.js';
 import { priceFor } from './rules/pricing.js';
-import { byTier, rankOffers, skipReason } from './selection.js';
+import { byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
@@ -130,7 +130,7 @@ export class PingTreeSeller implements LeadSeller {
       ? new Set<string>()
       : await buyersWithDuplicate(this.deps.db, request.leadId, request.person, buyers, now.getTime());
     const periodsOf = new Map(buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, timezoneOf(buyer))]));
-    const counters = lead.test
+    const counters: ReadonlyMap<string, CapUsage> = lead.test
       ? new Map()
       : await readCounters(
           this.deps.db,
