@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import {
+  expectedLatencyWithin,
+  expectedRevenue,
+  finishProbability,
+  planPosts,
+  timeForAll,
+  type PostProspect,
+} from '../../../services/distribution/src/buyers/post-order.js';
+
+function prospect(valueDollars: number, acceptRate: number, p50Ms: number, p90Ms: number, settings: Partial<PostProspect> = {}): PostProspect {
+  const timeoutMs = settings.timeoutMs ?? 2000;
+  return {
+    valueCents: valueDollars * 100,
+    acceptRate,
+    latency: { p50Ms, p90Ms },
+    timeoutMs,
+    minimumTimeMs: timeoutMs,
+    timeoutEndsSale: true,
+    ...settings,
+  };
+}
+
+/** In price order, as rankOffers gives them: a slow $50 buyer that seldom accepts, then two fast ones. */
+const SLOW_RICH = prospect(50, 0.2, 1500, 1700, { timeoutMs: 1800 });
+const FAST_A = prospect(30, 0.6, 80, 150, { timeoutMs: 500 });
+const FAST_B = prospect(25, 0.6, 80, 150, { timeoutMs: 500 });
+
+describe('post order: deadline-aware expected value', () => {
+  it('keeps the price order when there is time to walk every offer', () => {
+    expect(timeForAll([SLOW_RICH, FAST_A, FAST_B], 9500)).to.equal(true);
+    expect(planPosts([SLOW_RICH, FAST_A, FAST_B], 9500)).to.deep.equal([0, 1, 2]);
+  });
+
+  it('posts the fast, likely offers first when the slow rich one would leave no time for them', () => {
+    expect(timeForAll([SLOW_RICH, FAST_A, FAST_B], 1900)).to.equal(false);
+    const order = planPosts([SLOW_RICH, FAST_A, FAST_B], 1900);
+    expect(order).to.deep.equal([1, 2, 0]);
+    const inPriceOrder = expectedRevenue([SLOW_RICH, FAST_A, FAST_B], 1900);
+    const planned = expectedRevenue(order.map((index) => [SLOW_RICH, FAST_A, FAST_B][index]!), 1900);
+    // Price order: about 20% of $50 and then no time; planned: $30 at 60%, $25 at 60% of the rest, then the slow one.
+    expect(inPriceOrder).to.be.closeTo(1000, 60);
+    expect(planned).to.be.above(2300);
+  });
+
+  it('still posts the slow rich offer first when it accepts often enough to be worth the time', () => {
+    const likely = { ...SLOW_RICH, acceptRate: 0.9 };
+    expect(planPosts([likely, FAST_A, FAST_B], 1900)).to.deep.equal([0, 1, 2]);
+  });
+
+  it('keeps the price order when another order would bring less than half a percent more', () => {
+    const a = prospect(30, 0.5, 700, 900, { timeoutMs: 1000 });
+    const slightlyFaster = prospect(29.9, 0.5, 690, 890, { timeoutMs: 1000 });
+    expect(timeForAll([a, slightlyFaster], 1500)).to.equal(false);
+    expect(expectedRevenue([slightlyFaster, a], 1500)).to.be.above(expectedRevenue([a, slightlyFaster], 1500));
+    expect(planPosts([a, slightlyFaster], 1500)).to.deep.equal([0, 1]);
+    const muchFaster = prospect(29.9, 0.5, 500, 700, { timeoutMs: 1000 });
+    expect(planPosts([a, muchFaster], 1500)).to.deep.equal([1, 0]);
+  });
+
+  it('puts last a post likely to go unanswered when no answer would end the sale', () => {
+    // Answers in 3 s at the median, with a 1 s timeout: most of its posts leave the lead unconfirmed.
+    const hanging = prospect(60, 0.9, 3000, 5000, { timeoutMs: 1000 });
+    const fast = prospect(20, 0.5, 50, 100, { timeoutMs: 500 });
+    expect(planPosts([hanging, fast], 1400)).to.deep.equal([1, 0]);
+    // The same buyer whose unanswered post counts as a decline costs only its time.
+    const declines = { ...hanging, timeoutEndsSale: false };
+    expect(expectedRevenue([declines, fast], 2000)).to.be.above(expectedRevenue([hanging, fast], 2000));
+  });
+
+  it('gives no value to a post that cannot be sent in the time left', () => {
+    const late = prospect(50, 1, 100, 200, { timeoutMs: 1000, minimumTimeMs: 1000 });
+    expect(expectedRevenue([late], 900)).to.equal(0);
+    expect(expectedRevenue([late], 1000)).to.be.closeTo(5000, 1);
+  });
+
+  it('searches long trees without trying every order, never doing worse than the price order', () => {
+    const offers = [
+      prospect(80, 0.1, 1500, 1700, { timeoutMs: 1750 }),
+      prospect(70, 0.1, 1500, 1700, { timeoutMs: 1750 }),
+      ...Array.from({ length: 7 }, (_, i) => prospect(40 - i, 0.4, 60, 120, { timeoutMs: 300 })),
+    ];
+    const order = planPosts(offers, 1800);
+    expect([...order].sort((a, b) => a - b)).to.deep.equal(offers.map((_, i) => i));
+    const revenueOf = (indices: number[]) => expectedRevenue(indices.map((index) => offers[index]!), 1800);
+    expect(revenueOf(order)).to.be.above(revenueOf(offers.map((_, i) => i)) * 1.4);
+    expect(order.slice(0, 3)).to.deep.equal([2, 3, 4]);
+  });
+
+  it('models latency as log-normal through the learned median and 90th percentile', () => {
+    const latency = { p50Ms: 200, p90Ms: 800 };
+    expect(finishProbability(latency, 200)).to.be.closeTo(0.5, 1e-6);
+    expect(finishProbability(latency, 800)).to.be.closeTo(0.9, 1e-6);
+    expect(finishProbability(latency, 0)).to.equal(0);
+    expect(expectedLatencyWithin(latency, 800)).to.be.within(150, 400);
+    expect(expectedLatencyWithin(latency, 100)).to.be.below(100);
+  });
+
+  it('keeps a single offer, and no offers, as they are', () => {
+    expect(planPosts([SLOW_RICH], 100)).to.deep.equal([0]);
+    expect(planPosts([], 100)).to.deep.equal([]);
+  });
+});
