@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Buyer } from '../../../services/distribution/src/buyers/buyer.js';
-import { byTier, isCapped, rankOffers, skipReason, type BuyerStanding } from '../../../services/distribution/src/buyers/selection.js';
+import { byPriceGroup, byTier, isCapped, rankOffers, skipReason, type BuyerStanding } from '../../../services/distribution/src/buyers/selection.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
@@ -73,5 +73,17 @@ describe('selection: who may get a lead, and in which order', () => {
   it('groups offers by tier, lowest first', () => {
     const offers = [3, 1, 2, 1].map((tier, index) => ({ buyer: buyer(`t${tier}-${index}`, { tier }), chargeCents: 100 }));
     expect(byTier(offers).map((tier) => tier.map((offer) => offer.buyer.id))).to.deep.equal([['t1-1', 't1-3'], ['t2-2'], ['t3-0']]);
+  });
+
+  it('ranks equal prices of several tiers lower tier first, before priority', () => {
+    const offer = (id: string, tier: number, priority: number) => ({ buyer: buyer(id, { tier, priority }), chargeCents: 700 });
+    const ranked = rankOffers([offer('t2-first-priority', 2, 1), offer('t1-last-priority', 1, 900)], () => 0.5);
+    expect(ranked.map((one) => one.buyer.id)).to.deep.equal(['t1-last-priority', 't2-first-priority']);
+  });
+
+  it('walks price groups by their best offer, tiers kept together, equal bests by tier', () => {
+    const offer = (id: string, tier: number, chargeCents: number | undefined) => ({ buyer: buyer(id, { tier }), chargeCents });
+    const groups = byPriceGroup([offer('t1-a', 1, 559), offer('t1-b', 1, 300), offer('t2-a', 2, 828), offer('t3-a', 3, 559), offer('t4-unpriced', 4, undefined)]);
+    expect(groups.map((group) => group.map((one) => one.buyer.id))).to.deep.equal([['t2-a'], ['t1-a', 't1-b'], ['t3-a'], ['t4-unpriced']]);
   });
 });

@@ -64,14 +64,16 @@ export interface Offer {
 }
 
 /**
- * Best price first; equal prices by priority, then by a draw weighted by the buyer's weight (`random`
- * in [0, 1) per offer: the weighted rotation among equals). Unpriced direct posts (price in the answer) last.
+ * Best price first; equal prices by tier (offers of several tiers meet in one auction), then priority,
+ * then a draw weighted by the buyer's weight (`random` in [0, 1) per offer: the weighted rotation among
+ * equals). Unpriced direct posts (price in the answer) last.
  */
 export function rankOffers<T extends Offer>(offers: readonly T[], random: () => number): T[] {
   const draw = new Map(offers.map((offer) => [offer, random() ** (1 / offer.buyer.definition.weight)]));
   return [...offers].sort(
     (a, b) =>
       (b.chargeCents ?? -1) - (a.chargeCents ?? -1) ||
+      a.buyer.definition.tier - b.buyer.definition.tier ||
       a.buyer.definition.priority - b.buyer.definition.priority ||
       draw.get(b)! - draw.get(a)!,
   );
@@ -86,4 +88,21 @@ export function byTier<T extends Offer>(offers: readonly T[]): T[][] {
     tiers.set(offer.buyer.definition.tier, tier);
   }
   return [...tiers.entries()].sort(([a], [b]) => a - b).map(([, tier]) => tier);
+}
+
+/**
+ * How a sale walks the tiers: `strict_tiers`, each tier pinged and posted to before the next is
+ * pinged; `price_groups`, every tier pinged at once, then the tiers posted to one after the other,
+ * the one with the best offer first; `auction`, every tier pinged at once and all offers ranked together.
+ */
+export const ROUTING_MODES = ['strict_tiers', 'price_groups', 'auction'] as const;
+export type RoutingMode = (typeof ROUTING_MODES)[number];
+
+/** Offers grouped by tier, the tier with the best priced offer first; equal best prices by tier. */
+export function byPriceGroup<T extends Offer>(offers: readonly T[]): T[][] {
+  const best = (group: readonly T[]) => Math.max(...group.map((offer) => offer.chargeCents ?? -1));
+  return byTier(offers)
+    .map((group, rank) => ({ group, rank, best: best(group) }))
+    .sort((a, b) => b.best - a.best || a.rank - b.rank)
+    .map(({ group }) => group);
 }
