@@ -1,0 +1,102 @@
+import type { Logger } from '../../../common/logger.js';
+import type { Db } from '../db/database.js';
+import type { BuyerAttemptRow } from '../db/schema.js';
+import { resultOf, summarizePosts, WINDOW_POSTS, type PostFigures, type PostObservation } from './post-figures.js';
+
+/**
+ * Each buyer's recent live posts, in memory, and the figures learned from them. Loaded from storage at
+ * start and again every `refreshMs` (so that every instance learns from every instance's posts),
+ * and added to as this instance's sales end, so that no lead waits on a query for them.
+ */
+export class PostFiguresStore {
+  /** Newest first, at most WINDOW_POSTS per buyer. */
+  private readonly posts = new Map<string, PostObservation[]>();
+  private readonly cache = new Map<string, PostFigures>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The figures of a buyer's posts; with `state`, its accept rate for leads of that state. */
+  figures(buyerId: string, state?: string): PostFigures {
+    const key = state === undefined ? buyerId : `${buyerId} ${state}`;
+    let figures = this.cache.get(key);
+    if (!figures) {
+      figures = summarizePosts(this.posts.get(buyerId) ?? [], state);
+      this.cache.set(key, figures);
+    }
+    return figures;
+  }
+
+  /** Every buyer with posts, and its figures. */
+  *all(): Iterable<[string, PostFigures]> {
+    for (const buyerId of this.posts.keys()) yield [buyerId, this.figures(buyerId)];
+  }
+
+  /** The posts among one live lead's attempts, as its sale ends. */
+  record(rows: readonly BuyerAttemptRow[], state: string): void {
+    for (const row of rows) {
+      if (row.kind !== 'post') continue;
+      this.merge(row.buyer_id, [{ leadId: row.lead_id, at: row.started_at, latencyMs: row.duration_ms, result: resultOf(row.outcome), state }]);
+    }
+  }
+
+  /**
+   * Reads the most recent live posts of these buyers from storage (by the post intents' buyer index,
+   * each with its attempt's outcome and duration) and merges them with what is in memory.
+   */
+  async load(buyerIds: readonly string[]): Promise<void> {
+    for (const buyerId of buyerIds) {
+      const rows = await this.db
+        .selectFrom('lead_posts as p')
+        .innerJoin('leads as l', 'l.id', 'p.lead_id')
+        .innerJoin('buyer_attempts as a', (join) => join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'))
+        .select(['p.lead_id', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
+        .where('p.buyer_id', '=', buyerId)
+        .where('l.is_test', '=', 0)
+        .orderBy('p.created_at', 'desc')
+        .limit(WINDOW_POSTS)
+        .execute();
+      this.merge(
+        buyerId,
+        rows.map((row) => ({
+          leadId: row.lead_id,
+          at: Number(row.started_at),
+          latencyMs: Number(row.duration_ms),
+          result: resultOf(row.outcome),
+          state: row.state,
+        })),
+      );
+    }
+  }
+
+  /** Loads the figures of `buyerIds()` now and every `refreshMs`; a failed refresh keeps what is known. */
+  async start(buyerIds: () => Promise<readonly string[]>, refreshMs: number): Promise<void> {
+    const refresh = async () => this.load(await buyerIds());
+    await refresh();
+    this.timer = setInterval(() => {
+      this.running ??= refresh()
+        .catch((error: unknown) => this.logger?.warn({ error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, 'buyer post figures refresh failed'))
+        .finally(() => (this.running = undefined));
+    }, refreshMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One post per lead and buyer: a post seen in memory and in storage counts once. */
+  private merge(buyerId: string, observations: readonly PostObservation[]): void {
+    if (observations.length === 0) return;
+    const byLead = new Map((this.posts.get(buyerId) ?? []).map((post) => [post.leadId, post]));
+    for (const observation of observations) byLead.set(observation.leadId, observation);
+    const newestFirst = [...byLead.values()].sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1)).slice(0, WINDOW_POSTS);
+    this.posts.set(buyerId, newestFirst);
+    for (const key of this.cache.keys()) if (key === buyerId || key.startsWith(`${buyerId} `)) this.cache.delete(key);
+  }
+}
