@@ -60,6 +60,26 @@ function bearerToken(env: Env, name: string): string | undefined {
   return token;
 }
 
+/** One of `values`, or `fallback` when the variable is unset or empty. */
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
+  return raw as T;
+}
+
+/**
+ * How a sale walks the tiers: `strict_tiers`, each tier pinged and posted to before the next is
+ * pinged; `price_groups`, every tier pinged at once, then the tiers posted to one after the other,
+ * the one with the best offer first; `auction`, every tier pinged at once and all offers ranked together.
+ */
+export const ROUTING_MODES = ['strict_tiers', 'price_groups', 'auction'] as const;
+export type RoutingMode = (typeof ROUTING_MODES)[number];
+
+/** `expected_value`: price order unless the time left calls for another (learned figures); `price`: always price order. */
+export const POST_ORDERS = ['expected_value', 'price'] as const;
+export type PostOrder = (typeof POST_ORDERS)[number];
+
 export const DEFAULT_HTTP_PORT = 3000;
 export const DEFAULT_GRPC_PORT = 50051;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
@@ -94,6 +114,8 @@ export interface DistributionConfig {
   sellDeadlineMs: number;
   /** How long a tier waits for bids; undefined = a quarter of what is left of the selling budget. */
   pingWindowMs: number | undefined;
+  routingMode: RoutingMode;
+  postOrder: PostOrder;
   /** Secrets from the environment; on the embedded default, missing ones are generated into dataDir. */
   secrets: {
     adminToken: string | undefined;
@@ -194,6 +216,8 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     databaseUrl,
     sellDeadlineMs: integer(env, 'LEADFLOW_SELL_DEADLINE_MS', 10_000, 100, 600_000),
     pingWindowMs: optionalInteger(env, 'LEADFLOW_PING_WINDOW_MS', 1, 600_000),
+    routingMode: oneOf(env, 'LEADFLOW_ROUTING_MODE', ROUTING_MODES, 'strict_tiers'),
+    postOrder: oneOf(env, 'LEADFLOW_POST_ORDER', POST_ORDERS, 'expected_value'),
     secrets,
     logLevel: logLevel(env),
     telemetry: telemetry(env),

@@ -11,6 +11,7 @@ import { CircuitBreakers } from './buyers/circuit-breaker.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
 import { PingTreeSeller } from './buyers/ping-tree.js';
 import { lockDataDir } from './db/data-dir-lock.js';
+import { PostFiguresStore } from './buyers/post-figures-store.js';
 import { createDatabase, migrateToLatest, type Db } from './db/database.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
@@ -64,6 +65,8 @@ export interface DistributionOptions {
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Five failed calls in a row pause a buyer for 30 s; then one lead probes it. */
 const CIRCUIT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 };
+/** How often each instance reads every instance's recent posts again, for the learned post figures. */
+const POST_FIGURES_REFRESH_MS = 30_000;
 
 function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -134,14 +137,26 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db, logger);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
+  const figures = new PostFiguresStore(db, logger);
   const metrics = new DistributionMetrics(
     () => breakers.states(),
     () => {
       const validTo = transport.files?.certificate?.validTo;
       return validTo === undefined ? undefined : Date.parse(validTo);
     },
+    () => figures.all(),
   );
-  const seller = options.seller ?? new PingTreeSeller({ db, buyers, breakers, tracer, pingWindowMs: config.pingWindowMs });
+  const seller =
+    options.seller ??
+    new PingTreeSeller({
+      db,
+      buyers,
+      breakers,
+      tracer,
+      pingWindowMs: config.pingWindowMs,
+      routing: config.routingMode,
+      figures: config.postOrder === 'expected_value' ? figures : undefined,
+    });
   const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
   const resolution = new LeadResolution(db, buyers, publishers);
@@ -169,7 +184,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
     adminHandlers({
       publishers,
       buyers,
-      buyerReports: new BuyerReports(db, breakers),
+      buyerReports: new BuyerReports(db, breakers, figures),
       reports: new ReportService(db),
       resolution,
       pii,
@@ -191,6 +206,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
     await db.destroy();
     throw error;
   }
+  await figures.start(async () => (await buyers.list()).map((buyer) => buyer.id), POST_FIGURES_REFRESH_MS);
   const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
   reconciler.start();
   health.serve();
@@ -208,6 +224,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
       health.drain();
       await purgeSchedule?.stop();
       await reconciler.stop();
+      await figures.stop();
       await shutdown(server);
       await metricsServer.close();
       await db.destroy();

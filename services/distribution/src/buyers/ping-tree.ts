@@ -1,5 +1,6 @@
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
+import type { RoutingMode } from '../../../common/config.js';
 import type { Db } from '../db/database.js';
 import { AttemptLog } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
@@ -24,9 +25,12 @@ import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
 import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { postVerdict } from './post-answer.js';
 import { PostJournal, type OpenPost } from './post-journal.js';
+import type { PostFiguresStore } from './post-figures-store.js';
+import { planPosts, prospectOf } from './post-order.js';
 import { payoutFor } from './rules/payout.js';
 import { priceFor } from './rules/pricing.js';
 import { byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
+import { byPriceGroup, byTier, rankOffers, skipReason } from './selection.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
@@ -51,6 +55,13 @@ export interface PingTreeDependencies {
   random?: () => number;
   /** How long a tier waits for bids; undefined: a share of what is left of the sale's budget. */
   pingWindowMs?: number;
+  /** How the tiers are walked; default strict_tiers. */
+  routing?: RoutingMode;
+  /**
+   * Buyers' learned post figures: with them, posts are ordered by expected revenue when the time left
+   * cannot carry every post in price order; without them, always in price order.
+   */
+  figures?: PostFiguresStore;
 }
 
 /** Without a configured window, a tier's pings get this share of the time left; posts get the rest. */
@@ -64,11 +75,12 @@ type PostResult =
   | { kind: 'interrupted' };
 
 /**
- * The ping tree: tiers in order; inside a tier every eligible ping-post buyer is
- * pinged at once, then the lead is posted to the best offer first (bids and
- * fixed prices ranked together), then the next, until one accepts, a post's
- * answer never comes (the lead is then held for that buyer), or the deadline
- * leaves no room. Decisions come from selection.ts; every post goes through the
+ * The ping tree: tiers in order (or all at once, by the routing mode); inside a
+ * tier every eligible ping-post buyer is pinged at once, then the lead is posted
+ * to the best offer first (bids and fixed prices ranked together; by expected
+ * revenue when the time left cannot carry every post), then the next, until one
+ * accepts, a post's answer never comes (the lead is then held for that buyer), or
+ * the deadline leaves no room. Decisions come from selection.ts; every post goes through the
  * PostJournal, durable before it reaches the buyer. Every buyer considered and
  * not tried is recorded with its reason.
  */
@@ -89,6 +101,7 @@ export class PingTreeSeller implements LeadSeller {
     const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
       // The rows go to the sale's record; a bid that comes later still goes to the audit trail.
       log.close((row) => void insertBuyerAttempts(this.deps.db, [row]).catch(() => undefined));
+      if (!request.lead.test) this.deps.figures?.record(log.rows, request.lead.fields.state);
       return {
         winner: undefined,
         unconfirmed: undefined,
@@ -104,9 +117,10 @@ export class PingTreeSeller implements LeadSeller {
     if (candidates.length === 0) return decision(NO_ELIGIBLE_BUYER);
 
     let outOfTime = false;
-    for (const tier of byTier(candidates)) {
-      const offers = await this.pingAll(tier, request, log, waited);
-      for (const candidate of rankOffers(offers, this.random)) {
+    for await (const offers of this.offerGroups(candidates, request, log, waited)) {
+      const queue = rankOffers(offers, this.random);
+      while (queue.length > 0) {
+        const [candidate] = queue.splice(this.nextPost(queue, request), 1) as [Candidate];
         if (!this.fitsDeadline(candidate, 'post', request)) {
           log.skip(candidate.buyer.id, 'deadline');
           outOfTime = true;
@@ -119,6 +133,42 @@ export class PingTreeSeller implements LeadSeller {
       }
     }
     return decision(outOfTime ? DEADLINE_REACHED : NO_BUYER_ACCEPTED, { outOfTime });
+  }
+
+  /**
+   * The offers in the groups they are posted by: in strict tiers, each tier pinged only when the one
+   * before sold nothing; otherwise every tier pinged at once, then one group per tier (price groups,
+   * best offer first) or one group of all (auction).
+   */
+  private async *offerGroups(candidates: Candidate[], request: SaleRequest, log: AttemptLog, waited: { ms: number }): AsyncGenerator<Candidate[]> {
+    const routing = this.deps.routing ?? 'strict_tiers';
+    if (routing === 'strict_tiers') {
+      for (const tier of byTier(candidates)) yield await this.pingAll(tier, request, log, waited);
+      return;
+    }
+    const offers = await this.pingAll(candidates, request, log, waited);
+    if (routing === 'auction') yield offers;
+    else yield* byPriceGroup(offers);
+  }
+
+  /**
+   * Which of the ranked offers to post next: the first, unless the buyers' learned figures say that
+   * another order brings more in the time left (planPosts). Planned again after every post, with the
+   * time that is really left.
+   */
+  private nextPost(ranked: readonly Candidate[], request: SaleRequest): number {
+    const figures = this.deps.figures;
+    if (!figures || ranked.length < 2) return 0;
+    const prospects = ranked.map((candidate) => {
+      const { integration } = candidate.buyer.definition;
+      return prospectOf(figures.figures(candidate.buyer.id, request.lead.fields.state), {
+        valueCents: candidate.chargeCents ?? 0,
+        timeoutMs: callTimeoutMs(integration, 'post'),
+        minimumTimeMs: this.minimumTimeMs(candidate, 'post'),
+        timeoutEndsSale: integration.onTimeout !== 'decline',
+      });
+    });
+    return planPosts(prospects, request.deadline - Date.now())[0]!;
   }
 
   /** The active buyers this lead may go to; every other one gets its reason in the log. */
@@ -248,7 +298,12 @@ export class PingTreeSeller implements LeadSeller {
   }
 
   private fitsDeadline(candidate: Candidate, kind: 'ping' | 'post', request: SaleRequest): boolean {
-    return Date.now() + callTimeoutMs(candidate.buyer.definition.integration, kind) <= request.deadline;
+    return Date.now() + this.minimumTimeMs(candidate, kind) <= request.deadline;
+  }
+
+  /** The least time that must be left for a call to go out. */
+  private minimumTimeMs(candidate: Candidate, kind: 'ping' | 'post'): number {
+    return callTimeoutMs(candidate.buyer.definition.integration, kind);
   }
 
   /**

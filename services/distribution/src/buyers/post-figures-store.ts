@@ -73,14 +73,18 @@ export class PostFiguresStore {
     }
   }
 
-  /** Loads the figures of `buyerIds()` now and every `refreshMs`; a failed refresh keeps what is known. */
+  /**
+   * Loads the figures of `buyerIds()` now and every `refreshMs`. A failed load keeps what is known (at
+   * start, nothing: every buyer counts as new until figures come) and is logged.
+   */
   async start(buyerIds: () => Promise<readonly string[]>, refreshMs: number): Promise<void> {
-    const refresh = async () => this.load(await buyerIds());
+    const refresh = () =>
+      buyerIds()
+        .then((ids) => this.load(ids))
+        .catch((error: unknown) => this.logger?.warn({ error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, 'loading buyer post figures failed'));
     await refresh();
     this.timer = setInterval(() => {
-      this.running ??= refresh()
-        .catch((error: unknown) => this.logger?.warn({ error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, 'buyer post figures refresh failed'))
-        .finally(() => (this.running = undefined));
+      this.running ??= refresh().finally(() => (this.running = undefined));
     }, refreshMs);
     this.timer.unref();
   }

@@ -170,3 +170,18 @@ function localSearch(prospects: readonly PostProspect[], priceOrder: number[], r
   }
   return best;
 }
+
+/**
+ * The prospect of a post to a buyer with these learned figures. A buyer with no posts yet is taken to
+ * answer in half its timeout at the median and in its timeout at the 90th percentile.
+ */
+export function prospectOf(
+  figures: { acceptRate: number; p50Ms: number | undefined; p90Ms: number | undefined },
+  post: { valueCents: number; timeoutMs: number; minimumTimeMs: number; timeoutEndsSale: boolean },
+): PostProspect {
+  const latency =
+    figures.p50Ms === undefined || figures.p90Ms === undefined
+      ? { p50Ms: post.timeoutMs / 2, p90Ms: post.timeoutMs }
+      : { p50Ms: figures.p50Ms, p90Ms: figures.p90Ms };
+  return { ...post, acceptRate: figures.acceptRate, latency };
+}
