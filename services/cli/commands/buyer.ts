@@ -45,8 +45,18 @@ function summaryFields(buyer: BuyerSummary): string {
     ['circuit', buyer.circuit],
     ['leads', `${usage?.leadsThisHour ?? 0} this hour, ${usage?.leadsToday ?? 0} today, ${usage?.leadsThisMonth ?? 0} this month`],
     ['spend', `${dollars(usage?.spendTodayCents ?? 0)} today`],
+    ['learned', learnedText(buyer)],
     ['updated', timestamp(buyer.updatedAtMs)],
   ]);
+}
+
+/** `38% accepted, 2% unanswered, post p50 240 ms, p90 910 ms (120 recent posts)`. */
+function learnedText(buyer: BuyerSummary): string {
+  const learned = buyer.learned;
+  if (!learned || learned.posts === 0) return 'no live posts yet (taken to accept half, answering within its timeout)';
+  const percent = (share: number) => `${Math.round(share * 100)}%`;
+  const posts = learned.posts === 1 ? '1 recent post' : `${learned.posts} recent posts`;
+  return `${percent(learned.acceptRate)} accepted, ${percent(learned.unansweredRate)} unanswered, post p50 ${Math.round(learned.p50Ms)} ms, p90 ${Math.round(learned.p90Ms)} ms (${posts})`;
 }
 
 const list: Command<void> = {
@@ -72,8 +82,10 @@ const show: Command<{ buyer: string }> = {
   group: 'buyer',
   name: 'show',
   synopsis: 'ID_OR_NAME',
-  summary: "show a buyer's state, usage and definition (header values and credentials redacted)",
+  summary: "show a buyer's state, usage, learned post figures and definition (header values and credentials redacted)",
   details: [
+    "learned: the accept rate and post latency of the buyer's recent live posts (at most 200, the newest",
+    'weighing most), as the instance that answered knows them; post ordering uses them when time is short.',
     'The definition is printed as YAML, as the service keeps it: amounts in cents, times in milliseconds.',
     'With --json, prints {"summary": ..., "definition": ...}.',
   ],

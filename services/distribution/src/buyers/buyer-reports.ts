@@ -4,6 +4,7 @@ import type { Buyer } from './buyer.js';
 import { capPeriods } from './cap-periods.js';
 import { readCounters } from './cap.repository.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
+import type { PostFiguresStore } from './post-figures-store.js';
 
 function postHost(url: string): string {
   try {
@@ -14,11 +15,12 @@ function postHost(url: string): string {
   }
 }
 
-/** What operators see of buyers: their settings at a glance, cap usage, circuit state. */
+/** What operators see of buyers: their settings at a glance, cap usage, circuit state, learned post figures. */
 export class BuyerReports {
   constructor(
     private readonly db: Db,
     private readonly breakers: CircuitBreakers,
+    private readonly figures: PostFiguresStore,
   ) {}
 
   async summaries(buyers: Buyer[]): Promise<BuyerSummary[]> {
@@ -31,6 +33,7 @@ export class BuyerReports {
     );
     return buyers.map((buyer) => {
       const { definition } = buyer;
+      const learned = this.figures.figures(buyer.id);
       const used = (prefix: string) => {
         const period = periods.get(buyer.id)!.find((candidate) => candidate.period.startsWith(prefix));
         return period ? counters.get(`${buyer.id} ${period.period}`) : undefined;
@@ -53,6 +56,13 @@ export class BuyerReports {
           spendTodayCents: used('d:')?.spendCents ?? 0,
         },
         updatedAtMs: buyer.updatedAt,
+        learned: {
+          posts: learned.posts,
+          acceptRate: learned.acceptRate,
+          unansweredRate: learned.unansweredRate,
+          p50Ms: learned.p50Ms ?? 0,
+          p90Ms: learned.p90Ms ?? 0,
+        },
       };
     });
   }

@@ -2,6 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '../../../common/metrics.js';
 import type { CircuitState } from '../buyers/circuit-breaker.js';
+import type { PostFigures } from '../buyers/post-figures.js';
 import type { BuyerAttemptRow } from '../db/schema.js';
 import type { IntakeResult } from '../leads/intake.service.js';
 
@@ -65,9 +66,44 @@ export class DistributionMetrics {
 
   /**
    * `circuits`: the circuit state of every buyer this process has called, read at each scrape;
-   * `certificateExpiry`: when the gRPC TLS certificate in use expires (epoch ms), undefined without TLS.
+   * `certificateExpiry`: when the gRPC TLS certificate in use expires (epoch ms), undefined without TLS;
+   * `learned`: the learned post figures of every buyer with posts, read at each scrape.
    */
-  constructor(circuits: () => Iterable<[string, CircuitState]>, certificateExpiry: () => number | undefined = () => undefined) {
+  constructor(
+    circuits: () => Iterable<[string, CircuitState]>,
+    certificateExpiry: () => number | undefined = () => undefined,
+    learned: () => Iterable<[string, PostFigures]> = () => [],
+  ) {
+    new Gauge({
+      name: 'leadflow_buyer_learned_accept_ratio',
+      help: "A buyer's learned post accept rate (of its recent answered live posts, newest weighing most), as post ordering uses it",
+      labelNames: ['buyer_id'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [buyerId, figures] of learned()) this.set({ buyer_id: buyerId }, figures.acceptRate);
+      },
+    });
+    new Gauge({
+      name: 'leadflow_buyer_learned_post_latency_seconds',
+      help: "A buyer's learned post latency at the median (quantile 0.5) and the 90th percentile (0.9), from its recent live posts",
+      labelNames: ['buyer_id', 'quantile'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [buyerId, figures] of learned()) {
+          if (figures.p50Ms !== undefined) this.set({ buyer_id: buyerId, quantile: '0.5' }, figures.p50Ms / 1000);
+          if (figures.p90Ms !== undefined) this.set({ buyer_id: buyerId, quantile: '0.9' }, figures.p90Ms / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: 'leadflow_buyer_learned_posts',
+      help: "Recent live posts a buyer's learned figures come from (at most 200)",
+      labelNames: ['buyer_id'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [buyerId, figures] of learned()) this.set({ buyer_id: buyerId }, figures.posts);
+      },
+    });
     new Gauge({
       name: 'leadflow_grpc_tls_certificate_expiry_timestamp_seconds',
       help: 'When the certificate this process serves gRPC with expires (Unix time): alert well before it, in case renewal stopped',

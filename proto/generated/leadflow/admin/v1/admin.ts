@@ -109,6 +109,21 @@ export interface BuyerSummary {
   /** Leads and spend counted against the caps in the current hour, day and month. */
   usage: BuyerUsage | undefined;
   updatedAtMs: number;
+  /** What the buyer's recent live posts say of it, as the instance that answered learned it. */
+  learned: BuyerPostFigures | undefined;
+}
+
+/** Learned from the buyer's most recent live posts (at most 200), the newest weighing most. */
+export interface BuyerPostFigures {
+  /** Posts the figures come from; zero for a buyer with none yet. */
+  posts: number;
+  /** Of the answered posts, the share accepted (0..1), smoothed toward one half while there are few. */
+  acceptRate: number;
+  /** Share of posts that got no answer in time (0..1). */
+  unansweredRate: number;
+  /** Post latency, median and 90th percentile, milliseconds; zero without posts. */
+  p50Ms: number;
+  p90Ms: number;
 }
 
 export interface BuyerUsage {
@@ -1367,6 +1382,7 @@ function createBaseBuyerSummary(): BuyerSummary {
     circuit: "",
     usage: undefined,
     updatedAtMs: 0,
+    learned: undefined,
   };
 }
 
@@ -1407,6 +1423,9 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
     }
     if (message.updatedAtMs !== 0) {
       writer.uint32(96).int64(message.updatedAtMs);
+    }
+    if (message.learned !== undefined) {
+      BuyerPostFigures.encode(message.learned, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -1520,6 +1539,14 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
             message.updatedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.learned = BuyerPostFigures.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1554,6 +1581,7 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
         : isSet(object.updated_at_ms)
         ? globalThis.Number(object.updated_at_ms)
         : 0,
+      learned: isSet(object.learned) ? BuyerPostFigures.fromJSON(object.learned) : undefined,
     };
   },
 
@@ -1595,6 +1623,9 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
     if (message.updatedAtMs !== 0) {
       obj.updatedAtMs = Math.round(message.updatedAtMs);
     }
+    if (message.learned !== undefined) {
+      obj.learned = BuyerPostFigures.toJSON(message.learned);
+    }
     return obj;
   },
 
@@ -1617,6 +1648,158 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
       ? BuyerUsage.fromPartial(object.usage)
       : undefined;
     message.updatedAtMs = object.updatedAtMs ?? 0;
+    message.learned = (object.learned !== undefined && object.learned !== null)
+      ? BuyerPostFigures.fromPartial(object.learned)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBuyerPostFigures(): BuyerPostFigures {
+  return { posts: 0, acceptRate: 0, unansweredRate: 0, p50Ms: 0, p90Ms: 0 };
+}
+
+export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
+  encode(message: BuyerPostFigures, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.posts !== 0) {
+      writer.uint32(8).int32(message.posts);
+    }
+    if (message.acceptRate !== 0) {
+      writer.uint32(17).double(message.acceptRate);
+    }
+    if (message.unansweredRate !== 0) {
+      writer.uint32(25).double(message.unansweredRate);
+    }
+    if (message.p50Ms !== 0) {
+      writer.uint32(33).double(message.p50Ms);
+    }
+    if (message.p90Ms !== 0) {
+      writer.uint32(41).double(message.p90Ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BuyerPostFigures {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBuyerPostFigures();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.posts = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.acceptRate = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.unansweredRate = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.p50Ms = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.p90Ms = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BuyerPostFigures {
+    return {
+      posts: isSet(object.posts) ? globalThis.Number(object.posts) : 0,
+      acceptRate: isSet(object.acceptRate)
+        ? globalThis.Number(object.acceptRate)
+        : isSet(object.accept_rate)
+        ? globalThis.Number(object.accept_rate)
+        : 0,
+      unansweredRate: isSet(object.unansweredRate)
+        ? globalThis.Number(object.unansweredRate)
+        : isSet(object.unanswered_rate)
+        ? globalThis.Number(object.unanswered_rate)
+        : 0,
+      p50Ms: isSet(object.p50Ms)
+        ? globalThis.Number(object.p50Ms)
+        : isSet(object.p50_ms)
+        ? globalThis.Number(object.p50_ms)
+        : 0,
+      p90Ms: isSet(object.p90Ms)
+        ? globalThis.Number(object.p90Ms)
+        : isSet(object.p90_ms)
+        ? globalThis.Number(object.p90_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: BuyerPostFigures): unknown {
+    const obj: any = {};
+    if (message.posts !== 0) {
+      obj.posts = Math.round(message.posts);
+    }
+    if (message.acceptRate !== 0) {
+      obj.acceptRate = floatToJson(message.acceptRate);
+    }
+    if (message.unansweredRate !== 0) {
+      obj.unansweredRate = floatToJson(message.unansweredRate);
+    }
+    if (message.p50Ms !== 0) {
+      obj.p50Ms = floatToJson(message.p50Ms);
+    }
+    if (message.p90Ms !== 0) {
+      obj.p90Ms = floatToJson(message.p90Ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BuyerPostFigures>, I>>(base?: I): BuyerPostFigures {
+    return BuyerPostFigures.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BuyerPostFigures>, I>>(object: I): BuyerPostFigures {
+    const message = createBaseBuyerPostFigures();
+    message.posts = object.posts ?? 0;
+    message.acceptRate = object.acceptRate ?? 0;
+    message.unansweredRate = object.unansweredRate ?? 0;
+    message.p50Ms = object.p50Ms ?? 0;
+    message.p90Ms = object.p90Ms ?? 0;
     return message;
   },
 };
