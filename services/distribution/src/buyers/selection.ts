@@ -90,14 +90,6 @@ export function byTier<T extends Offer>(offers: readonly T[]): T[][] {
   return [...tiers.entries()].sort(([a], [b]) => a - b).map(([, tier]) => tier);
 }
 
-/**
- * How a sale walks the tiers: `strict_tiers`, each tier pinged and posted to before the next is
- * pinged; `price_groups`, every tier pinged at once, then the tiers posted to one after the other,
- * the one with the best offer first; `auction`, every tier pinged at once and all offers ranked together.
- */
-export const ROUTING_MODES = ['strict_tiers', 'price_groups', 'auction'] as const;
-export type RoutingMode = (typeof ROUTING_MODES)[number];
-
 /** Offers grouped by tier, the tier with the best priced offer first; equal best prices by tier. */
 export function byPriceGroup<T extends Offer>(offers: readonly T[]): T[][] {
   const best = (group: readonly T[]) => Math.max(...group.map((offer) => offer.chargeCents ?? -1));
