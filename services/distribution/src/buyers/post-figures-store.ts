@@ -11,7 +11,8 @@ import { resultOf, summarizePosts, WINDOW_POSTS, type PostFigures, type PostObse
 export class PostFiguresStore {
   /** Newest first, at most WINDOW_POSTS per buyer. */
   private readonly posts = new Map<string, PostObservation[]>();
-  private readonly cache = new Map<string, PostFigures>();
+  /** By buyer, then by state ('' for all states). */
+  private readonly cache = new Map<string, Map<string, PostFigures>>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -22,11 +23,12 @@ export class PostFiguresStore {
 
   /** The figures of a buyer's posts; with `state`, its accept rate for leads of that state. */
   figures(buyerId: string, state?: string): PostFigures {
-    const key = state === undefined ? buyerId : `${buyerId} ${state}`;
-    let figures = this.cache.get(key);
+    let cached = this.cache.get(buyerId);
+    if (!cached) this.cache.set(buyerId, (cached = new Map()));
+    let figures = cached.get(state ?? '');
     if (!figures) {
       figures = summarizePosts(this.posts.get(buyerId) ?? [], state);
-      this.cache.set(key, figures);
+      cached.set(state ?? '', figures);
     }
     return figures;
   }
@@ -101,6 +103,6 @@ export class PostFiguresStore {
     for (const observation of observations) byLead.set(observation.leadId, observation);
     const newestFirst = [...byLead.values()].sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1)).slice(0, WINDOW_POSTS);
     this.posts.set(buyerId, newestFirst);
-    for (const key of this.cache.keys()) if (key === buyerId || key.startsWith(`${buyerId} `)) this.cache.delete(key);
+    this.cache.delete(buyerId);
   }
 }
