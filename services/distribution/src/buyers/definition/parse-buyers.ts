@@ -8,7 +8,8 @@
  *   buyers:
  *     - name: acme-loans              # unique in the document (ignoring case); what apply matches on
  *       active: true                  # default true
- *       tier: 1                       # default 1; tiers are tried in ascending order
+ *       tier: 1                       # default 1; tiers are tried in ascending order (strict_tiers),
+ *                                     # or by their best offer, or merged: LEADFLOW_ROUTING_MODE
  *       priority: 100                 # default 100; lower first among equal offers
  *       weight: 1                     # default 1; share of rotation among equals
  *       filters:                      # a rule tree; a list means all of its rules
@@ -38,7 +39,8 @@
  *         mode: ping_post             # default ping_post when a ping is given, else direct_post
  *         timeoutMs: 3000             # default 3000, at most 60000, per call
  *         pingTimeoutMs: 300          # optional: the ping's own timeout (ping_post only)
- *         postTimeoutMs: 5000         # optional: the post's own timeout
+ *         postTimeoutMs: 5000         # optional: the post's own timeout (short of time, posts are
+ *                                     # ordered by learned accept rate and latency within it)
  *         local: false                # true allows http:// (a buyer on a private network)
  *         testBehaviour: accept       # accept | reject | test_url (test-mode leads go to testUrl)
  *         onTimeout: unconfirmed      # unconfirmed (default: an unanswered post holds the lead for this
