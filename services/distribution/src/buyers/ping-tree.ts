@@ -80,9 +80,9 @@ type PostResult =
  * to the best offer first (bids and fixed prices ranked together; by expected
  * revenue when the time left cannot carry every post), then the next, until one
  * accepts, a post's answer never comes (the lead is then held for that buyer), or
- * the deadline leaves no room. Decisions come from selection.ts; every post goes through the
- * PostJournal, durable before it reaches the buyer. Every buyer considered and
- * not tried is recorded with its reason.
+ * the deadline leaves no room. Decisions come from selection.ts and post-order.ts;
+ * every post goes through the PostJournal, durable before it reaches the buyer.
+ * Every buyer considered and not tried is recorded with its reason.
  */
 export class PingTreeSeller implements LeadSeller {
   private readonly call: typeof callBuyer;
