@@ -29,7 +29,7 @@ export interface PostProspect {
 /** The order changes only for one that expects this much more revenue (relative): noise never reorders. */
 const MIN_GAIN = 0.005;
 /** Up to this many offers every order is tried; beyond, a local search from good starting orders. */
-const EXHAUSTIVE_UP_TO = 6;
+const EXHAUSTIVE_UP_TO = 5;
 /** Rounds of the local search: each moves one offer to the place that pays best. */
 const SEARCH_ROUNDS = 8;
 
