@@ -29,8 +29,7 @@ import type { PostFiguresStore } from './post-figures-store.js';
 import { planPosts, prospectOf } from './post-order.js';
 import { payoutFor } from './rules/payout.js';
 import { priceFor } from './rules/pricing.js';
-import { byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
-import { byPriceGroup, byTier, rankOffers, skipReason } from './selection.js';
+import { byPriceGroup, byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
