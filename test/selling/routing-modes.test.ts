@@ -8,6 +8,8 @@ import { expectBalancedLedger, personLead, postsOf, simBuyer, soldOf, useMarket 
  * bid of all, $8.28, from a buyer that turns every post down, and a $4.00 bidder that accepts; tier 3
  * bids $7.00. Each routing mode sells the lead to a different buyer.
  */
+// Two instances on one store side by side: MySQL, as several instances are deployed (one embedded SQLite
+// data directory serves one instance).
 describeEachDatabase('selling: routing modes (LEADFLOW_ROUTING_MODE)', (database) => {
   const market = useMarket(database);
 
@@ -73,4 +75,4 @@ describeEachDatabase('selling: routing modes (LEADFLOW_ROUTING_MODE)', (database
     }
     expect(String(error)).to.include('LEADFLOW_ROUTING_MODE must be one of strict_tiers, price_groups, auction');
   });
-});
+}, ['mysql']);

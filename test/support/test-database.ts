@@ -70,8 +70,12 @@ export async function mysqlDatabase(): Promise<TestDatabase> {
  * and named at the end of the run, when no server answers, unless
  * LEADFLOW_REQUIRE_MYSQL=1 makes that a failure.
  */
-export function describeEachDatabase(title: string, body: (database: () => TestDatabase) => void): void {
-  for (const kind of ['sqlite', 'mysql'] as const) {
+export function describeEachDatabase(
+  title: string,
+  body: (database: () => TestDatabase) => void,
+  kinds: readonly TestDatabase['kind'][] = ['sqlite', 'mysql'],
+): void {
+  for (const kind of kinds) {
     describe(`${title} [${kind}]`, function () {
       let database: TestDatabase | undefined;
       before(async function () {
