@@ -138,6 +138,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   const buyers = new BuyerService(db, logger);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const figures = new PostFiguresStore(db, logger);
+  const writes = new GroupCommit(db);
   const metrics = new DistributionMetrics(
     () => breakers.states(),
     () => {
@@ -150,6 +151,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
     options.seller ??
     new PingTreeSeller({
       db,
+      writes,
       buyers,
       breakers,
       tracer,
@@ -157,7 +159,6 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
       routing: config.routingMode,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
     });
-  const writes = new GroupCommit(db);
   const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
   const resolution = new LeadResolution(db, buyers, publishers);
   const reconciler = new Reconciler({ db, buyers, resolution, sellDeadlineMs: config.sellDeadlineMs, intervalMs: config.reconcileIntervalMs, logger, metrics });

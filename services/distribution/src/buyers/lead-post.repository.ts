@@ -1,6 +1,5 @@
 import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
-import { isDuplicateKeyError } from '../db/database.js';
 import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
 
 /** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
@@ -22,47 +21,37 @@ export interface NewIntent {
 export type IntentRefusal = 'claim_lost' | 'open_post' | 'already_posted';
 
 /**
- * Commits the intent to post a lead to a buyer, or says why it may not be: the lead is no longer
- * held under this claim (another process took it over), another post of it may have reached a buyer,
- * or it was posted to this buyer before. The claim is read under the lead row's lock, so a takeover
- * either sees this intent or makes it fail.
+ * Writes, in the transaction `trx`, the intent to post a lead to a buyer, or says why it may not be: the
+ * lead is no longer held under this claim (another process took it over), another post of it may have
+ * reached a buyer, or it was posted to this buyer before (the unique key on lead and buyer says so too,
+ * when two writers race). The claim is read under the lead row's lock, so a takeover either sees this
+ * intent or makes it fail.
  */
-export async function insertIntent(db: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      let claim = trx.selectFrom('leads').select(['status', 'claim_token']).where('id', '=', intent.leadId);
-      if (db.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
-      const lead = await claim.executeTakeFirst();
-      if (!lead || lead.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
-      const open = await trx
-        .selectFrom('lead_posts')
-        .select('id')
-        .where('lead_id', '=', intent.leadId)
-        .where('state', 'in', OPEN_POST_STATES)
-        .executeTakeFirst();
-      if (open) return 'open_post';
-      await trx
-        .insertInto('lead_posts')
-        .values({
-          id: intent.id,
-          lead_id: intent.leadId,
-          buyer_id: intent.buyerId,
-          state: 'pending',
-          charge_cents: intent.chargeCents ?? null,
-          payout_cents: intent.payoutCents ?? null,
-          redirect_url: null,
-          reference: null,
-          created_at: intent.createdAt,
-          answered_at: null,
-          resolved_by: null,
-        })
-        .execute();
-      return undefined;
-    });
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return 'already_posted';
-    throw error;
-  }
+export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
+  let claim = trx.selectFrom('leads').select(['status', 'claim_token']).where('id', '=', intent.leadId);
+  if (trx.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
+  const lead = await claim.executeTakeFirst();
+  if (!lead || lead.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
+  const posts = await trx.selectFrom('lead_posts').select(['buyer_id', 'state']).where('lead_id', '=', intent.leadId).execute();
+  if (posts.some((post) => OPEN_POST_STATES.includes(post.state))) return 'open_post';
+  if (posts.some((post) => post.buyer_id === intent.buyerId)) return 'already_posted';
+  await trx
+    .insertInto('lead_posts')
+    .values({
+      id: intent.id,
+      lead_id: intent.leadId,
+      buyer_id: intent.buyerId,
+      state: 'pending',
+      charge_cents: intent.chargeCents ?? null,
+      payout_cents: intent.payoutCents ?? null,
+      redirect_url: null,
+      reference: null,
+      created_at: intent.createdAt,
+      answered_at: null,
+      resolved_by: null,
+    })
+    .execute();
+  return undefined;
 }
 
 export interface PostAnswer {

@@ -2,6 +2,7 @@ import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import type { RoutingMode } from '../../../common/config.js';
 import type { Db } from '../db/database.js';
+import type { GroupCommit } from '../db/group-commit.js';
 import { AttemptLog } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
@@ -45,6 +46,8 @@ interface Candidate {
 
 export interface PingTreeDependencies {
   db: Db;
+  /** Where the post intents and answers are committed, together with other leads' writes. */
+  writes: GroupCommit;
   buyers: BuyerService;
   breakers: CircuitBreakers;
   tracer: Tracer;
@@ -91,7 +94,7 @@ export class PingTreeSeller implements LeadSeller {
   constructor(private readonly deps: PingTreeDependencies) {
     this.call = deps.call ?? callBuyer;
     this.random = deps.random ?? Math.random;
-    this.journal = new PostJournal(deps.db);
+    this.journal = new PostJournal(deps.db, deps.writes);
   }
 
   async sell(request: SaleRequest): Promise<SaleDecision> {

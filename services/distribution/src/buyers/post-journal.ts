@@ -1,5 +1,6 @@
 import { crashPoint } from '../../../common/crash-points.js';
-import type { Db } from '../db/database.js';
+import { isDuplicateKeyError, type Db } from '../db/database.js';
+import type { GroupCommit } from '../db/group-commit.js';
 import { newId } from '../ids.js';
 import type { SkipReason } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
@@ -46,7 +47,11 @@ const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
  * given back here, and only when its answer says the buyer did not take the lead.
  */
 export class PostJournal {
-  constructor(private readonly db: Db) {}
+  /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
+  constructor(
+    private readonly db: Db,
+    private readonly writes: GroupCommit,
+  ) {}
 
   /**
    * Holds what the post needs and commits its intent. `mayCall` is asked last, once everything is held
@@ -69,19 +74,23 @@ export class PostJournal {
     }
     crashPoint('before-intent');
     let refusal: IntentRefusal | undefined;
+    const intent = {
+      id: post.id,
+      leadId: lead.leadId,
+      buyerId: buyer.id,
+      claimToken: lead.claimToken,
+      chargeCents: offer.chargeCents,
+      payoutCents: offer.payoutCents,
+      createdAt: Date.now(),
+    };
     try {
-      refusal = await insertIntent(this.db, {
-        id: post.id,
-        leadId: lead.leadId,
-        buyerId: buyer.id,
-        claimToken: lead.claimToken,
-        chargeCents: offer.chargeCents,
-        payoutCents: offer.payoutCents,
-        createdAt: Date.now(),
-      });
+      refusal = await this.writes.run((trx) => insertIntent(trx, intent));
     } catch (error) {
-      await this.release(post).catch(() => undefined);
-      throw error;
+      if (!isDuplicateKeyError(error)) {
+        await this.release(post).catch(() => undefined);
+        throw error;
+      }
+      refusal = 'already_posted';
     }
     if (refusal) {
       await this.release(post);
@@ -98,7 +107,7 @@ export class PostJournal {
    */
   async answer(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
     crashPoint('after-answer');
-    await this.retrying(() => recordAnswer(this.db, post.id, answer, Date.now()), retryUntil);
+    await this.retrying(() => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now())), retryUntil);
     crashPoint('after-answer-recorded');
     if (!post.lead.live) return;
     if (answer.state === 'rejected' || answer.state === 'failed') {
