@@ -281,8 +281,9 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       expect(audit.problems).to.deep.equal([]);
       expect(audit.inSale + audit.inUnconfirmed).to.equal(audit.acceptances);
       // Killed with the posts at the buyer, which accepted them into a dead connection: they can be nothing but unconfirmed.
+      // (How many of those answers the buyer's socket saw fail depends on when the kernel notices the dead
+      // peer, so it is printed with the figures, not asserted.)
       expect(audit.inUnconfirmed, 'acceptances whose answer never reached the service').to.be.at.least(LEADS_PER_RUN);
-      expect(stack.buyer.acceptances.filter((acceptance) => !acceptance.delivered).length).to.be.at.least(LEADS_PER_RUN);
     });
 
     it('keeps the ledger equal to the sales: 3 balancing entries per sale, none for an unsold lead, nothing half-written', async () => {
