@@ -357,12 +357,15 @@ buyers:
     });
 
     it('checks method, format, timeout and test behaviour', () => {
-      const document = minimalBuyer({ integration: { timeoutMs: 0, testBehaviour: 'ignore', post: post({ method: 'GET', format: 'xml' }) } });
+      const document = minimalBuyer({
+        integration: { timeoutMs: 0, testBehaviour: 'ignore', post: post({ method: 'DELETE', format: 'yaml' }), ping: ping({ method: 'GET', format: 'xml' }) },
+      });
       expect(errorsOf(document)).to.deep.equal([
         { path: 'integration.timeoutMs', message: 'must be a whole number from 1 to 60000' },
         { path: 'integration.testBehaviour', message: 'must be one of: test_url, accept, reject' },
-        { path: 'integration.post.method', message: 'must be one of: POST, PUT' },
-        { path: 'integration.post.format', message: 'must be one of: json, form' },
+        { path: 'integration.ping.format', message: 'must be query or left out: GET sends the mapping as the query string' },
+        { path: 'integration.post.method', message: 'must be one of: POST, PUT, GET' },
+        { path: 'integration.post.format', message: 'must be one of: json, form, xml, soap' },
       ]);
     });
 

@@ -5,8 +5,8 @@ import { exchange, lead } from './exchange-fixtures.js';
 
 const LIVE = { test: false };
 
-function jsonOf(body: string): unknown {
-  return JSON.parse(body);
+function jsonOf(body: string | undefined): unknown {
+  return JSON.parse(body ?? '');
 }
 
 describe('buildRequest', () => {

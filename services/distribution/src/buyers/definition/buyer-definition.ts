@@ -133,15 +133,37 @@ export interface Integration {
   statusLookup: HttpExchange | undefined;
 }
 
+/**
+ * How the mapping is sent: a JSON object, an urlencoded form, an XML document, a SOAP 1.1 envelope, or
+ * (GET) the URL's query string with no body.
+ */
+export type RequestFormat = 'json' | 'form' | 'xml' | 'soap' | 'query';
+
+/**
+ * url, testUrl, header values, auth and text constants of the mapping may hold `${env:NAME}` and
+ * `${secret:key}` references: stored as written, resolved where the request is built.
+ */
 export interface HttpExchange {
   url: string;
   /** Used for test-mode leads when testBehaviour is test_url. */
   testUrl: string | undefined;
-  method: 'POST' | 'PUT';
-  format: 'json' | 'form';
+  method: 'POST' | 'PUT' | 'GET';
+  /** query exactly when the method is GET. */
+  format: RequestFormat;
+  /**
+   * xml and soap: the document (for soap, the Body's content) with `{{key}}` placeholders, each filled
+   * with the mapping's value of that key, escaped. Without one, mapping keys are element paths.
+   */
+  template?: string;
+  /** soap: the SOAPAction header. */
+  soapAction?: string;
   headers: Record<string, string>;
   auth: { type: 'bearer'; token: string } | { type: 'basic'; username: string; password: string } | undefined;
-  /** Output key (dotted path for nested JSON, e.g. "applicant.firstName") -> where its value comes from. */
+  /**
+   * Output key -> where its value comes from. The key is a dotted path for nested JSON
+   * ("applicant.firstName"), an element path for XML without a template ("Lead/Applicant/FirstName",
+   * "Lead/@version"), a placeholder name with a template, else a form or query parameter name.
+   */
   mapping: Record<string, FieldSource>;
   response: ResponseParser;
 }
@@ -185,7 +207,16 @@ export interface ResponseParser {
   /** The buyer's own id for the lead. */
   reference: ReplyLocator | undefined;
   redirectUrl: ReplyLocator | undefined;
+  /**
+   * A post after a ping whose accepted answer names a price other than the bid: `accept_lower` (the
+   * default) charges the lower of the two, `use_bid` always charges the bid, `reject` refuses the sale and
+   * holds the lead as unconfirmed for the operator: an accepted post is never followed by another
+   * buyer's post. Only in the post response of a ping_post buyer that locates a price.
+   */
+  priceChange?: PriceChangeRule;
 }
+
+export type PriceChangeRule = 'accept_lower' | 'use_bid' | 'reject';
 
 /** How long one call of this kind may take. */
 export function callTimeoutMs(integration: Integration, kind: 'ping' | 'post'): number {

@@ -1,4 +1,5 @@
 import type { BuyerDefinition, Integration, Pricing } from './buyer-definition.js';
+import type { BuyerValues } from './buyer-values.js';
 import { parseCaps } from './parse-caps.js';
 import { parseDuplicates } from './parse-duplicates.js';
 import { parseFilter } from './parse-filter.js';
@@ -43,7 +44,7 @@ function checkBidSource(pricing: Pricing, integration: Integration, path: string
   }
 }
 
-export function parseBuyer(value: unknown, path: string, problems: Problems): BuyerDefinition | undefined {
+export function parseBuyer(value: unknown, path: string, values: BuyerValues, problems: Problems): BuyerDefinition | undefined {
   const fields = readObject(value, path, KEYS, problems, 'a buyer: an object with name, integration and pricing');
   if (!fields) return undefined;
   const start = problems.found.length;
@@ -56,7 +57,7 @@ export function parseBuyer(value: unknown, path: string, problems: Problems): Bu
   const tier = whole('tier', 1, 1, 1000);
   const priority = whole('priority', 100, 0, 1_000_000);
   const weight = whole('weight', 1, 1, 10_000);
-  const integration = required(fields.integration, at('integration'), problems, (v) => parseIntegration(v, at('integration'), problems));
+  const integration = required(fields.integration, at('integration'), problems, (v) => parseIntegration(v, at('integration'), values, problems));
   const filters = isAbsent(fields.filters) ? undefined : parseFilter(fields.filters, at('filters'), problems);
   const schedule = isAbsent(fields.schedule) ? undefined : parseSchedule(fields.schedule, at('schedule'), problems);
   const caps = parseCaps(fields.caps, at('caps'), problems);

@@ -80,6 +80,7 @@
  * buyer is local; credentials go in auth, never in the URL.
  */
 import type { BuyerDefinition } from './buyer-definition.js';
+import { serviceValues, type BuyerValues } from './buyer-values.js';
 import { parseBuyer } from './parse-buyer.js';
 import { indexPath, keyPath, Problems, type Problem } from './problems.js';
 import { isPlainObject, readList, readObject } from './read-values.js';
@@ -117,12 +118,13 @@ function checkUniqueNames(listed: { value: unknown; path: string }[], problems: 
 /**
  * Every buyer of an apply document, or every mistake in it, each with its path
  * (`buyers[0].integration.post.mapping["applicant.ssn"].transform[1]`; "" is the document itself).
+ * Every ${env:...} and ${secret:...} must resolve in `values` (the service's own, by default).
  * Messages never repeat a value of the document. Never throws.
  */
-export function parseBuyerDocument(document: unknown): BuyerDocumentResult {
+export function parseBuyerDocument(document: unknown, values: BuyerValues = serviceValues()): BuyerDocumentResult {
   const problems = new Problems();
   const listed = listedBuyers(document, problems);
-  const buyers = listed.map(({ value, path }) => parseBuyer(value, path, problems));
+  const buyers = listed.map(({ value, path }) => parseBuyer(value, path, values, problems));
   checkUniqueNames(listed, problems);
   if (problems.found.length > 0) return { errors: problems.found };
   return { buyers: buyers.filter((buyer) => buyer !== undefined) };

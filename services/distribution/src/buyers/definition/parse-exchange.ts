@@ -1,12 +1,15 @@
-import type { HttpExchange } from './buyer-definition.js';
+import { placeholderNames, PLACEHOLDER_NAME, templateProblem } from '../integration/xml-body.js';
+import type { HttpExchange, RequestFormat } from './buyer-definition.js';
+import type { BuyerValues } from './buyer-values.js';
 import { parseMapping, type CallKind } from './parse-mapping.js';
 import { parseResponse } from './parse-response.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, isPlainObject, oneOf, orDefault, readChoice, readObject, readText, required } from './read-values.js';
+import { resolveReferences } from './value-references.js';
 
-const KEYS = ['url', 'testUrl', 'method', 'format', 'headers', 'auth', 'mapping', 'response'] as const;
-const METHODS = ['POST', 'PUT'] as const;
-const FORMATS = ['json', 'form'] as const;
+const KEYS = ['url', 'testUrl', 'method', 'format', 'template', 'soapAction', 'headers', 'auth', 'mapping', 'response'] as const;
+const METHODS = ['POST', 'PUT', 'GET'] as const;
+const BODY_FORMATS = ['json', 'form', 'xml', 'soap'] as const;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the HTTP client sets from the request itself. */
@@ -21,11 +24,33 @@ export interface ExchangeContext {
   local: boolean;
   /** testBehaviour is test_url. */
   testUrlRequired: boolean;
+  /** Where ${env:...} and ${secret:...} are looked up, to check that each resolves, and to a valid value. */
+  values: BuyerValues;
 }
 
-function readUrl(value: unknown, path: string, local: boolean, problems: Problems): string | undefined {
+/**
+ * The text as written, once its references resolve (reported with the path otherwise) and `check`
+ * accepts what they resolve to. A message never holds the value, resolved or not.
+ */
+function withReferences(text: string, path: string, values: BuyerValues, problems: Problems, check: (resolved: string) => boolean): string | undefined {
+  const resolved = resolveReferences(text, values);
+  if ('problem' in resolved) return problems.at(path, resolved.problem);
+  return check(resolved.value) ? text : undefined;
+}
+
+/** Reports a mistake; false, for checks that report as they go. */
+function refused(path: string, message: string, problems: Problems): false {
+  problems.at(path, message);
+  return false;
+}
+
+function readUrl(value: unknown, path: string, context: ExchangeContext, problems: Problems): string | undefined {
   const text = readText(value, path, problems);
   if (text === undefined) return undefined;
+  return withReferences(text, path, context.values, problems, (resolved) => checkUrl(resolved, path, context.local, problems) !== undefined);
+}
+
+function checkUrl(text: string, path: string, local: boolean, problems: Problems): string | undefined {
   let url: URL;
   try {
     url = new URL(text);
@@ -40,7 +65,7 @@ function readUrl(value: unknown, path: string, local: boolean, problems: Problem
   return text;
 }
 
-function parseHeaders(value: unknown, path: string, problems: Problems): Record<string, string> | undefined {
+function parseHeaders(value: unknown, path: string, values: BuyerValues, problems: Problems): Record<string, string> | undefined {
   if (!isPlainObject(value)) return problems.at(path, 'must be an object of header name -> value');
   const start = problems.found.length;
   const seen = new Set<string>();
@@ -53,34 +78,57 @@ function parseHeaders(value: unknown, path: string, problems: Problems): Record<
     else if (seen.has(lower)) problems.at(at, 'repeats a header (names ignore case)');
     seen.add(lower);
     if (typeof headerValue !== 'string') problems.at(at, 'must be a string');
-    else if (LINE_BREAK.test(headerValue)) problems.at(at, 'must not contain line breaks');
-    else entries.push([name, headerValue]);
+    else if (withReferences(headerValue, at, values, problems, (resolved) => !LINE_BREAK.test(resolved) || refused(at, 'must not contain line breaks', problems))) {
+      entries.push([name, headerValue]);
+    }
   }
   return problems.found.length > start ? undefined : Object.fromEntries(entries);
 }
 
-function parseAuth(value: unknown, path: string, problems: Problems): HttpExchange['auth'] {
+function parseAuth(value: unknown, path: string, values: BuyerValues, problems: Problems): HttpExchange['auth'] {
+  const valid = (text: unknown, at: string, test: (resolved: string) => boolean, message: string): string | undefined =>
+    typeof text !== 'string' ? problems.at(at, message) : withReferences(text, at, values, problems, (resolved) => test(resolved) || refused(at, message, problems));
   const fields = readObject(value, path, ['bearer', 'basic'], problems, '{bearer: TOKEN} or {basic: {username, password}}');
   if (!fields) return undefined;
   const kind = oneOf(fields, ['bearer', 'basic'], path, problems);
   if (kind === 'bearer') {
-    const token = fields.bearer;
-    if (typeof token !== 'string' || !TOKEN_TEXT.test(token)) return problems.at(keyPath(path, 'bearer'), 'must be a token of printable characters without spaces');
-    return { type: 'bearer', token };
+    const token = valid(fields.bearer, keyPath(path, 'bearer'), (resolved) => TOKEN_TEXT.test(resolved), 'must be a token of printable characters without spaces');
+    return token === undefined ? undefined : { type: 'bearer', token };
   }
   if (kind === undefined) return undefined;
   const at = keyPath(path, 'basic');
   const basic = readObject(fields.basic, at, ['username', 'password'], problems, '{username, password}');
   if (!basic) return undefined;
-  const start = problems.found.length;
-  const { username, password } = basic;
   // RFC 7617: the user name cannot hold a colon; an empty password is common for API keys sent as user names.
-  if (typeof username !== 'string' || !TOKEN_TEXT.test(username) || username.includes(':')) {
-    problems.at(keyPath(at, 'username'), 'must be printable characters without spaces or ":"');
-  }
-  if (typeof password !== 'string' || LINE_BREAK.test(password)) problems.at(keyPath(at, 'password'), 'must be a string without line breaks');
-  if (typeof username !== 'string' || typeof password !== 'string' || problems.found.length > start) return undefined;
+  const username = valid(basic.username, keyPath(at, 'username'), (resolved) => TOKEN_TEXT.test(resolved) && !resolved.includes(':'), 'must be printable characters without spaces or ":"');
+  const password = valid(basic.password, keyPath(at, 'password'), (resolved) => !LINE_BREAK.test(resolved), 'must be a string without line breaks');
+  if (username === undefined || password === undefined) return undefined;
   return { type: 'basic', username, password };
+}
+
+/** GET sends the mapping as its query string; the other methods a body in `format` (json by default). */
+function readFormat(fields: { format?: unknown }, method: HttpExchange['method'] | undefined, path: string, problems: Problems): RequestFormat | undefined {
+  if (method === 'GET') {
+    return isAbsent(fields.format) || fields.format === 'query' ? 'query' : problems.at(path, 'must be query or left out: GET sends the mapping as the query string');
+  }
+  return orDefault(fields.format, 'json', (v) => readChoice(v, path, BODY_FORMATS, problems));
+}
+
+/** A template for xml and soap, whose placeholders and the mapping's keys name each other exactly. */
+function readTemplate(value: unknown, path: string, format: RequestFormat, mapping: unknown, mappingPath: string, problems: Problems): string | undefined {
+  if (format !== 'xml' && format !== 'soap') return problems.at(path, 'is used only with format xml or soap');
+  const template = readText(value, path, problems);
+  if (template === undefined) return undefined;
+  const problem = templateProblem(template, format === 'soap');
+  if (problem !== undefined) return problems.at(path, problem);
+  const used = new Set(placeholderNames(template));
+  const keys = isPlainObject(mapping) ? Object.keys(mapping) : [];
+  for (const name of used) {
+    if (!PLACEHOLDER_NAME.test(name)) problems.at(path, 'has a {{placeholder}} that is not a name of letters, digits, "_", "." or "-"');
+    else if (!keys.includes(name)) problems.at(path, `has {{${name}}}, which is not a key of the mapping`);
+  }
+  for (const key of keys) if (!used.has(key)) problems.at(keyPath(mappingPath, key), 'is not used by the template');
+  return template;
 }
 
 /** One HTTP call of a buyer (its ping or its post). */
@@ -89,22 +137,34 @@ export function parseExchange(value: unknown, path: string, context: ExchangeCon
   if (!fields) return undefined;
   const start = problems.found.length;
   const at = (key: string): string => keyPath(path, key);
-  const url = required(fields.url, at('url'), problems, (v) => readUrl(v, at('url'), context.local, problems));
+  const url = required(fields.url, at('url'), problems, (v) => readUrl(v, at('url'), context, problems));
   const testUrl = !isAbsent(fields.testUrl)
-    ? readUrl(fields.testUrl, at('testUrl'), context.local, problems)
+    ? readUrl(fields.testUrl, at('testUrl'), context, problems)
     : context.testUrlRequired
       ? problems.at(at('testUrl'), 'is required when testBehaviour is test_url')
       : undefined;
   const method = orDefault(fields.method, 'POST', (v) => readChoice(typeof v === 'string' ? v.toUpperCase() : v, at('method'), METHODS, problems));
-  const format = orDefault(fields.format, 'json', (v) => readChoice(v, at('format'), FORMATS, problems));
-  const headers = orDefault(fields.headers, {}, (v) => parseHeaders(v, at('headers'), problems));
-  const auth = isAbsent(fields.auth) ? undefined : parseAuth(fields.auth, at('auth'), problems);
+  const format = readFormat(fields, method, at('format'), problems);
+  const template = isAbsent(fields.template) || format === undefined ? undefined : readTemplate(fields.template, at('template'), format, fields.mapping, at('mapping'), problems);
+  let soapAction: string | undefined;
+  if (!isAbsent(fields.soapAction)) {
+    if (format !== 'soap') problems.at(at('soapAction'), 'is used only with format soap');
+    else if (typeof fields.soapAction !== 'string' || LINE_BREAK.test(fields.soapAction)) problems.at(at('soapAction'), 'must be a string without line breaks');
+    else soapAction = fields.soapAction;
+  }
+  const headers = orDefault(fields.headers, {}, (v) => parseHeaders(v, at('headers'), context.values, problems));
+  const auth = isAbsent(fields.auth) ? undefined : parseAuth(fields.auth, at('auth'), context.values, problems);
   if (auth && headers && Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
     problems.at(at('auth'), 'conflicts with the Authorization header');
   }
-  const mapping = required(fields.mapping, at('mapping'), problems, (v) => parseMapping(v, at('mapping'), context.call, format, problems));
+  if (soapAction !== undefined && headers && Object.keys(headers).some((name) => name.toLowerCase() === 'soapaction')) {
+    problems.at(at('soapAction'), 'conflicts with the SOAPAction header');
+  }
+  const mapping = required(fields.mapping, at('mapping'), problems, (v) =>
+    parseMapping(v, at('mapping'), { call: context.call, format, template: template !== undefined, values: context.values }, problems),
+  );
   const response = required(fields.response, at('response'), problems, (v) =>
-    parseResponse(v, at('response'), context.call === 'ping' ? 'ping' : 'post', problems),
+    parseResponse(v, at('response'), context.call === 'ping' ? 'ping' : context.call === 'postAfterPing' ? 'postAfterPing' : 'post', problems),
   );
   if (
     problems.found.length > start ||
@@ -117,5 +177,5 @@ export function parseExchange(value: unknown, path: string, context: ExchangeCon
   ) {
     return undefined;
   }
-  return { url, testUrl, method, format, headers, auth, mapping, response };
+  return { url, testUrl, method, format, ...(template === undefined ? {} : { template }), ...(soapAction === undefined ? {} : { soapAction }), headers, auth, mapping, response };
 }

@@ -1,4 +1,5 @@
 import type { Integration } from './buyer-definition.js';
+import type { BuyerValues } from './buyer-values.js';
 import { parseExchange } from './parse-exchange.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, orDefault, readChoice, readFlag, readObject, readWholeNumber, required } from './read-values.js';
@@ -17,7 +18,7 @@ const MAX_TIMEOUT_MS = 60_000;
  * allowed), `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl),
  * `onTimeout` (unconfirmed or decline) and `statusLookup` (how to ask whether the buyer holds a lead).
  */
-export function parseIntegration(value: unknown, path: string, problems: Problems): Integration | undefined {
+export function parseIntegration(value: unknown, path: string, values: BuyerValues, problems: Problems): Integration | undefined {
   const fields = readObject(value, path, KEYS, problems);
   if (!fields) return undefined;
   const start = problems.found.length;
@@ -29,7 +30,7 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   const local = orDefault(fields.local, false, (v) => readFlag(v, at('local'), problems));
   const testBehaviour = orDefault(fields.testBehaviour, 'accept', (v) => readChoice(v, at('testBehaviour'), TEST_BEHAVIOURS, problems));
   const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) => readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems));
-  const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url' };
+  const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url', values };
 
   let ping: Integration['ping'];
   if (mode === 'ping_post') {
@@ -43,7 +44,7 @@ export function parseIntegration(value: unknown, path: string, problems: Problem
   );
   const statusLookup = isAbsent(fields.statusLookup)
     ? undefined
-    : parseExchange(fields.statusLookup, at('statusLookup'), { local: context.local, testUrlRequired: false, call: 'statusLookup' }, problems);
+    : parseExchange(fields.statusLookup, at('statusLookup'), { local: context.local, testUrlRequired: false, call: 'statusLookup', values }, problems);
   if (
     problems.found.length > start ||
     onTimeout === undefined ||

@@ -1,8 +1,12 @@
+import { SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import { PING_WITHHELD_FIELDS } from '../integration/ping-lead.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
-import type { FieldSource, Transform } from './buyer-definition.js';
+import { elementPathProblems, PLACEHOLDER_NAME } from '../integration/xml-body.js';
+import type { FieldSource, RequestFormat, Transform } from './buyer-definition.js';
+import type { BuyerValues } from './buyer-values.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { expectedNames, isPlainObject, oneOf, readChoice, readObject, readText } from './read-values.js';
+import { resolveReferences } from './value-references.js';
 
 /**
  * Which call a mapping builds: a ping and a status lookup carry no personal data; only a post after a
@@ -28,13 +32,30 @@ function isSourceField(name: string): name is SourceField {
   return isFilterField(name) || name === 'leadId' || name === 'pingReference' || name === 'attemptId';
 }
 
-function readSourceField(value: unknown, path: string, call: CallKind, problems: Problems): SourceField | undefined {
+/** What a mapping is read for: its call, how it is sent, and where references are looked up. */
+export interface MappingContext {
+  call: CallKind;
+  /** undefined when the exchange's format is itself a mistake. */
+  format: RequestFormat | undefined;
+  /** xml or soap with a template: keys are the template's placeholder names. */
+  template: boolean;
+  values: BuyerValues;
+}
+
+/** Never in a URL, where proxies' and servers' access logs keep it. */
+const NOT_IN_A_QUERY: ReadonlySet<string> = new Set(SENSITIVE_LEAD_FIELDS);
+
+function readSourceField(value: unknown, path: string, context: MappingContext, problems: Problems): SourceField | undefined {
+  const { call } = context;
   if (typeof value !== 'string') return problems.at(path, 'must be a field name');
   if (!isSourceField(value)) {
     return problems.at(path, `is not a lead field, derived value, leadId, pingReference or attemptId${expectedNames(value, SOURCE_FIELDS)}`);
   }
   if (call === 'ping' && NOT_IN_A_PING.has(value)) {
     return problems.at(path, `${value} is personal data and is never sent in a ping; map it in the post`);
+  }
+  if (context.format === 'query' && NOT_IN_A_QUERY.has(value)) {
+    return problems.at(path, `${value} is never sent in a URL, where access logs keep it; use POST`);
   }
   if (call === 'statusLookup' && !['leadId', 'attemptId'].includes(value)) {
     return problems.at(path, 'a status lookup carries only leadId and attemptId');
@@ -103,16 +124,21 @@ function parseTransforms(value: unknown, path: string, field: SourceField | unde
   return transforms.every((transform) => transform !== undefined) ? transforms : undefined;
 }
 
-function readConstant(value: unknown, path: string, problems: Problems): string | number | boolean | undefined {
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
+/** A text constant may be or hold a reference (an API key sent in the body): it must resolve. */
+function readConstant(value: unknown, path: string, values: BuyerValues, problems: Problems): string | number | boolean | undefined {
+  if (typeof value === 'string') {
+    const resolved = resolveReferences(value, values);
+    return 'problem' in resolved ? problems.at(path, resolved.problem) : value;
+  }
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
   return problems.at(path, 'must be a string, a number, true or false');
 }
 
 const SOURCE_SHAPE = 'a field name, {field, transform} or {value}';
 
-function parseSource(value: unknown, path: string, call: CallKind, problems: Problems): FieldSource | undefined {
+function parseSource(value: unknown, path: string, context: MappingContext, problems: Problems): FieldSource | undefined {
   if (typeof value === 'string') {
-    const field = readSourceField(value, path, call, problems);
+    const field = readSourceField(value, path, context, problems);
     return field && { field, transform: [] };
   }
   const fields = readObject(value, path, ['field', 'transform', 'value'], problems, SOURCE_SHAPE);
@@ -120,11 +146,11 @@ function parseSource(value: unknown, path: string, call: CallKind, problems: Pro
   const kind = oneOf(fields, ['field', 'value'], path, problems);
   if (kind === 'value') {
     if (fields.transform !== undefined) problems.at(keyPath(path, 'transform'), 'is used only with field');
-    const constant = readConstant(fields.value, keyPath(path, 'value'), problems);
+    const constant = readConstant(fields.value, keyPath(path, 'value'), context.values, problems);
     return constant === undefined ? undefined : { value: constant };
   }
   if (kind === undefined) return undefined;
-  const field = readSourceField(fields.field, keyPath(path, 'field'), call, problems);
+  const field = readSourceField(fields.field, keyPath(path, 'field'), context, problems);
   const transform = fields.transform === undefined ? [] : parseTransforms(fields.transform, keyPath(path, 'transform'), field, problems);
   return field === undefined || transform === undefined ? undefined : { field, transform };
 }
@@ -143,27 +169,33 @@ function checkJsonKeys(keys: readonly string[], path: string, problems: Problems
   }
 }
 
+/** The keys as what the format makes of them: dotted JSON paths, XML element paths or placeholder names. */
+function checkKeys(keys: readonly string[], path: string, context: MappingContext, problems: Problems): void {
+  if (context.format === 'json') return checkJsonKeys(keys, path, problems);
+  if (context.format !== 'xml' && context.format !== 'soap') return;
+  if (context.template) {
+    for (const key of keys) if (!PLACEHOLDER_NAME.test(key)) problems.at(keyPath(path, key), 'must be a placeholder name of letters, digits, "_", "." or "-"');
+    return;
+  }
+  for (const { key, message } of elementPathProblems(keys)) problems.at(keyPath(path, key), message);
+}
+
 /**
  * Output key -> source. A source is a field name, `{field, transform}` (one transform or a list) or
- * `{value}`, a constant. JSON keys are dotted paths into the body.
+ * `{value}`, a constant. JSON keys are dotted paths into the body; XML keys element paths, or with a
+ * template the names of its placeholders.
  */
-export function parseMapping(
-  value: unknown,
-  path: string,
-  call: CallKind,
-  format: 'json' | 'form' | undefined,
-  problems: Problems,
-): Record<string, FieldSource> | undefined {
+export function parseMapping(value: unknown, path: string, context: MappingContext, problems: Problems): Record<string, FieldSource> | undefined {
   if (!isPlainObject(value)) return problems.at(path, `must be an object of output key -> ${SOURCE_SHAPE}`);
   const start = problems.found.length;
   const keys = Object.keys(value);
   if (keys.length === 0) return problems.at(path, 'must map at least one key');
   const entries: [string, FieldSource][] = [];
   for (const [key, source] of Object.entries(value)) {
-    const parsed = parseSource(source, keyPath(path, key), call, problems);
+    const parsed = parseSource(source, keyPath(path, key), context, problems);
     if (parsed) entries.push([key, parsed]);
   }
-  if (format === 'json') checkJsonKeys(keys, path, problems);
+  checkKeys(keys, path, context, problems);
   // fromEntries, not assignment: a key such as "__proto__" stays a plain key.
   return problems.found.length > start ? undefined : Object.fromEntries(entries);
 }

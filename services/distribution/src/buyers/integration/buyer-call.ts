@@ -1,4 +1,5 @@
 import { callTimeoutMs, type HttpExchange, type Integration } from '../definition/buyer-definition.js';
+import type { BuyerValues } from '../definition/buyer-values.js';
 import { pingLead } from './ping-lead.js';
 import { parseReply, type BuyerReply } from './reply-parser.js';
 import { RequestBuildError } from './request-build-error.js';
@@ -19,6 +20,8 @@ export interface BuyerCallOptions {
   deadlineMs?: number;
   /** Aborting ends the call at once, reported as a timeout. */
   signal?: AbortSignal;
+  /** Where ${env:...} and ${secret:...} are looked up; the service's own environment and secrets file by default. */
+  values?: BuyerValues;
 }
 
 export interface BuyerCallResult {
@@ -37,7 +40,8 @@ export interface BuyerCallResult {
  * One ping or post to a buyer, start to end. Never throws for anything the buyer or its configuration
  * does: every failure is an error outcome with a code in reply.error — the reply parser's, the
  * transport's failures, 'timeout', 'deadline_passed' (no time was left, nothing was sent) and the
- * request builder's ('no_test_url', 'conflicting_keys').
+ * request builder's ('no_test_url', 'conflicting_keys', 'unresolved_reference', 'invalid_xml_character',
+ * 'invalid_xml_mapping').
  *
  * A test lead gets the buyer's test behaviour: accept or reject without any call, or the exchange sent
  * to its testUrl; with no testUrl that is an error, never a call to the live URL.
@@ -53,6 +57,7 @@ export async function callBuyer(
   let request: BuyerRequest;
   try {
     request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test });
+    request = buildRequest(exchange, options.kind === 'ping' ? pingLead(lead) : lead, { test: options.test, values: options.values });
   } catch (error) {
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;

@@ -42,3 +42,15 @@ export function jsonBody(entries: readonly BodyEntry[]): string {
 export function formBody(entries: readonly BodyEntry[]): string {
   return new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString();
 }
+
+/**
+ * The URL with the entries appended to its query string, encoded as a form is; a query the URL
+ * already has is kept byte for byte, and a fragment (never sent) is dropped.
+ */
+export function queryUrl(url: string, entries: readonly BodyEntry[]): string {
+  const [withoutFragment] = url.split('#', 1);
+  const added = formBody(entries);
+  if (added === '') return withoutFragment;
+  const separator = !withoutFragment.includes('?') ? '?' : withoutFragment.endsWith('?') || withoutFragment.endsWith('&') ? '' : '&';
+  return `${withoutFragment}${separator}${added}`;
+}

@@ -1,7 +1,10 @@
-import type { FieldSource, HttpExchange } from '../definition/buyer-definition.js';
+import type { FieldSource, HttpExchange, RequestFormat } from '../definition/buyer-definition.js';
+import { serviceValues, type BuyerValues } from '../definition/buyer-values.js';
+import { resolvedExchange } from './exchange-references.js';
 import { applyTransforms, type FieldValue } from './field-transforms.js';
-import { conflictingJsonKey, formBody, jsonBody, type BodyEntry } from './request-body.js';
+import { conflictingJsonKey, formBody, jsonBody, queryUrl, type BodyEntry } from './request-body.js';
 import { RequestBuildError } from './request-build-error.js';
+import { elementPathProblems, elementsXml, filledTemplate, xmlDocument } from './xml-body.js';
 
 /** What a buyer request is built from. */
 export interface LeadForBuyer {
@@ -21,26 +24,34 @@ export interface BuyerRequest {
   method: string;
   /** Names in lower case. */
   headers: Record<string, string>;
-  body: string;
+  /** undefined for a GET, whose mapping is in the URL's query string. */
+  body: string | undefined;
 }
 
-const CONTENT_TYPES: Record<HttpExchange['format'], string> = {
+const CONTENT_TYPES: Record<Exclude<RequestFormat, 'query'>, string> = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
+  xml: 'application/xml; charset=utf-8',
+  // SOAP 1.1 requires text/xml.
+  soap: 'text/xml; charset=utf-8',
 };
 
 /**
- * The HTTP request for one exchange (ping or post) of one lead. Fields absent from the lead are left
- * out of the body. A test lead goes to the exchange's testUrl and never to the live URL: without a
- * testUrl this throws RequestBuildError, as it does for mapping keys that conflict in JSON.
+ * The HTTP request for one exchange (ping or post) of one lead, its ${env:...} and ${secret:...}
+ * references resolved in `values` (the service's own by default). Fields absent from the lead are left
+ * out of the body (an XML template gets ""). A test lead goes to the exchange's testUrl and never to
+ * the live URL: without a testUrl this throws RequestBuildError, as it does for mapping keys that
+ * conflict, references that no longer resolve, and values XML cannot carry.
  */
-export function buildRequest(exchange: HttpExchange, lead: LeadForBuyer, options: { test: boolean }): BuyerRequest {
-  return {
-    url: destination(exchange, options.test),
-    method: exchange.method,
-    headers: headers(exchange),
-    body: body(exchange, lead),
-  };
+export function buildRequest(
+  written: HttpExchange,
+  lead: LeadForBuyer,
+  options: { test: boolean; values?: BuyerValues },
+): BuyerRequest {
+  const exchange = resolvedExchange(written, options.values ?? serviceValues());
+  const url = destination(exchange, options.test);
+  if (exchange.format === 'query') return { url: queryUrl(url, entries(exchange, lead)), method: exchange.method, headers: headers(exchange), body: undefined };
+  return { url, method: exchange.method, headers: headers(exchange), body: body(exchange, lead) };
 }
 
 function destination(exchange: HttpExchange, test: boolean): string {
@@ -53,7 +64,9 @@ function headers(exchange: HttpExchange): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(exchange.headers)) result[name.toLowerCase()] = value;
   // A content type the operator set (a vendor type, a charset) is kept; auth always wins over a header.
-  result['content-type'] ??= CONTENT_TYPES[exchange.format];
+  if (exchange.format !== 'query') result['content-type'] ??= CONTENT_TYPES[exchange.format];
+  // SOAP 1.1: the header's value is a quoted URI, "" when the service wants none.
+  if (exchange.soapAction !== undefined) result.soapaction = JSON.stringify(exchange.soapAction);
   const { auth } = exchange;
   if (auth?.type === 'bearer') result.authorization = `Bearer ${auth.token}`;
   if (auth?.type === 'basic') {
@@ -64,12 +77,22 @@ function headers(exchange: HttpExchange): Record<string, string> {
 
 function body(exchange: HttpExchange, lead: LeadForBuyer): string {
   if (exchange.format === 'form') return formBody(entries(exchange, lead));
+  if (exchange.format === 'xml' || exchange.format === 'soap') return xmlBody(exchange, lead);
   // Checked over every key, not only the present ones, so a bad mapping fails for every lead alike.
   const conflict = conflictingJsonKey(Object.keys(exchange.mapping));
   if (conflict !== undefined) {
     throw new RequestBuildError('conflicting_keys', `mapping key "${conflict}" conflicts with another key`);
   }
   return jsonBody(entries(exchange, lead));
+}
+
+function xmlBody(exchange: HttpExchange, lead: LeadForBuyer): string {
+  const soap = exchange.format === 'soap';
+  if (exchange.template !== undefined) return xmlDocument(filledTemplate(exchange.template, entries(exchange, lead)), soap);
+  const keys = Object.keys(exchange.mapping);
+  // Checked over every key, as for JSON: the parser refuses such a mapping, so only a stored one can.
+  if (elementPathProblems(keys).length > 0) throw new RequestBuildError('invalid_xml_mapping', 'mapping keys are not element paths under one root');
+  return xmlDocument(elementsXml(keys[0].split('/')[0], entries(exchange, lead)), soap);
 }
 
 function entries(exchange: HttpExchange, lead: LeadForBuyer): BodyEntry[] {

@@ -113,7 +113,8 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
       const client = url.protocol === 'https:' ? https : http;
       outgoing = client.request(url, {
         method: request.method,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        // A GET has no body, and then no Content-Length: some servers refuse a GET that declares one.
+        headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         agent: options.local ? AGENTS.local[url.protocol as 'http:' | 'https:'] : AGENTS.remote,
       });
     } catch {
@@ -122,7 +123,7 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
     }
     outgoing.on('response', readReply);
     outgoing.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
-    outgoing.end(request.body);
+    outgoing.end(request.body ?? undefined);
   });
 }
 
