@@ -7,9 +7,10 @@ function result(outcome: BuyerCallResult['outcome'], httpStatus: number | null, 
 }
 
 describe('postVerdict: what a post result means for the sale protocol', () => {
-  it('is accepted only for a sale, rejected for a no or an acceptance that is no sale', () => {
+  it('is accepted only for a sale, rejected for a no, unknown for an acceptance that is no sale (the buyer holds the lead)', () => {
     expect(postVerdict(result('accepted', 200), true, 'unconfirmed')).to.deep.equal({ state: 'accepted', byTimeoutPolicy: false });
-    expect(postVerdict(result('accepted', 200), false, 'unconfirmed')).to.deep.equal({ state: 'rejected', byTimeoutPolicy: false });
+    expect(postVerdict(result('accepted', 200), false, 'unconfirmed')).to.deep.equal({ state: 'unknown', byTimeoutPolicy: false });
+    expect(postVerdict(result('accepted', 200), false, 'decline')).to.deep.equal({ state: 'unknown', byTimeoutPolicy: false });
     expect(postVerdict(result('rejected', 200), false, 'unconfirmed')).to.deep.equal({ state: 'rejected', byTimeoutPolicy: false });
   });
 

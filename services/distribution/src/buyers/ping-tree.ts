@@ -29,6 +29,7 @@ import { PostJournal, type OpenPost } from './post-journal.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 import { planPosts, prospectOf } from './post-order.js';
 import { payoutFor } from './rules/payout.js';
+import { chargeForPost } from './rules/price-change.js';
 import { priceFor } from './rules/pricing.js';
 import { byPriceGroup, byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
 
@@ -332,7 +333,7 @@ export class PingTreeSeller implements LeadSeller {
     waited.ms += performance.now() - started;
     this.recordHealth(candidate, request, result);
 
-    const chargeCents = candidate.chargeCents ?? (result.outcome === 'accepted' ? priceFor(buyer.definition.pricing, candidate.facts, result.reply.priceCents) : undefined);
+    const chargeCents = chargeForPost(buyer.definition, candidate.facts, candidate.chargeCents, result);
     const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
     const sold = result.outcome === 'accepted' && payoutCents !== undefined && payoutCents >= request.lead.priceCents;
     const verdict = postVerdict(result, sold, buyer.definition.integration.onTimeout);

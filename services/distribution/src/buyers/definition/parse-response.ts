@@ -2,12 +2,14 @@ import { parseJsonPath } from '../integration/json-path.js';
 import { parseXPath } from '../integration/xml-path.js';
 import { compileLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
 import type { ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
+import type { PriceChangeRule, ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
 
 const FORMATS = ['json', 'xml', 'text'] as const satisfies readonly ResponseFormat[];
 const MATCHERS = ['equals', 'in', 'matches'] as const;
 const LOCATED = ['price', 'reason', 'reference', 'redirectUrl'] as const;
+const PRICE_CHANGE_RULES = ['accept_lower', 'use_bid', 'reject'] as const satisfies readonly PriceChangeRule[];
 
 /**
  * Steps of all the patterns of one text parser together: a text reply is matched once per locator, so
@@ -93,9 +95,11 @@ function readAccepted(value: unknown, path: string, format: ResponseFormat | und
 /**
  * How a reply is read: `format` (json by default), `accepted: {path, equals|in|matches}`, and `price`,
  * `reason`, `reference`, `redirectUrl` each a path or `{path}`. A ping's reply has no redirect URL.
+ * `priceChange` is for the post after a ping, and needs a price: what an answer naming another price
+ * than the bid means.
  */
-export function parseResponse(value: unknown, path: string, call: 'ping' | 'post', problems: Problems): ResponseParser | undefined {
-  const fields = readObject(value, path, ['format', 'accepted', ...LOCATED], problems);
+export function parseResponse(value: unknown, path: string, call: 'ping' | 'post' | 'postAfterPing', problems: Problems): ResponseParser | undefined {
+  const fields = readObject(value, path, ['format', 'accepted', ...LOCATED, 'priceChange'], problems);
   if (!fields) return undefined;
   const start = problems.found.length;
   const format = orDefault(fields.format, 'json', (v) => readChoice(v, keyPath(path, 'format'), FORMATS, problems));
@@ -111,11 +115,19 @@ export function parseResponse(value: unknown, path: string, call: 'ping' | 'post
     reference: locate('reference'),
     redirectUrl: call === 'ping' ? undefined : locate('redirectUrl'),
   };
+  let priceChange: PriceChangeRule | undefined;
+  if (!isAbsent(fields.priceChange)) {
+    const at = keyPath(path, 'priceChange');
+    if (call !== 'postAfterPing') problems.at(at, 'is used only in the post response of a ping_post buyer');
+    else if (isAbsent(fields.price)) problems.at(at, 'needs price: the path of the price the answer names');
+    else priceChange = readChoice(fields.priceChange, at, PRICE_CHANGE_RULES, problems);
+  }
   if (problems.found.length > start || format === undefined || accepted === undefined) return undefined;
   if (format === 'text' && textProgram({ accepted, ...parser }) > MAX_TEXT_PARSER_PROGRAM) {
     return problems.at(path, `its patterns are too complex together (at most ${MAX_TEXT_PARSER_PROGRAM} steps): simplify them`);
   }
   return { format, accepted, ...parser };
+  return { format, accepted, ...parser, ...(priceChange ? { priceChange } : {}) };
 }
 
 function textProgram(parser: Omit<ResponseParser, 'format'>): number {
