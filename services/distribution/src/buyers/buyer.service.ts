@@ -5,6 +5,7 @@ import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
 import { buyerFromRow, InvalidStoredBuyerError, type Buyer } from './buyer.js';
 import * as repository from './buyer.repository.js';
+import { serviceValues, type EnvironmentValues } from './definition/buyer-values.js';
 import { parseBuyerDocument } from './definition/parse-buyers.js';
 
 /** How long the active buyer list is reused between leads: a change reaches every instance within this. */
@@ -38,6 +39,10 @@ export class BuyerService {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+  /** `values`: where the references of buyer files resolve; its secrets file is read again at each apply. */
+  constructor(
+    private readonly db: Db,
+    private readonly values: EnvironmentValues = serviceValues(),
   ) {}
 
   async listActive(): Promise<Buyer[]> {
@@ -87,7 +92,8 @@ export class BuyerService {
    * a document with any mistake changes nothing.
    */
   async apply(documentJson: string, dryRun: boolean): Promise<ApplyResult> {
-    const parsed = parseBuyerDocument(parseJson(documentJson));
+    this.values.reload();
+    const parsed = parseBuyerDocument(parseJson(documentJson), this.values);
     if ('errors' in parsed) return { ok: false, errors: parsed.errors };
     const now = Date.now();
     const results = await this.db.transaction().execute(async (trx) => {

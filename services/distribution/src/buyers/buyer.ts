@@ -52,6 +52,7 @@ export function redactedDefinition(definition: BuyerDefinition): BuyerDefinition
       ...integration,
       post: redactExchange(integration.post),
       ping: integration.ping === undefined ? undefined : redactExchange(integration.ping),
+      statusLookup: integration.statusLookup === undefined ? undefined : redactExchange(integration.statusLookup),
     },
   };
 }
