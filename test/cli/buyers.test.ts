@@ -179,6 +179,51 @@ describe('leadflow buyer commands against a running distribution service', () =>
         `${file}:4:24: buyers[0].filters[0].pattern: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
         `${file}:5:23: buyers[0].filters[1].pattern: is too complex for a buyer pattern (124 steps, at most 100): simplify it`,
       ]);
+    it('places a reference that does not resolve, then applies the file once the service has the values, storing none', async () => {
+      const text = [
+        'buyers:',
+        '  - name: referencing',
+        '    integration:',
+        '      local: true',
+        '      post:',
+        '        url: "http://${env:LEADFLOW_TEST_ACME_HOST}/post"',
+        '        headers: { X-Api-Key: "${secret:acme.key}" }',
+        '        mapping: { state: state }',
+        '        response: { accepted: { path: "$.status", equals: "accepted" } }',
+        '    pricing: { type: fixed, price: "20.00" }',
+        '',
+      ].join('\n');
+      const file = await writeDocument('references.yaml', text);
+      const saved = { host: process.env.LEADFLOW_TEST_ACME_HOST, secrets: process.env.LEADFLOW_BUYER_SECRETS_FILE };
+      delete process.env.LEADFLOW_TEST_ACME_HOST;
+      delete process.env.LEADFLOW_BUYER_SECRETS_FILE;
+      try {
+        const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+        expect(run).to.deep.equal({
+          code: 1,
+          stdout: '',
+          stderr:
+            `${file}:6:9: buyers[0].integration.post.url: \${env:LEADFLOW_TEST_ACME_HOST}: is not set in the distribution service's environment\n` +
+            `${file}:7:20: buyers[0].integration.post.headers["X-Api-Key"]: \${secret:acme.key}: no secrets file is configured (LEADFLOW_BUYER_SECRETS_FILE)\n` +
+            `leadflow: 2 mistakes in ${file}; nothing was applied\n`,
+        });
+
+        process.env.LEADFLOW_TEST_ACME_HOST = '127.0.0.1:9';
+        process.env.LEADFLOW_BUYER_SECRETS_FILE = await writeDocument('secrets.yaml', 'acme:\n  key: key-secret-789\n');
+        const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
+        expect(applied.code, applied.stderr).to.equal(0);
+        const shown = await cli.leadflow(['buyer', 'show', 'referencing']);
+        expect(shown.stdout).to.include('${env:LEADFLOW_TEST_ACME_HOST}');
+        expect(shown.stdout).not.to.include('key-secret-789');
+        const row = await stack.service.db.selectFrom('buyers').select('definition').where('name', '=', 'referencing').executeTakeFirstOrThrow();
+        expect(row.definition).to.include('${secret:acme.key}');
+        expect(row.definition).not.to.include('key-secret-789');
+      } finally {
+        for (const [name, value] of [['LEADFLOW_TEST_ACME_HOST', saved.host], ['LEADFLOW_BUYER_SECRETS_FILE', saved.secrets]] as const) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
     });
 
     it('places mistakes in a JSON document too', async () => {
