@@ -56,10 +56,10 @@
  *         post:
  *           url: https://api.acme.example/post
  *           testUrl: https://sandbox.acme.example/post
- *           method: POST              # POST | PUT, default POST
- *           format: json              # json | form, default json
+ *           method: POST              # POST | PUT | GET (the mapping as the query string, no body), default POST
+ *           format: json              # json | form | xml | soap (SOAP 1.1 envelope), default json; GET: query
  *           headers: {X-Api-Version: "2"}
- *           auth: {bearer: "..."}     # or {basic: {username, password}}
+ *           auth: {bearer: "${secret:acme.token}"}   # or {basic: {username, password}}
  *           mapping:                  # output key (dotted for nested JSON) -> source
  *             pingId: pingReference   # the ping answer's reference (ping_post only)
  *             requestId: attemptId    # this post's own id, the same on every try: the buyer may dedupe on it
@@ -73,6 +73,17 @@
  *             reason: $.message
  *             reference: {path: $.id}
  *             redirectUrl: $.redirect
+ *             # price: $.price, priceChange: accept_lower   (ping_post: accept_lower | use_bid | reject)
+ *
+ * XML and SOAP (format xml | soap): mapping keys are element paths under one root ("Lead/Applicant/SSN",
+ * "Lead/@version" for an attribute), or `template: '<Lead><Ssn>{{ssn}}</Ssn></Lead>'` (for soap, the Body's
+ * content) whose {{placeholders}} are the mapping's keys, only in element text or attribute values; values
+ * are escaped. `soapAction: "urn:x#Submit"` sets the SOAPAction header. A GET's mapping may not send SSN,
+ * date of birth, bank or licence numbers: URLs end up in access logs.
+ *
+ * url, testUrl, header values, auth and text constants ({value}) may hold ${env:NAME} (the distribution
+ * service's environment) and ${secret:key.path} (the file LEADFLOW_BUYER_SECRETS_FILE names); $${ is a
+ * literal ${. Each must resolve when the file is applied; the references are stored, resolved per request.
  *
  * Transforms: digits, upper, lower, trim, {date: "MM/DD/YYYY"} (dates), {phone: "XXX-XXX-XXXX"} (phones),
  * {money: number|string} (amounts), {map: {from: to}, default}. Bid pricing needs a ping (whose
