@@ -19,15 +19,15 @@ export interface EndpointRequestContext extends Omit<DecisionContext, 'now'> {
 
 /**
  * One request to a lender endpoint, in the order a lender's stack would meet
- * it: method and body, latency, credentials, infrastructure faults, decision.
+ * it: method and body (or a GET's query), latency, credentials, infrastructure faults, decision.
  */
 export async function handleEndpointRequest(context: EndpointRequestContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const { endpoint, state } = context;
   const { counters, random } = state;
   counters.add(endpoint.kind === 'ping' ? 'pings' : 'posts');
-  if (request.method !== 'POST' && request.method !== 'PUT') {
+  if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'GET') {
     counters.add('badRequests');
-    return sendError(response, 405, 'use POST or PUT', { allow: 'POST, PUT' });
+    return sendError(response, 405, 'use POST, PUT or GET', { allow: 'POST, PUT, GET' });
   }
   let body: RequestFields;
   try {

@@ -307,6 +307,31 @@ describe('simulator endpoints over HTTP', () => {
     });
   });
 
+  describe('XML, SOAP and GET requests', () => {
+    const simulator = useSimulator([
+      { path: '/x/ping', kind: 'ping', bid: { fixed: 3 } },
+      { path: '/x/post', kind: 'direct_post', price: { fixed: 1 } },
+    ]);
+    const xml = (path: string, contentType: string, body: string) => fetch(simulator().url + path, { method: 'POST', headers: { 'content-type': contentType }, body });
+
+    it('reads an XML lead, a SOAP Body and a GET query string, and finds personal data in each', async () => {
+      const plain = await xml('/x/post', 'application/xml; charset=utf-8', '<?xml version="1.0"?><Lead v="1"><Applicant><Ssn>123456789</Ssn></Applicant><State>TX</State></Lead>');
+      expect(plain.status).to.equal(200);
+      expect(((await plain.json()) as { status: string }).status).to.equal('accepted');
+      const soap =
+        '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><a:Ping xmlns:a="urn:a"><a:State>TX</a:State><a:Email>j@example.com</a:Email></a:Ping></soap:Body></soap:Envelope>';
+      expect((await xml('/x/ping', 'text/xml; charset=utf-8', soap)).status).to.equal(200);
+      expect((await fetch(`${simulator().url}/x/ping?state=TX&ssn=123456789`)).status).to.equal(200);
+      expect(simulator().stats().endpoints['/x/ping']).to.include({ pings: 2, piiPings: 2 });
+      expect(simulator().stats().endpoints['/x/ping'].piiFields).to.deep.equal(['Ping.Email', 'ssn']);
+    });
+
+    it('answers 400 to XML that is not well-formed or has a DOCTYPE', async () => {
+      expect((await xml('/x/post', 'application/xml', '<Lead><a></Lead>')).status).to.equal(400);
+      expect((await xml('/x/post', 'application/xml', '<!DOCTYPE x [<!ENTITY e "e">]><Lead>&e;</Lead>')).status).to.equal(400);
+    });
+  });
+
   describe('requests it cannot take', () => {
     const simulator = useSimulator([{ path: '/a/post', kind: 'direct_post', price: { fixed: 1 } }]);
 
@@ -317,7 +342,7 @@ describe('simulator endpoints over HTTP', () => {
       expect(await malformed.json()).to.deep.equal({ status: 'error', message: 'body is not valid JSON' });
       expect((await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' })).status).to.equal(400);
       expect((await post({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' })).status).to.equal(415);
-      expect((await post({ method: 'GET' })).status).to.equal(405);
+      expect((await post({ method: 'DELETE' })).status).to.equal(405);
       const unknown = await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, '/b/post');
       expect(unknown.status).to.equal(404);
       const stats = simulator().stats();
