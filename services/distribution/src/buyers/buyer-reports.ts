@@ -6,13 +6,16 @@ import { readCounters } from './cap.repository.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 
-function postHost(url: string): string {
-  try {
+/**
+ * The scheme and host, never the path or query (where some buyers want their API key). A URL written with
+ * a reference shows its scheme and host as written, or the reference it starts with.
+ */
+export function postHost(url: string): string {
+  if (URL.canParse(url)) {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}`;
-  } catch {
-    return '';
   }
+  return /^[a-z]+:\/\/[^/?#]*/i.exec(url)?.[0] ?? /^\$\{[^}]*\}/.exec(url)?.[0] ?? '';
 }
 
 /** What operators see of buyers: their settings at a glance, cap usage, circuit state, learned post figures. */
