@@ -120,6 +120,7 @@ integration:
     expect(received.path).to.equal('/acme?affiliate=7&state=IL&name=Ann+Marie%2B1&key=k%26%3C1%3E');
     expect(received.body).to.equal('');
     expect(received.headers).not.to.have.property('content-length');
+    expect(received.headers).not.to.have.property('transfer-encoding');
     expect(received.headers).not.to.have.property('content-type');
   });
 

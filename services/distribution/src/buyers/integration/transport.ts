@@ -123,7 +123,7 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
     }
     outgoing.on('response', readReply);
     outgoing.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
-    outgoing.end(request.body ?? undefined);
+    outgoing.end(request.body);
   });
 }
 
