@@ -2,10 +2,11 @@ import { trace } from '@opentelemetry/api';
 import { Server, type ServerCredentials } from '@grpc/grpc-js';
 import { AdminServiceClient, AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import type { DistributionConfig } from '../../common/config.js';
+import { ConfigError, type DistributionConfig } from '../../common/config.js';
 import { reloadPeriodically } from '../../common/grpc-tls.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
+import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
 import { CircuitBreakers } from './buyers/circuit-breaker.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
@@ -123,6 +124,13 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   const { logger } = options;
   armCrashPoint(config.crashAt);
   const secrets = await loadSecrets(config);
+  const buyerValues = serviceValues();
+  buyerValues.reload();
+  // A secrets file that is named but unusable is a configuration mistake, not a buyer apply one.
+  if (process.env[SECRETS_FILE_VARIABLE]) {
+    const problem = buyerValues.secretsProblem();
+    if (problem !== undefined) throw new ConfigError(problem);
+  }
   const cipher = new PiiCipher(secrets.piiKeys);
   const hasher = new KeyedHasher(secrets.hmacKey);
   const db = createDatabase(config);
@@ -136,6 +144,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db, logger);
+  const buyers = new BuyerService(db, buyerValues);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const figures = new PostFiguresStore(db, logger);
   const writes = new GroupCommit(db);
