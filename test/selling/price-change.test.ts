@@ -70,6 +70,17 @@ describeEachDatabase('priceChange: a post accepted at another price than the bid
     expect(await chargeOf(soldOf(await market().submit(personLead())).leadId)).to.deep.equal([2000]);
   });
 
+  it('holds a lead accepted at a lower price under the floor with that buyer, never posting it to the next', async () => {
+    const ids = await market().apply([pingPostBuyer('under-the-floor', lender.url), fixedBuyer('next-tier', fallback.url('/post'))]);
+    // The bid's payout (80% of $20.00) meets the $14.00 floor; the answer's (80% of $15.00) does not.
+    const answer = await market().submit(personLead({ price: '14.00' }));
+    expect(answer.outcome?.$case).to.equal('unconfirmed');
+    expect(fallback.requests).to.have.length(0);
+    const leadId = answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
+    const posts = await market().db.selectFrom('lead_posts').select(['buyer_id', 'state']).where('lead_id', '=', leadId).execute();
+    expect(posts).to.deep.equal([{ buyer_id: ids['under-the-floor'], state: 'unknown' }]);
+  });
+
   it('under reject sells to nobody: the lead is held unconfirmed for this buyer, never posted to the next', async () => {
     const ids = await market().apply([pingPostBuyer('refuses-changes', lender.url, 'reject'), fixedBuyer('next-tier', fallback.url('/post'))]);
     const answer = await market().submit(personLead());
