@@ -179,6 +179,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
         `${file}:4:24: buyers[0].filters[0].pattern: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
         `${file}:5:23: buyers[0].filters[1].pattern: is too complex for a buyer pattern (124 steps, at most 100): simplify it`,
       ]);
+    });
+
     it('places a reference that does not resolve, then applies the file once the service has the values, storing none', async () => {
       const text = [
         'buyers:',

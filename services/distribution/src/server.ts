@@ -143,8 +143,7 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   }
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
-  const buyers = new BuyerService(db, logger);
-  const buyers = new BuyerService(db, buyerValues);
+  const buyers = new BuyerService(db, logger, buyerValues);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const figures = new PostFiguresStore(db, logger);
   const writes = new GroupCommit(db);

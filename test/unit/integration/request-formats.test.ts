@@ -2,10 +2,15 @@ import { expect } from 'chai';
 import type { BuyerValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import { RequestBuildError } from '../../../services/distribution/src/buyers/integration/request-build-error.js';
 import { buildRequest } from '../../../services/distribution/src/buyers/integration/request-builder.js';
-import { parseXml, selectXPath } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXml, type XmlDocument } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXPath } from '../../../services/distribution/src/buyers/integration/xml-path.js';
 import { exchange, lead } from './exchange-fixtures.js';
 
 const LIVE = { test: false };
+
+function selectXPath(document: XmlDocument, path: string): string | undefined {
+  return document.select(parseXPath(path)!);
+}
 const HOSTILE = `O'Brien & <Sons> "Ltd" ]]> \r\n\t`;
 
 function values(env: Record<string, string>, secrets: Record<string, string> = {}): BuyerValues {

@@ -36,12 +36,10 @@ export class BuyerService {
   /** The last check of each buyer's stored definition, redone only when the row changes. */
   private readonly checked = new Map<string, { row: BuyerRow; result: Buyer | InvalidStoredBuyerError }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly logger: Logger,
   /** `values`: where the references of buyer files resolve; its secrets file is read again at each apply. */
   constructor(
     private readonly db: Db,
+    private readonly logger: Logger,
     private readonly values: EnvironmentValues = serviceValues(),
   ) {}
 
@@ -77,7 +75,7 @@ export class BuyerService {
     }
     let result: Buyer | InvalidStoredBuyerError;
     try {
-      result = buyerFromRow(row);
+      result = buyerFromRow(row, this.values);
     } catch (error) {
       if (!(error instanceof InvalidStoredBuyerError)) throw error;
       result = error;

@@ -1,6 +1,7 @@
 import type { BuyerRow } from '../db/schema.js';
 import type { BuyerDefinition, HttpExchange } from './definition/buyer-definition.js';
 import type { Problem } from './definition/problems.js';
+import type { BuyerValues } from './definition/buyer-values.js';
 import { readStoredDefinition } from './definition/stored-definition.js';
 
 /** A buyer as stored: its id and its declared definition. */
@@ -22,8 +23,8 @@ export class InvalidStoredBuyerError extends Error {
 }
 
 /** The buyer of a row, its definition checked again; throws InvalidStoredBuyerError. */
-export function buyerFromRow(row: BuyerRow): Buyer {
-  const stored = readStoredDefinition(row.definition);
+export function buyerFromRow(row: BuyerRow, values?: BuyerValues): Buyer {
+  const stored = readStoredDefinition(row.definition, values);
   if ('errors' in stored) throw new InvalidStoredBuyerError(row.id, stored.errors);
   // `active` has its own column so that pause and resume need not rewrite the definition.
   return { id: row.id, definition: { ...stored.definition, active: row.active === 1 }, updatedAt: row.updated_at };

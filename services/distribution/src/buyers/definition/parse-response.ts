@@ -1,7 +1,6 @@
 import { parseJsonPath } from '../integration/json-path.js';
 import { parseXPath } from '../integration/xml-path.js';
 import { compileLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
-import type { ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import type { PriceChangeRule, ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
@@ -126,7 +125,6 @@ export function parseResponse(value: unknown, path: string, call: 'ping' | 'post
   if (format === 'text' && textProgram({ accepted, ...parser }) > MAX_TEXT_PARSER_PROGRAM) {
     return problems.at(path, `its patterns are too complex together (at most ${MAX_TEXT_PARSER_PROGRAM} steps): simplify them`);
   }
-  return { format, accepted, ...parser };
   return { format, accepted, ...parser, ...(priceChange ? { priceChange } : {}) };
 }
 
