@@ -140,6 +140,21 @@ describe('callBuyer against real HTTP servers', () => {
     expect(JSON.parse(body)).to.include({ state: 'IL', zip: '62701', age: 35, loanAmount: 1500, publisherId: 'pub_1' });
   });
 
+  it('sends a status lookup the lead and post ids alone, whatever its mapping says', async () => {
+    const lookup = post({
+      mapping: {
+        lead: { field: 'leadId', transform: [] },
+        post: { field: 'attemptId', transform: [] },
+        email: { field: 'email', transform: [] },
+        ssn: { field: 'ssn', transform: [] },
+        state: { field: 'state', transform: [] },
+        age: { field: 'age', transform: [] },
+      },
+    });
+    await callBuyer(lookup, integration(post(), { statusLookup: lookup }), { ...lead(), attemptId: 'att-7' }, { test: false, kind: 'statusLookup' });
+    expect(JSON.parse(buyer.requests[0].body)).to.deep.equal({ lead: 'lead-0001', post: 'att-7' });
+  });
+
   describe('test leads', () => {
     it('go to the test URL, never the live one', async () => {
       const exchangeWithTest = post({ testUrl: buyer.url('/sandbox') });

@@ -56,8 +56,7 @@ export async function callBuyer(
   if (options.test && integration.testBehaviour === 'reject') return withoutCall({ outcome: 'rejected', reason: 'test lead' });
   let request: BuyerRequest;
   try {
-    request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test });
-    request = buildRequest(exchange, options.kind === 'ping' ? pingLead(lead) : lead, { test: options.test, values: options.values });
+    request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test, values: options.values });
   } catch (error) {
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;
