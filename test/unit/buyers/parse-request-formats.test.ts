@@ -43,6 +43,7 @@ describe('parseBuyerDocument: request formats, references and priceChange', () =
       const at = (template: string, mapping: Record<string, unknown> = { name: 'firstName' }) => errorsOf(withPost({ format: 'xml', template, mapping }));
       expect(at('<a>{{name}}</b>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
       expect(at('<!DOCTYPE a [<!ENTITY x "y">]><a>{{name}}</a>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
+      expect(at('<a>&x;{{name}}</a>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
       for (const misplaced of ['<{{name}}/>', '<a><!-- {{name}} --></a>', '<a><![CDATA[{{name}}]]></a>', '<a {{name}}="1"/>']) {
         expect(at(misplaced), misplaced).to.have.length(1);
         expect(at(misplaced)[0].path, misplaced).to.equal('integration.post.template');
@@ -54,6 +55,14 @@ describe('parseBuyerDocument: request formats, references and priceChange', () =
       expect(errorsOf(withPost({ format: 'json', template: '<a/>', mapping: { a: 'ssn' } }))).to.deep.equal([
         { path: 'integration.post.template', message: 'is used only with format xml or soap' },
       ]);
+    });
+
+    it('takes a template larger and deeper than a buyer reply may be: it is the operator\'s own text', () => {
+      const deep = `${'<a>'.repeat(100)}{{name}}${'</a>'.repeat(100)}`;
+      const wide = `<a>${'<b n="{{name}}"/>'.repeat(1_000)}</a>`;
+      for (const template of [deep, wide]) {
+        expect(buyerOf(withPost({ format: 'xml', template, mapping: { name: 'firstName' } })).integration.post.template).to.equal(template);
+      }
     });
 
     it('takes a SOAP template as the Body content, and soapAction only with soap', () => {

@@ -1,7 +1,6 @@
-import type { Node as DomNode } from '@xmldom/xmldom';
+import { DOMParser, type Node as DomNode } from '@xmldom/xmldom';
 import type { BodyEntry } from './request-body.js';
 import { RequestBuildError } from './request-build-error.js';
-import { parseXml } from './xml-document.js';
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 export const SOAP_11_NAMESPACE = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -121,17 +120,42 @@ export function filledTemplate(template: string, entries: readonly BodyEntry[]):
 /** Private-use characters: valid in XML text and attribute values, never in a name. */
 const MARKER = '\uE000';
 
-function markersIn(node: DomNode): number {
-  let count = 0;
+/** Markers in text nodes and attribute values; a walk with its own stack, however deep the template nests. */
+function markersIn(root: DomNode): number {
   const TEXT = 3;
   const ELEMENT = 1;
-  if (node.nodeType === TEXT) count += (node.nodeValue ?? '').split(MARKER).length - 1;
-  if (node.nodeType === ELEMENT) {
-    const { attributes } = node as unknown as { attributes: ArrayLike<{ value: string }> };
-    for (let index = 0; index < attributes.length; index++) count += attributes[index].value.split(MARKER).length - 1;
+  let count = 0;
+  const stack: DomNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.nodeType === TEXT) count += (node.nodeValue ?? '').split(MARKER).length - 1;
+    if (node.nodeType === ELEMENT) {
+      const { attributes } = node as unknown as { attributes: ArrayLike<{ value: string }> };
+      for (let index = 0; index < attributes.length; index++) count += attributes[index].value.split(MARKER).length - 1;
+    }
+    for (let child = node.firstChild; child; child = child.nextSibling) stack.push(child);
   }
-  for (let child = node.firstChild; child; child = child.nextSibling) count += markersIn(child);
   return count;
+}
+
+/**
+ * The template as a DOM, else undefined when it is not well-formed or has a DOCTYPE (a request never
+ * needs one). A template is the operator's own text, checked once at apply, not a buyer's reply: it is
+ * parsed whole rather than under the reply parser's caps, so a large SOAP body is taken as written.
+ */
+function parseTemplate(text: string): DomNode | undefined {
+  if (/<!DOCTYPE/i.test(text)) return undefined;
+  const parser = new DOMParser({
+    locator: false,
+    onError: (level, message) => {
+      if (level !== 'warning') throw new Error(message);
+    },
+  });
+  try {
+    return parser.parseFromString(text, 'text/xml') as unknown as DomNode;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -146,9 +170,9 @@ export function templateProblem(template: string, soap: boolean): string | undef
     placeholders++;
     return MARKER;
   });
-  const document = parseXml(soap ? soapEnvelope(marked) : marked);
+  const document = parseTemplate(soap ? soapEnvelope(marked) : marked);
   if (!document) return `must be well-formed XML without a DOCTYPE${soap ? ': the content of the SOAP Body' : ''}`;
-  if (markersIn(document as unknown as DomNode) !== placeholders) {
+  if (markersIn(document) !== placeholders) {
     return 'must have each {{placeholder}} in an element text or an attribute value (not in a name, comment or CDATA)';
   }
   return undefined;
