@@ -44,6 +44,10 @@ describe('parseBuyerDocument: request formats, references and priceChange', () =
       expect(at('<a>{{name}}</b>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
       expect(at('<!DOCTYPE a [<!ENTITY x "y">]><a>{{name}}</a>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
       expect(at('<a>&x;{{name}}</a>')).to.deep.equal([{ path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' }]);
+      // Keys written for a broken template are still placeholder names, not element paths.
+      expect(at('<a>{{first}} {{last}}</b>', { first: 'firstName', last: 'lastName' })).to.deep.equal([
+        { path: 'integration.post.template', message: 'must be well-formed XML without a DOCTYPE' },
+      ]);
       for (const misplaced of ['<{{name}}/>', '<a><!-- {{name}} --></a>', '<a><![CDATA[{{name}}]]></a>', '<a {{name}}="1"/>']) {
         expect(at(misplaced), misplaced).to.have.length(1);
         expect(at(misplaced)[0].path, misplaced).to.equal('integration.post.template');

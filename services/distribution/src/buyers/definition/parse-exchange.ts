@@ -161,7 +161,7 @@ export function parseExchange(value: unknown, path: string, context: ExchangeCon
     problems.at(at('soapAction'), 'conflicts with the SOAPAction header');
   }
   const mapping = required(fields.mapping, at('mapping'), problems, (v) =>
-    parseMapping(v, at('mapping'), { call: context.call, format, template: template !== undefined, values: context.values }, problems),
+    parseMapping(v, at('mapping'), { call: context.call, format, template: !isAbsent(fields.template), values: context.values }, problems),
   );
   const response = required(fields.response, at('response'), problems, (v) =>
     parseResponse(v, at('response'), context.call === 'ping' ? 'ping' : context.call === 'postAfterPing' ? 'postAfterPing' : 'post', problems),
