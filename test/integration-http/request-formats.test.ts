@@ -108,16 +108,16 @@ integration:
   post:
     url: "\${env:ACME_URL}?affiliate=7"
     method: GET
-    mapping: {state: state, name: firstName, key: {value: "\${secret:acme.apiKey}"}}
+    mapping: {state: state, city: city, key: {value: "\${secret:acme.apiKey}"}}
     response: {format: xml, accepted: {path: /result/status, equals: accepted}}
 `,
       values(),
     );
-    const result = await post(definition, values(), { firstName: 'Ann Marie+1' });
+    const result = await post(definition, values(), { city: 'Ann Arbor+1' });
     expect(result.outcome).to.equal('accepted');
     const [received] = buyer.requests;
     expect(received.method).to.equal('GET');
-    expect(received.path).to.equal('/acme?affiliate=7&state=IL&name=Ann+Marie%2B1&key=k%26%3C1%3E');
+    expect(received.path).to.equal('/acme?affiliate=7&state=IL&city=Ann+Arbor%2B1&key=k%26%3C1%3E');
     expect(received.body).to.equal('');
     expect(received.headers).not.to.have.property('content-length');
     expect(received.headers).not.to.have.property('transfer-encoding');

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { SENSITIVE_LEAD_FIELDS } from '../../../services/common/lead-fields.js';
 import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
@@ -79,12 +80,18 @@ describe('parseBuyerDocument: request formats, references and priceChange', () =
   });
 
   describe('GET', () => {
-    it('sends the mapping as the query and refuses identity and bank fields in a URL', () => {
-      expect(buyerOf(withPost({ method: 'get', mapping: { state: 'state' } })).integration.post).to.include({ method: 'GET', format: 'query' });
-      expect(errorsOf(withPost({ method: 'GET', mapping: { s: 'ssn', acct: { field: 'bankAccountNumber' } } }))).to.deep.equal([
+    it('sends the mapping as the query and refuses every personal field in a URL', () => {
+      expect(buyerOf(withPost({ method: 'get', mapping: { state: 'state', city: 'city', zip: 'zip' } })).integration.post).to.include({ method: 'GET', format: 'query' });
+      expect(errorsOf(withPost({ method: 'GET', mapping: { s: 'ssn', acct: { field: 'bankAccountNumber' }, first: 'firstName', mail: 'email', ip: 'userIp' } }))).to.deep.equal([
         { path: 'integration.post.mapping.s', message: 'ssn is never sent in a URL, where access logs keep it; use POST' },
         { path: 'integration.post.mapping.acct.field', message: 'bankAccountNumber is never sent in a URL, where access logs keep it; use POST' },
+        { path: 'integration.post.mapping.first', message: 'firstName is never sent in a URL, where access logs keep it; use POST' },
+        { path: 'integration.post.mapping.mail', message: 'email is never sent in a URL, where access logs keep it; use POST' },
+        { path: 'integration.post.mapping.ip', message: 'userIp is never sent in a URL, where access logs keep it; use POST' },
       ]);
+      for (const field of SENSITIVE_LEAD_FIELDS) {
+        expect(errorsOf(withPost({ method: 'GET', mapping: { x: field } })), field).to.have.length(1);
+      }
     });
   });
 

@@ -78,8 +78,8 @@
  * XML and SOAP (format xml | soap): mapping keys are element paths under one root ("Lead/Applicant/SSN",
  * "Lead/@version" for an attribute), or `template: '<Lead><Ssn>{{ssn}}</Ssn></Lead>'` (for soap, the Body's
  * content) whose {{placeholders}} are the mapping's keys, only in element text or attribute values; values
- * are escaped. `soapAction: "urn:x#Submit"` sets the SOAPAction header. A GET's mapping may not send SSN,
- * date of birth, bank or licence numbers: URLs end up in access logs.
+ * are escaped. `soapAction: "urn:x#Submit"` sets the SOAPAction header. A GET's mapping may not send a personal
+ * field (SENSITIVE_LEAD_FIELDS): URLs end up in access logs.
  *
  * url, testUrl, header values, auth and text constants ({value}) may hold ${env:NAME} (the distribution
  * service's environment) and ${secret:key.path} (the file LEADFLOW_BUYER_SECRETS_FILE names); $${ is a
