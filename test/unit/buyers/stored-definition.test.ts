@@ -1,13 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { readStoredDefinition } from '../../../services/distribution/src/buyers/definition/stored-definition.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
-function parsed(document: unknown): BuyerDefinition[] {
-  const result = parseBuyerDocument(document);
+/** What the references of EVERY_OPTION resolve to, as the service's environment and secrets file. */
+function referenceValues(): EnvironmentValues {
+  const secretsFile = join(mkdtempSync(join(tmpdir(), 'leadflow-secrets-')), 'buyers.yaml');
+  writeFileSync(secretsFile, 'every:\n  apiKey: k-123\n  password: "p a:ss"\n');
+  return new EnvironmentValues({ STATUS_HOST: '10.0.0.5', CHANNEL: 'web', LEADFLOW_BUYER_SECRETS_FILE: secretsFile });
+}
+
+function parsed(document: unknown, values = referenceValues()): BuyerDefinition[] {
+  const result = parseBuyerDocument(document, values);
   if ('errors' in result) return expect.fail(JSON.stringify(result.errors));
   return result.buyers;
 }
@@ -42,7 +52,8 @@ const EVERY_OPTION = {
     testBehaviour: 'test_url',
     onTimeout: 'decline',
     statusLookup: {
-      url: 'http://10.0.0.5/status',
+      url: 'http://${env:STATUS_HOST}/status?v=$${1}',
+      method: 'GET',
       mapping: { ref: 'attemptId', lead: 'leadId' },
       response: { format: 'json', accepted: { path: '$.held', equals: 'yes' } },
     },
@@ -57,8 +68,13 @@ const EVERY_OPTION = {
       url: 'https://buyer.example/post',
       testUrl: 'https://buyer.example/test-post',
       method: 'PUT',
-      headers: { 'X-Api-Version': '2' },
-      auth: { basic: { username: 'user', password: 'p a:ss' } },
+      format: 'soap',
+      soapAction: 'urn:buyer#Submit',
+      template:
+        '<b:Submit xmlns:b="urn:buyer" test="{{test}}" channel="{{channel}}"><b:Ping>{{pingId}}</b:Ping><b:Request>{{requestId}}</b:Request>' +
+        '<b:Dob>{{applicant.dob}}</b:Dob><b:Phone>{{applicant.phone}}</b:Phone><b:Income>{{applicant.income}}</b:Income></b:Submit>',
+      headers: { 'X-Api-Version': '2', 'X-Api-Key': '${secret:every.apiKey}' },
+      auth: { basic: { username: 'user', password: '${secret:every.password}' } },
       mapping: {
         pingId: 'pingReference',
         requestId: 'attemptId',
@@ -66,23 +82,52 @@ const EVERY_OPTION = {
         'applicant.phone': { field: 'cellPhone', transform: { phone: '(XXX) XXX-XXXX' } },
         'applicant.income': { field: 'incomeType', transform: [{ map: { EMPLOYMENT: 'job' }, default: 'other' }, 'upper'] },
         test: { value: false },
+        channel: { value: '${env:CHANNEL}' },
       },
-      response: { format: 'text', accepted: { path: '^(\\w+)\\|', matches: '^(?i)acc' }, price: '\\|([0-9.]+)', reason: 'REASON=(.*)$', redirectUrl: 'URL=(\\S+)' },
+      response: {
+        format: 'text',
+        accepted: { path: '^(\\w+)\\|', matches: '^(?i)acc' },
+        price: '\\|([0-9.]+)',
+        priceChange: 'reject',
+        reason: 'REASON=(.*)$',
+        redirectUrl: 'URL=(\\S+)',
+      },
     },
   },
 };
 
 describe('stored buyer definitions', () => {
   it('read back exactly as apply stored them, for every option and every buyer shipped', () => {
+    const values = referenceValues();
+    const post = (fields: Record<string, unknown>) => ({ url: 'https://b.example/', response: { accepted: { path: '$.ok', equals: 1 } }, ...fields });
     const documents = [
-      { buyers: [EVERY_OPTION, minimalBuyer({ integration: { post: { url: 'https://b.example/', auth: { bearer: 't0k' }, mapping: { a: 'ssn' }, response: { accepted: { path: '$.ok', equals: 1 } } } } })] },
+      {
+        buyers: [
+          EVERY_OPTION,
+          minimalBuyer({ name: 'bearer', integration: { post: post({ auth: { bearer: 't0k' }, mapping: { a: 'ssn' } }) } }),
+          minimalBuyer({ name: 'xml-paths', integration: { post: post({ format: 'xml', mapping: { 'Lead/Ssn': 'ssn', 'Lead/@v': { value: 2 } } }) } }),
+          minimalBuyer({ name: 'xml-template', integration: { post: post({ format: 'xml', template: '<?xml version="1.0"?><Lead v="2">{{ssn}}</Lead>', mapping: { ssn: 'ssn' } }) } }),
+        ],
+      },
       parse(readFileSync('services/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll('SIMULATOR_URL', 'http://127.0.0.1:4010')),
     ];
     for (const document of documents) {
-      for (const definition of parsed(document)) {
-        expect(readStoredDefinition(JSON.stringify(definition)), definition.name).to.deep.equal({ definition });
+      for (const definition of parsed(document, values)) {
+        expect(readStoredDefinition(JSON.stringify(definition), values), definition.name).to.deep.equal({ definition });
       }
     }
+  });
+
+  it('keep the references of every option, and are refused once one no longer resolves', () => {
+    const [definition] = parsed({ buyers: [EVERY_OPTION] });
+    const stored = JSON.stringify(definition);
+    expect(stored).to.include('${secret:every.apiKey}').and.not.to.include('k-123');
+    const result = readStoredDefinition(stored, new EnvironmentValues({ CHANNEL: 'web' }));
+    expect((result as { errors: { path: string }[] }).errors.map((error) => error.path)).to.have.members([
+      'integration.statusLookup.url',
+      'integration.post.headers["X-Api-Key"]',
+      'integration.post.auth.basic.password',
+    ]);
   });
 
   it('are refused when they fail a rule of apply, each problem with its path', () => {
@@ -93,7 +138,7 @@ describe('stored buyer definitions', () => {
     tampered.integration.local = false;
     tampered.filters = { field: 'city', pattern: '^(?=x)(\\w+\\s?)+$' };
     tampered.integration.post.response.reason = { path: '(a)\\1' };
-    const result = readStoredDefinition(JSON.stringify(tampered));
+    const result = readStoredDefinition(JSON.stringify(tampered), referenceValues());
     expect(result).to.have.property('errors');
     const paths = (result as { errors: { path: string }[] }).errors.map((error) => error.path);
     expect(paths).to.include.members([

@@ -83,6 +83,8 @@ function exchangeDocument(exchange: HttpExchange): Record<string, unknown> {
     testUrl: exchange.testUrl,
     method: exchange.method,
     format: exchange.format,
+    template: exchange.template,
+    soapAction: exchange.soapAction,
     headers: exchange.headers,
     auth: auth && (auth.type === 'bearer' ? { bearer: auth.token } : { basic: { username: auth.username, password: auth.password } }),
     mapping: exchange.mapping,
