@@ -2,18 +2,8 @@ import { LEAD_FIELDS, SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../../
 import { FILTER_FIELDS } from '../rules/filter-fields.js';
 import type { LeadForBuyer } from './request-builder.js';
 
-/** Never in a ping, whatever its mapping says: the sensitive fields, and who the person is and how to reach them. */
-export const PING_WITHHELD_FIELDS: readonly LeadField[] = [
-  ...SENSITIVE_LEAD_FIELDS,
-  'firstName',
-  'lastName',
-  'email',
-  'address',
-  'homePhone',
-  'cellPhone',
-  'workPhone',
-  'userIp',
-];
+/** Never in a ping, whatever its mapping says: every personal field (who the person is and how to reach them). */
+export const PING_WITHHELD_FIELDS: readonly LeadField[] = SENSITIVE_LEAD_FIELDS;
 
 const WITHHELD: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
 
