@@ -1,26 +1,12 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/ports.js';
 import { validLeadBody } from '../support/leads.js';
+import { startProcess, stopProcess, type RunningProcess } from '../support/source-process.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { demoMarketConfigPath, loadSimulatorConfig, startSimulator, type Simulator } from '../../services/simulator/index.js';
-
-interface RunningProcess {
-  child: ChildProcess;
-  output: string[];
-}
-
-function startProcess(entry: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  return { child, output };
-}
 
 async function waitUntil(what: string, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
@@ -28,13 +14,6 @@ async function waitUntil(what: string, ready: () => Promise<boolean>, timeoutMs 
     if (Date.now() > giveUpAt) throw new Error(`${what} not ready in time`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-async function stopProcess(running: RunningProcess): Promise<number | null> {
-  if (running.child.exitCode !== null) return running.child.exitCode;
-  running.child.kill('SIGTERM');
-  const [code] = await once(running.child, 'exit');
-  return code as number | null;
 }
 
 // Canary values: each must never appear outside the encrypted column.

@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,28 +6,10 @@ import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
+import { exited, startProcess, type RunningProcess } from '../support/source-process.js';
 import { freePorts } from '../support/ports.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { makeCertificates, servedCertificateSerial, type TestCertificates } from '../support/tls-certificates.js';
-
-interface RunningProcess {
-  child: ChildProcess;
-  output: string[];
-}
-
-function startProcess(entry: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  return { child, output };
-}
-
-async function exited(running: RunningProcess): Promise<number | null> {
-  if (running.child.exitCode !== null) return running.child.exitCode;
-  const [code] = await once(running.child, 'exit');
-  return code as number | null;
-}
 
 async function waitUntil(what: string, running: RunningProcess, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
