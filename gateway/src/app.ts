@@ -1,12 +1,12 @@
-import { fastify, LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, fastify, LogController } from 'fastify';
 import type { DistributionServiceClient } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { GatewayConfig } from '../../services/common/config.js';
 import { createLogger, type Logger } from '../../services/common/logger.js';
 import { handleError, handleNotFound } from './error-handler.js';
 import { httpServerOptions } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
-import { distribution } from './plugins/distribution.js';
 import { connectionClose } from './plugins/connection-close.js';
+import { distribution } from './plugins/distribution.js';
 import { forwardedForWarning } from './plugins/forwarded-for-warning.js';
 import { metrics } from './plugins/metrics.js';
 import { rateLimiter } from './plugins/rate-limiter.js';

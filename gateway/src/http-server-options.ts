@@ -14,7 +14,11 @@ export function connectionsCheckingIntervalMs(timeouts: HttpTimeouts): number {
  * Node's bare 408 and the connection is closed. connectionTimeout (socket inactivity) stays off: it would
  * also cut a connection waiting for a lead's answer, which the intake deadline bounds.
  */
-export function httpServerOptions(timeouts: HttpTimeouts): { http: ServerOptions; requestTimeout: number; keepAliveTimeout: number } {
+export function httpServerOptions(timeouts: HttpTimeouts): {
+  http: ServerOptions;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+} {
   return {
     http: {
       headersTimeout: timeouts.headersMs,

@@ -1,4 +1,4 @@
-import { ConfigError, loadGatewayConfig, type GatewayConfig } from '../../services/common/config.js';
+import { ConfigError, type GatewayConfig, loadGatewayConfig } from '../../services/common/config.js';
 import { createLogger } from '../../services/common/logger.js';
 import { startTelemetry } from '../../services/common/telemetry.js';
 import { buildGateway, GATEWAY_SERVICE_NAME } from './app.js';

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseAmountCents } from '../distribution/src/leads/amounts.js';
 import { UsageError } from './errors.js';
 

@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { allowsInsecurePlaintext, ConfigError, dataDir, grpcClientTransport, grpcPort, tlsFile, type GrpcClientTls, type TlsFile } from '../common/config.js';
+import {
+  allowsInsecurePlaintext,
+  ConfigError,
+  dataDir,
+  type GrpcClientTls,
+  grpcClientTransport,
+  grpcPort,
+  type TlsFile,
+  tlsFile,
+} from '../common/config.js';
 import { readLocalAdminToken, SECRETS_FILE } from '../distribution/src/security/secrets.js';
 import { CliFailure, UsageError } from './errors.js';
 
@@ -31,7 +40,11 @@ const TLS_SETTINGS = {
 
 type TlsFiles = { ca: TlsFile | undefined; cert: TlsFile | undefined; key: TlsFile | undefined };
 
-function flagOrVariable(env: Env, flags: ConnectionFlags, setting: (typeof TLS_SETTINGS)[keyof typeof TLS_SETTINGS]): TlsFile | undefined {
+function flagOrVariable(
+  env: Env,
+  flags: ConnectionFlags,
+  setting: (typeof TLS_SETTINGS)[keyof typeof TLS_SETTINGS],
+): TlsFile | undefined {
   const value = flags[setting.flag];
   if (value === undefined) return tlsFile(env, setting.variable);
   if (value === '') throw new UsageError(`${setting.option} must be a file`);
@@ -72,14 +85,21 @@ function localServicePort(env: Env): number {
 }
 
 /** `--address`, else LEADFLOW_ADMIN_ADDRESS, else the local service's port, as the service itself reads it. */
-function resolveAddress(env: Env, addressFlag: string | undefined, overTls: boolean): { address: string; source: string } {
+function resolveAddress(
+  env: Env,
+  addressFlag: string | undefined,
+  overTls: boolean,
+): { address: string; source: string } {
   if (addressFlag !== undefined) {
     if (addressFlag === '') throw new UsageError('--address must be HOST:PORT');
     return { address: addressFlag, source: '--address' };
   }
   if (env.LEADFLOW_ADMIN_ADDRESS) return { address: env.LEADFLOW_ADMIN_ADDRESS, source: 'LEADFLOW_ADMIN_ADDRESS' };
   // Over TLS the local service is dialled by name: Node warns when TLS names a server by an IP address (RFC 6066).
-  return { address: `${overTls ? 'localhost' : '127.0.0.1'}:${localServicePort(env)}`, source: 'the local default address' };
+  return {
+    address: `${overTls ? 'localhost' : '127.0.0.1'}:${localServicePort(env)}`,
+    source: 'the local default address',
+  };
 }
 
 /**

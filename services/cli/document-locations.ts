@@ -1,4 +1,4 @@
-import { isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from 'yaml';
+import { type Document, isAlias, isMap, isNode, isScalar, isSeq, type LineCounter } from 'yaml';
 
 /** 1-based, as editors count. */
 export interface Position {

@@ -18,7 +18,7 @@ export function columns(rows: string[][]): string {
       .map((cell, column) => cell.padEnd(widths[column]))
       .join('  ')
       .trimEnd();
-  return rows.map(line).join('\n') + '\n';
+  return `${rows.map(line).join('\n')}\n`;
 }
 
 /** `columns` under a line of headers. */
@@ -29,5 +29,5 @@ export function table(headers: string[], rows: string[][]): string {
 /** "label: value" lines with the values aligned, and a trailing newline. */
 export function fields(entries: [string, string][], indent = ''): string {
   const width = Math.max(...entries.map(([label]) => label.length)) + 1;
-  return entries.map(([label, value]) => `${indent}${`${label}:`.padEnd(width)} ${value}`).join('\n') + '\n';
+  return `${entries.map(([label, value]) => `${indent}${`${label}:`.padEnd(width)} ${value}`).join('\n')}\n`;
 }

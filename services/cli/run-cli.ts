@@ -2,7 +2,7 @@ import { CommandArgs, type OptionSpecs } from './args.js';
 import { buyerCommands } from './commands/buyer.js';
 import type { Command, CommandOutput, InputStream } from './commands/command.js';
 import { leadCommands } from './commands/lead.js';
-import { piiCommands, type LocalCommand } from './commands/pii.js';
+import { type LocalCommand, piiCommands } from './commands/pii.js';
 import { publisherCommands } from './commands/publisher.js';
 import { reportCommands } from './commands/report.js';
 import { resolveConnection } from './connection.js';
@@ -24,7 +24,13 @@ const EXIT_USAGE = 2;
 
 type AnyCommand = Command<unknown> | LocalCommand<unknown>;
 
-const COMMANDS: AnyCommand[] = [...publisherCommands, ...buyerCommands, ...leadCommands, ...piiCommands, ...reportCommands];
+const COMMANDS: AnyCommand[] = [
+  ...publisherCommands,
+  ...buyerCommands,
+  ...leadCommands,
+  ...piiCommands,
+  ...reportCommands,
+];
 
 const COMMON_OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
@@ -76,7 +82,8 @@ async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promi
   } catch (error) {
     if (error instanceof UsageError) return usageError(io, error.message, commandUsage(command));
     // A CliFailure is worded for the operator; anything else is a bug, still one line, never a stack trace.
-    const message = error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;
+    const message =
+      error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;
     io.stderr.write(`leadflow: ${message}\n`);
     return EXIT_FAILED;
   }

@@ -13,7 +13,10 @@ import {
   type ResolveLeadResponse,
   type UnconfirmedLead,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
-import { DistributionServiceClient, type LeadRecord } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import {
+  DistributionServiceClient,
+  type LeadRecord,
+} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { ConfigError } from '../common/config.js';
 import { grpcChannelCredentials } from '../common/grpc-tls.js';
 import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
@@ -94,7 +97,10 @@ export class ServiceCalls {
   }
 
   async setPublisherRateLimit(publisherId: string, rateLimitPerMinute: number): Promise<Publisher> {
-    const response = await this.call(this.admin.setPublisherRateLimit.bind(this.admin), { publisherId, rateLimitPerMinute });
+    const response = await this.call(this.admin.setPublisherRateLimit.bind(this.admin), {
+      publisherId,
+      rateLimitPerMinute,
+    });
     return present(response.publisher, 'publisher');
   }
 
@@ -110,7 +116,10 @@ export class ServiceCalls {
   /** `buyer` is an id or a name. */
   async getBuyer(buyer: string): Promise<{ summary: BuyerSummary; definition: unknown }> {
     const response = await this.call(this.admin.getBuyer.bind(this.admin), { buyer });
-    return { summary: present(response.summary, 'buyer'), definition: parsedJson(response.definitionJson, 'definition') };
+    return {
+      summary: present(response.summary, 'buyer'),
+      definition: parsedJson(response.definitionJson, 'definition'),
+    };
   }
 
   async setBuyerActive(buyer: string, active: boolean): Promise<BuyerSummary> {
@@ -135,7 +144,8 @@ export class ServiceCalls {
   }
 
   async purgeSensitiveData(olderThanDays: number): Promise<number> {
-    return (await this.call(this.admin.purgeSensitiveData.bind(this.admin), { olderThanDays }, MAINTENANCE_DEADLINE_MS)).purged;
+    return (await this.call(this.admin.purgeSensitiveData.bind(this.admin), { olderThanDays }, MAINTENANCE_DEADLINE_MS))
+      .purged;
   }
 
   reencryptSensitiveData(batchSize: number): Promise<ReencryptSensitiveDataResponse> {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { InputStream } from './commands/command.js';
 import { locatePath, type Position } from './document-locations.js';
 import { CliFailure } from './errors.js';
@@ -84,7 +84,9 @@ function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
   if (error) {
     const message = error.code === 'MULTIPLE_DOCS' ? 'the file holds more than one document' : error.message;
     const where = error.pos[0] >= 0 ? lineCounter.linePos(error.pos[0]) : undefined;
-    throw new CliFailure(`${fileLocation(name, where && { line: where.line, column: where.col })}: not valid YAML: ${message}`);
+    throw new CliFailure(
+      `${fileLocation(name, where && { line: where.line, column: where.col })}: not valid YAML: ${message}`,
+    );
   }
   try {
     return doc.toJS();
@@ -122,6 +124,7 @@ export async function readSourceDocument(file: string, stdin: InputStream): Prom
   return {
     name,
     value,
-    locate: (documentPath) => (source.doc.errors.length === 0 ? locatePath(source.doc, lineCounter, documentPath) : undefined),
+    locate: (documentPath) =>
+      source.doc.errors.length === 0 ? locatePath(source.doc, lineCounter, documentPath) : undefined,
   };
 }

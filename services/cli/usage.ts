@@ -25,7 +25,10 @@ LEADFLOW_DATA_DIR/${SECRETS_FILE} (default .leadflow, relative to the current di
 
 function commandList(commands: CommandHelp[]): string {
   return commands
-    .map((command) => `  leadflow ${[command.group, command.name, command.synopsis].filter(Boolean).join(' ')}\n      ${command.summary}\n`)
+    .map(
+      (command) =>
+        `  leadflow ${[command.group, command.name, command.synopsis].filter(Boolean).join(' ')}\n      ${command.summary}\n`,
+    )
     .join('');
 }
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { parseCrashSetting, type CrashSetting } from './crash-points.js';
+import { type CrashSetting, parseCrashSetting } from './crash-points.js';
 import { isLoopbackHost, isLoopbackTarget } from './loopback.js';
 import { STRONG_TOKEN_ADVICE, tokenWeakness } from './secret-strength.js';
 
@@ -64,7 +64,8 @@ function bearerToken(env: Env, name: string): string | undefined {
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
+  if (!(values as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
   return raw as T;
 }
 
@@ -222,7 +223,12 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     logLevel: logLevel(env),
     telemetry: telemetry(env),
     demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
-    piiRetentionDays: optionalInteger(env, 'LEADFLOW_PII_RETENTION_DAYS', PII_RETENTION_DAYS.min, PII_RETENTION_DAYS.max),
+    piiRetentionDays: optionalInteger(
+      env,
+      'LEADFLOW_PII_RETENTION_DAYS',
+      PII_RETENTION_DAYS.min,
+      PII_RETENTION_DAYS.max,
+    ),
     reconcileIntervalMs: integer(env, 'LEADFLOW_RECONCILE_INTERVAL_MS', 5000, 100, 3_600_000),
     crashAt: crashSetting(env),
     grpcTransport: grpcServerTransport(env, grpcHost),
@@ -255,7 +261,8 @@ function trustProxy(env: Env): false | string[] {
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
     const validAddress = TRUST_PROXY_NAMES.includes(entry) || (address !== undefined && isIP(address) !== 0);
-    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address ?? '') === 4 ? 32 : 128));
+    const validPrefix =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address ?? '') === 4 ? 32 : 128));
     if (!validAddress || !validPrefix || rest.length > 0) {
       throw new ConfigError(
         'LEADFLOW_TRUST_PROXY must be false or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
@@ -344,7 +351,12 @@ export function allowsInsecurePlaintext(env: Env): boolean {
   throw new ConfigError(`${ALLOW_INSECURE_PLAINTEXT} must be 1 or 0, got "${raw}"`);
 }
 
-function tlsIdentity(cert: TlsFile | undefined, key: TlsFile | undefined, certSource: string, keySource: string): TlsIdentity | undefined {
+function tlsIdentity(
+  cert: TlsFile | undefined,
+  key: TlsFile | undefined,
+  certSource: string,
+  keySource: string,
+): TlsIdentity | undefined {
   if (!cert !== !key) throw new ConfigError(`${certSource} and ${keySource} go together: set both or neither`);
   return cert && key ? { cert, key } : undefined;
 }
@@ -354,7 +366,9 @@ function identityNames(env: Env): string[] {
   if (!raw) return [DEFAULT_GATEWAY_IDENTITY];
   const names = raw.split(',').map((name) => name.trim());
   if (names.some((name) => name === '' || /\s/.test(name))) {
-    throw new ConfigError('LEADFLOW_GRPC_GATEWAY_IDENTITIES must be a comma-separated list of certificate names without spaces');
+    throw new ConfigError(
+      'LEADFLOW_GRPC_GATEWAY_IDENTITIES must be a comma-separated list of certificate names without spaces',
+    );
   }
   return names;
 }
@@ -374,13 +388,22 @@ export function plaintextListenRefusal(host: string, transport: GrpcServerTransp
 }
 
 function grpcServerTransport(env: Env, host: string): GrpcServerTransport {
-  const identity = tlsIdentity(tlsFile(env, 'LEADFLOW_GRPC_TLS_CERT'), tlsFile(env, 'LEADFLOW_GRPC_TLS_KEY'), 'LEADFLOW_GRPC_TLS_CERT', 'LEADFLOW_GRPC_TLS_KEY');
+  const identity = tlsIdentity(
+    tlsFile(env, 'LEADFLOW_GRPC_TLS_CERT'),
+    tlsFile(env, 'LEADFLOW_GRPC_TLS_KEY'),
+    'LEADFLOW_GRPC_TLS_CERT',
+    'LEADFLOW_GRPC_TLS_KEY',
+  );
   const clientCa = tlsFile(env, 'LEADFLOW_GRPC_TLS_CLIENT_CA');
   if (clientCa && !identity) {
-    throw new ConfigError('LEADFLOW_GRPC_TLS_CLIENT_CA needs LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY: mutual TLS is TLS first');
+    throw new ConfigError(
+      'LEADFLOW_GRPC_TLS_CLIENT_CA needs LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY: mutual TLS is TLS first',
+    );
   }
   if (env.LEADFLOW_GRPC_GATEWAY_IDENTITIES && !clientCa) {
-    throw new ConfigError('LEADFLOW_GRPC_GATEWAY_IDENTITIES needs LEADFLOW_GRPC_TLS_CLIENT_CA: without client certificates there is no identity to check');
+    throw new ConfigError(
+      'LEADFLOW_GRPC_GATEWAY_IDENTITIES needs LEADFLOW_GRPC_TLS_CLIENT_CA: without client certificates there is no identity to check',
+    );
   }
   const transport: GrpcServerTransport = {
     tls: identity && { identity, clientCa },
@@ -405,7 +428,9 @@ export function grpcClientTransport(
 ): GrpcClientTransport {
   const identity = tlsIdentity(files.cert, files.key, names.cert, names.key);
   if (identity && !files.ca) {
-    throw new ConfigError(`${names.cert} is a client certificate for TLS: set ${names.ca}, the CA that issued the server's certificate, too`);
+    throw new ConfigError(
+      `${names.cert} is a client certificate for TLS: set ${names.ca}, the CA that issued the server's certificate, too`,
+    );
   }
   if (!files.ca && !allowInsecurePlaintext && !isLoopbackTarget(target)) {
     throw new ConfigError(
@@ -417,7 +442,11 @@ export function grpcClientTransport(
   return { tls: files.ca && { ca: files.ca, identity }, allowInsecurePlaintext };
 }
 
-const DISTRIBUTION_TLS = { ca: 'LEADFLOW_DISTRIBUTION_TLS_CA', cert: 'LEADFLOW_DISTRIBUTION_TLS_CERT', key: 'LEADFLOW_DISTRIBUTION_TLS_KEY' };
+const DISTRIBUTION_TLS = {
+  ca: 'LEADFLOW_DISTRIBUTION_TLS_CA',
+  cert: 'LEADFLOW_DISTRIBUTION_TLS_CERT',
+  key: 'LEADFLOW_DISTRIBUTION_TLS_KEY',
+};
 
 function distributionTransport(env: Env, address: string): GrpcClientTransport {
   const files = {
@@ -425,5 +454,11 @@ function distributionTransport(env: Env, address: string): GrpcClientTransport {
     cert: tlsFile(env, DISTRIBUTION_TLS.cert),
     key: tlsFile(env, DISTRIBUTION_TLS.key),
   };
-  return grpcClientTransport(address, 'LEADFLOW_DISTRIBUTION_ADDRESS', files, DISTRIBUTION_TLS, allowsInsecurePlaintext(env));
+  return grpcClientTransport(
+    address,
+    'LEADFLOW_DISTRIBUTION_ADDRESS',
+    files,
+    DISTRIBUTION_TLS,
+    allowsInsecurePlaintext(env),
+  );
 }

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { credentials, experimental, ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import { type ChannelCredentials, credentials, experimental, ServerCredentials } from '@grpc/grpc-js';
 import { ConfigError, type GrpcClientTls, type GrpcServerTls, type TlsFile, type TlsIdentity } from './config.js';
 
 // Certificates and keys are read and checked at start, so that a wrong file stops the start with a
@@ -13,7 +13,8 @@ function read(file: TlsFile): Buffer {
     return readFileSync(file.path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
     throw new ConfigError(`${file.source}: cannot read ${file.path} (${reason})`);
   }
 }
@@ -34,8 +35,12 @@ function readCertificates(file: TlsFile): { pem: Buffer; certificates: X509Certi
 }
 
 function checkValidity(certificate: X509Certificate, file: TlsFile, now: Date): void {
-  if (now > new Date(certificate.validTo)) throw new ConfigError(`${file.source}: the certificate in ${file.path} expired on ${certificate.validTo}`);
-  if (now < new Date(certificate.validFrom)) throw new ConfigError(`${file.source}: the certificate in ${file.path} is not valid before ${certificate.validFrom}`);
+  if (now > new Date(certificate.validTo))
+    throw new ConfigError(`${file.source}: the certificate in ${file.path} expired on ${certificate.validTo}`);
+  if (now < new Date(certificate.validFrom))
+    throw new ConfigError(
+      `${file.source}: the certificate in ${file.path} is not valid before ${certificate.validFrom}`,
+    );
 }
 
 export interface LoadedIdentity {
@@ -57,7 +62,9 @@ export function loadIdentity(identity: TlsIdentity, now = new Date()): LoadedIde
     throw new ConfigError(`${identity.key.source}: ${identity.key.path} holds no unencrypted PEM private key`);
   }
   if (!certificate.checkPrivateKey(key)) {
-    throw new ConfigError(`${identity.key.source}: the key in ${identity.key.path} does not belong to the certificate in ${identity.cert.path} (${identity.cert.source})`);
+    throw new ConfigError(
+      `${identity.key.source}: the key in ${identity.key.path} does not belong to the certificate in ${identity.cert.path} (${identity.cert.source})`,
+    );
   }
   return { certChain: pem, privateKey, certificate };
 }
@@ -97,8 +104,14 @@ export class ReloadableTlsFiles implements experimental.CertificateProvider {
   reload(now = new Date()): 'changed' | 'unchanged' {
     const identity = this.files.identity ? loadIdentity(this.files.identity, now) : undefined;
     const ca = this.files.ca ? loadCaBundle(this.files.ca) : undefined;
-    const same = (a: Buffer | undefined, b: Buffer | undefined) => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
-    if (same(this.identity?.certChain, identity?.certChain) && same(this.identity?.privateKey, identity?.privateKey) && same(this.ca, ca)) return 'unchanged';
+    const same = (a: Buffer | undefined, b: Buffer | undefined) =>
+      a === undefined ? b === undefined : b !== undefined && a.equals(b);
+    if (
+      same(this.identity?.certChain, identity?.certChain) &&
+      same(this.identity?.privateKey, identity?.privateKey) &&
+      same(this.ca, ca)
+    )
+      return 'unchanged';
     this.identity = identity;
     this.ca = ca;
     for (const listener of this.caListeners) this.sendCa(listener);
@@ -148,15 +161,21 @@ export const TLS_FILES_CHECK_INTERVAL_MS = 60_000;
  * Reloads the files every `intervalMs`, logging a renewal, and a failed check once per different
  * failure (the previous certificates stay in use). Returns the function that stops it.
  */
-export function reloadPeriodically(files: ReloadableTlsFiles, logger: ReloadLogger, intervalMs = TLS_FILES_CHECK_INTERVAL_MS): () => void {
+export function reloadPeriodically(
+  files: ReloadableTlsFiles,
+  logger: ReloadLogger,
+  intervalMs = TLS_FILES_CHECK_INTERVAL_MS,
+): () => void {
   let lastFailure: string | undefined;
   const timer = setInterval(() => {
     try {
-      if (files.reload() === 'changed') logger.info({ certificateValidTo: files.certificate?.validTo }, 'TLS certificates reloaded');
+      if (files.reload() === 'changed')
+        logger.info({ certificateValidTo: files.certificate?.validTo }, 'TLS certificates reloaded');
       lastFailure = undefined;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      if (error.message !== lastFailure) logger.error({ reason: error.message }, 'TLS certificates not reloaded: the previous ones stay in use');
+      if (error.message !== lastFailure)
+        logger.error({ reason: error.message }, 'TLS certificates not reloaded: the previous ones stay in use');
       lastFailure = error.message;
     }
   }, intervalMs);
@@ -177,7 +196,11 @@ export function grpcServerCredentials(tls: GrpcServerTls | undefined): ServerTra
   const files = new ReloadableTlsFiles({ identity: tls.identity, ca: tls.clientCa });
   const mutual = tls.clientCa !== undefined;
   // The first provider is the server's certificate, the second the CA of client certificates.
-  return { credentials: experimental.createCertificateProviderServerCredentials(files, mutual ? files : null, mutual), files, mutual };
+  return {
+    credentials: experimental.createCertificateProviderServerCredentials(files, mutual ? files : null, mutual),
+    files,
+    mutual,
+  };
 }
 
 export interface ChannelTransportCredentials {
@@ -190,5 +213,8 @@ export interface ChannelTransportCredentials {
 export function grpcChannelCredentials(tls: GrpcClientTls | undefined): ChannelTransportCredentials {
   if (!tls) return { credentials: credentials.createInsecure(), files: undefined };
   const files = new ReloadableTlsFiles({ identity: tls.identity, ca: tls.ca });
-  return { credentials: experimental.createCertificateProviderChannelCredentials(files, tls.identity ? files : null), files };
+  return {
+    credentials: experimental.createCertificateProviderChannelCredentials(files, tls.identity ? files : null),
+    files,
+  };
 }

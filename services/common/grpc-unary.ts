@@ -1,4 +1,4 @@
-import { Metadata, type CallOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { type CallOptions, type ClientUnaryCall, Metadata, type ServiceError } from '@grpc/grpc-js';
 
 /** A grpc-js client's unary method, bound to its client. */
 export type UnaryMethod<Req, Res> = (

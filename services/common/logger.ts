@@ -1,5 +1,5 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
@@ -11,29 +11,34 @@ export type { Logger };
  * whole by mistake. Lines go to stdout unless `destination` is given.
  */
 export function createLogger(service: string, level: string, destination?: DestinationStream): Logger {
-  return pino({
-    level,
-    base: { service },
-    redact: {
-      paths: [
-        'key',
-        'webmasterKey',
-        'lead',
-        'body',
-        '*.webmasterKey',
-        '*.lead',
-        'req.params',
-        'req.url',
-        'request.params',
-        'headers.authorization',
-        '*.headers.authorization',
-      ],
-      censor: '[redacted]',
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: {
+        paths: [
+          'key',
+          'webmasterKey',
+          'lead',
+          'body',
+          '*.webmasterKey',
+          '*.lead',
+          'req.params',
+          'req.url',
+          'request.params',
+          'headers.authorization',
+          '*.headers.authorization',
+        ],
+        censor: '[redacted]',
+      },
+      // With tracing off, spans are no-ops whose ids are all zeros: those are left out.
+      mixin() {
+        const spanContext = trace.getActiveSpan()?.spanContext();
+        return spanContext && isSpanContextValid(spanContext)
+          ? { trace_id: spanContext.traceId, span_id: spanContext.spanId }
+          : {};
+      },
     },
-    // With tracing off, spans are no-ops whose ids are all zeros: those are left out.
-    mixin() {
-      const spanContext = trace.getActiveSpan()?.spanContext();
-      return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
-    },
-  }, destination);
+    destination,
+  );
 }

@@ -1,10 +1,11 @@
+import type { Metadata } from '@grpc/grpc-js';
 import {
-  propagation,
-  ROOT_CONTEXT,
-  SpanStatusCode,
   type Attributes,
   type Context,
+  propagation,
+  ROOT_CONTEXT,
   type Span,
+  SpanStatusCode,
   type TextMapGetter,
   type TextMapSetter,
   type Tracer,
@@ -14,7 +15,6 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Metadata } from '@grpc/grpc-js';
 import type { TelemetryConfig } from './config.js';
 
 export interface Telemetry {
@@ -35,7 +35,10 @@ export function startTelemetry(
 ): Telemetry {
   const spanProcessors = [...extraProcessors];
   if (config.otlpEndpoint) {
-    const url = new URL('v1/traces', config.otlpEndpoint.endsWith('/') ? config.otlpEndpoint : `${config.otlpEndpoint}/`);
+    const url = new URL(
+      'v1/traces',
+      config.otlpEndpoint.endsWith('/') ? config.otlpEndpoint : `${config.otlpEndpoint}/`,
+    );
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: url.toString() })));
   }
   if (spanProcessors.length === 0) return { shutdown: async () => undefined };

@@ -24,17 +24,22 @@ export interface BannerFacts {
 /** What `npm start` prints once everything answers: where things are, never a secret after the first start. */
 export function startBanner(facts: BannerFacts): string[] {
   const base = reachableBaseUrl(facts.httpHost, facts.httpPort);
-  const listening = EVERY_INTERFACE.has(facts.httpHost) ? ` (listening on every interface: ${facts.httpHost || '0.0.0.0'})` : '';
+  const listening = EVERY_INTERFACE.has(facts.httpHost)
+    ? ` (listening on every interface: ${facts.httpHost || '0.0.0.0'})`
+    : '';
   const lines = [
     '',
     `leadflow is running: gateway ${base}${listening}, distribution service 127.0.0.1:${facts.grpcPort}`,
     `storage: ${facts.storage}`,
   ];
-  if (facts.demoMarket) lines.push(`demo lenders: a buyer simulator at ${facts.demoMarket} (services/simulator/demo-market.yaml)`);
+  if (facts.demoMarket)
+    lines.push(`demo lenders: a buyer simulator at ${facts.demoMarket} (services/simulator/demo-market.yaml)`);
   if (facts.demoKey) {
     const { file, createdKey } = facts.demoKey;
     if (createdKey) lines.push(`demo publisher key, shown this once (kept in ${file}): ${createdKey}`);
-    lines.push(`try: curl -s -X POST ${base}/api/intake/$(cat ${file}) -H 'Content-Type: application/json' -d @test/fixtures/demo-lead.json`);
+    lines.push(
+      `try: curl -s -X POST ${base}/api/intake/$(cat ${file}) -H 'Content-Type: application/json' -d @test/fixtures/demo-lead.json`,
+    );
   }
   if (facts.metricsTokenFile) {
     lines.push(`metrics: curl -s ${base}/metrics -H "Authorization: Bearer $(cat ${facts.metricsTokenFile})"`);

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { access, readFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { access, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
 import { DEMO_KEY_FILE } from '../distribution/src/demo/demo-seed.js';
@@ -30,8 +30,16 @@ const SIMULATOR_PORT = Number(process.env.LEADFLOW_SIMULATOR_PORT || 4010);
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function startChild(name: string, entry: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: ['ignore', args.length > 0 ? 'pipe' : 'inherit', 'inherit'], env });
+function startChild(
+  name: string,
+  entry: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
+  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], {
+    stdio: ['ignore', args.length > 0 ? 'pipe' : 'inherit', 'inherit'],
+    env,
+  });
   child.on('exit', (code, signal) => {
     if (stopping) return;
     console.error(`leadflow: the ${name} process ended (${signal ?? `exit code ${code}`}); stopping`);
@@ -90,7 +98,14 @@ async function exists(file: string): Promise<boolean> {
 
 /** Starts the demo market's simulator and resolves with the URL it prints first. */
 async function startDemoMarket(): Promise<string> {
-  const simulator = startChild('buyer simulator', SIMULATOR_ENTRY, ['--config', demoMarketConfigPath(), '--host', '127.0.0.1', '--port', String(SIMULATOR_PORT)]);
+  const simulator = startChild('buyer simulator', SIMULATOR_ENTRY, [
+    '--config',
+    demoMarketConfigPath(),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(SIMULATOR_PORT),
+  ]);
   const [line] = (await once(createInterface({ input: simulator.stdout! }), 'line')) as [string];
   simulator.stdout!.resume();
   return line.trim();
@@ -105,17 +120,32 @@ async function main(): Promise<void> {
   const demoMarket = distribution.databaseUrl ? undefined : await startDemoMarket();
   const demoKeyFile = path.join(distribution.dataDir, DEMO_KEY_FILE);
   const demoKeyExisted = await exists(demoKeyFile);
-  startChild('distribution service', DISTRIBUTION_ENTRY, [], demoMarket ? { ...process.env, LEADFLOW_DEMO_SIMULATOR_URL: demoMarket } : process.env);
+  startChild(
+    'distribution service',
+    DISTRIBUTION_ENTRY,
+    [],
+    demoMarket ? { ...process.env, LEADFLOW_DEMO_SIMULATOR_URL: demoMarket } : process.env,
+  );
   await waitFor('the distribution service', () => portAccepts('127.0.0.1', distribution.grpcPort));
   // /metrics is never open on `npm start`: without LEADFLOW_METRICS_TOKEN the gateway gets one kept in the data dir.
   const metricsToken = gateway.metricsToken ? undefined : await ensureMetricsToken(distribution.dataDir);
-  startChild('gateway', GATEWAY_ENTRY, [], metricsToken ? { ...process.env, LEADFLOW_METRICS_TOKEN: metricsToken.token } : process.env);
+  startChild(
+    'gateway',
+    GATEWAY_ENTRY,
+    [],
+    metricsToken ? { ...process.env, LEADFLOW_METRICS_TOKEN: metricsToken.token } : process.env,
+  );
   const base = reachableBaseUrl(gateway.httpHost, gateway.httpPort);
   await waitFor('the gateway', () => gatewayReady(base));
   if (stopping) return;
 
   // Printed on the start that created it only; later starts point at the file.
-  const createdKey = demoKeyExisted ? undefined : await readFile(demoKeyFile, 'utf8').then((text) => text.trim(), () => undefined);
+  const createdKey = demoKeyExisted
+    ? undefined
+    : await readFile(demoKeyFile, 'utf8').then(
+        (text) => text.trim(),
+        () => undefined,
+      );
   const demoKey = demoMarket && (demoKeyExisted || createdKey) ? { file: demoKeyFile, createdKey } : undefined;
   const banner = startBanner({
     httpHost: gateway.httpHost,

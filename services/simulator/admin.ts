@@ -13,7 +13,12 @@ import { BodyError, readText } from './request-body.js';
  *   GET  /_simulator/stats   -> 200 SimulatorStats (stats.ts)
  *   POST /_simulator/reset   -> 204; counters, remembered bids and applicants forgotten, random streams restarted
  */
-export async function handleAdminRequest(market: Market, route: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleAdminRequest(
+  market: Market,
+  route: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const action = `${request.method} ${route}`;
   switch (action) {
     case 'GET config':
@@ -37,7 +42,8 @@ async function replaceConfig(market: Market, request: IncomingMessage, response:
     body = parseYaml(await readText(request));
   } catch (error) {
     if (error instanceof BodyError) return sendError(response, error.status, error.message);
-    if (error instanceof YAMLParseError) return sendError(response, 400, `body is neither JSON nor YAML: ${error.message}`);
+    if (error instanceof YAMLParseError)
+      return sendError(response, 400, `body is neither JSON nor YAML: ${error.message}`);
     throw error;
   }
   try {

@@ -17,7 +17,8 @@ export function leaves(body: RequestFields): Leaf[] {
   const found: Leaf[] = [];
   const visit = (value: unknown, path: string, key: string) => {
     if (typeof value === 'object' && value !== null) {
-      for (const [childKey, child] of Object.entries(value)) visit(child, path ? `${path}.${childKey}` : childKey, childKey);
+      for (const [childKey, child] of Object.entries(value))
+        visit(child, path ? `${path}.${childKey}` : childKey, childKey);
     } else {
       found.push({ path, name: normalizeName(key.split('.').pop() ?? key), value });
     }

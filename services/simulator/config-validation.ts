@@ -1,7 +1,7 @@
 import {
   DEFAULT_PING_TTL_MS,
-  FAULT_KINDS,
   type Endpoint,
+  FAULT_KINDS,
   type FaultRates,
   type ReplyFormat,
   type RequiredAuth,
@@ -35,7 +35,8 @@ class Reader {
   }
 
   object(value: unknown, path: string, allowed: readonly string[]): Fields | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.fail(path, 'must be an object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return this.fail(path, 'must be an object');
     for (const key of Object.keys(value)) {
       if (!allowed.includes(key)) this.fail(`${path}.${key}`, `unknown key (expected one of ${allowed.join(', ')})`);
     }
@@ -103,7 +104,8 @@ function readFaults(reader: Reader, value: unknown, path: string): FaultRates | 
     if (rate === undefined) return undefined;
     rates[kind] = rate;
   }
-  if (Object.values(rates).reduce((sum, rate) => sum + rate, 0) > 1) return reader.fail(path, 'rates must add up to at most 1');
+  if (Object.values(rates).reduce((sum, rate) => sum + rate, 0) > 1)
+    return reader.fail(path, 'rates must add up to at most 1');
   return rates;
 }
 
@@ -143,15 +145,22 @@ function readEndpoint(reader: Reader, value: unknown, path: string): Endpoint | 
   }
   const common = {
     path: endpointPath ?? '',
-    format: fields.format === undefined ? 'json' : reader.oneOf<ReplyFormat>(fields.format, `${path}.format`, ['json', 'xml', 'text']),
+    format:
+      fields.format === undefined
+        ? 'json'
+        : reader.oneOf<ReplyFormat>(fields.format, `${path}.format`, ['json', 'xml', 'text']),
     acceptRate: fields.acceptRate === undefined ? 1 : reader.number(fields.acceptRate, `${path}.acceptRate`, 0, 1),
-    latencyMs: fields.latencyMs === undefined ? { fixed: 0 } : readDistribution(reader, fields.latencyMs, `${path}.latencyMs`),
+    latencyMs:
+      fields.latencyMs === undefined ? { fixed: 0 } : readDistribution(reader, fields.latencyMs, `${path}.latencyMs`),
     errors: readFaults(reader, fields.errors, `${path}.errors`),
-    requireAuth: fields.requireAuth === undefined ? undefined : readAuth(reader, fields.requireAuth, `${path}.requireAuth`),
+    requireAuth:
+      fields.requireAuth === undefined ? undefined : readAuth(reader, fields.requireAuth, `${path}.requireAuth`),
   };
   const post = {
-    redirectUrl: fields.redirectUrl === undefined ? undefined : reader.string(fields.redirectUrl, `${path}.redirectUrl`),
-    duplicateCheck: fields.duplicateCheck === undefined ? false : reader.boolean(fields.duplicateCheck, `${path}.duplicateCheck`),
+    redirectUrl:
+      fields.redirectUrl === undefined ? undefined : reader.string(fields.redirectUrl, `${path}.redirectUrl`),
+    duplicateCheck:
+      fields.duplicateCheck === undefined ? false : reader.boolean(fields.duplicateCheck, `${path}.duplicateCheck`),
   };
   let endpoint: unknown;
   switch (kind) {
@@ -159,7 +168,8 @@ function readEndpoint(reader: Reader, value: unknown, path: string): Endpoint | 
       endpoint = { kind, ...common, ...post, price: readDistribution(reader, fields.price, `${path}.price`) };
       break;
     case 'ping': {
-      const pingTtlMs = fields.pingTtlMs === undefined ? DEFAULT_PING_TTL_MS : reader.number(fields.pingTtlMs, `${path}.pingTtlMs`, 1);
+      const pingTtlMs =
+        fields.pingTtlMs === undefined ? DEFAULT_PING_TTL_MS : reader.number(fields.pingTtlMs, `${path}.pingTtlMs`, 1);
       endpoint = { kind, ...common, bid: readDistribution(reader, fields.bid, `${path}.bid`), pingTtlMs };
       break;
     }

@@ -31,8 +31,13 @@ export function decide(endpoint: Endpoint, body: RequestFields, context: Decisio
   }
 }
 
-function decideDirectPost(endpoint: DirectPostEndpoint, body: RequestFields, { state, nextRef }: DecisionContext): Verdict {
-  if (endpoint.duplicateCheck && state.applicants.check(body)) return { outcome: 'rejected', reason: REASONS.duplicate };
+function decideDirectPost(
+  endpoint: DirectPostEndpoint,
+  body: RequestFields,
+  { state, nextRef }: DecisionContext,
+): Verdict {
+  if (endpoint.duplicateCheck && state.applicants.check(body))
+    return { outcome: 'rejected', reason: REASONS.duplicate };
   if (state.random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
   return accepted(endpoint, body, sampleCents(endpoint.price, state.random), nextRef('SIM'));
 }
@@ -41,21 +46,40 @@ function decidePing(endpoint: PingEndpoint, body: RequestFields, { state, nextRe
   if (state.random() >= endpoint.acceptRate) return { outcome: 'no_bid', reason: REASONS.noBid };
   const bidCents = sampleCents(endpoint.bid, state.random);
   const pingRef = nextRef('PING');
-  state.bids.remember({ bidCents, pingRef, leadId: textField(body, 'leadId'), expiresAt: now + endpoint.pingTtlMs }, now);
+  state.bids.remember(
+    { bidCents, pingRef, leadId: textField(body, 'leadId'), expiresAt: now + endpoint.pingTtlMs },
+    now,
+  );
   return { outcome: 'bid', bidCents, pingRef };
 }
 
-function decidePost(endpoint: PostEndpoint, body: RequestFields, { state, pingState, nextRef, now }: DecisionContext): Verdict {
+function decidePost(
+  endpoint: PostEndpoint,
+  body: RequestFields,
+  { state, pingState, nextRef, now }: DecisionContext,
+): Verdict {
   const bid = pingState?.bids.take({ pingRef: textField(body, 'pingRef'), leadId: textField(body, 'leadId') }, now);
   if (!bid) return { outcome: 'rejected', reason: REASONS.noMatchingPing };
-  if (endpoint.duplicateCheck && state.applicants.check(body)) return { outcome: 'rejected', reason: REASONS.duplicate };
+  if (endpoint.duplicateCheck && state.applicants.check(body))
+    return { outcome: 'rejected', reason: REASONS.duplicate };
   if (state.random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
   return accepted(endpoint, body, bid.bidCents, nextRef('SIM'));
 }
 
-function accepted(endpoint: DirectPostEndpoint | PostEndpoint, body: RequestFields, priceCents: number, leadRef: string): Verdict {
-  const values: Record<string, string> = { leadRef, leadId: textField(body, 'leadId') ?? '', price: dollars(priceCents) };
-  const redirect = endpoint.redirectUrl?.replace(/\{(leadRef|leadId|price)\}/g, (_, name: string) => encodeURIComponent(values[name]));
+function accepted(
+  endpoint: DirectPostEndpoint | PostEndpoint,
+  body: RequestFields,
+  priceCents: number,
+  leadRef: string,
+): Verdict {
+  const values: Record<string, string> = {
+    leadRef,
+    leadId: textField(body, 'leadId') ?? '',
+    price: dollars(priceCents),
+  };
+  const redirect = endpoint.redirectUrl?.replace(/\{(leadRef|leadId|price)\}/g, (_, name: string) =>
+    encodeURIComponent(values[name]),
+  );
   return { outcome: 'accepted', priceCents, leadRef, redirect };
 }
 

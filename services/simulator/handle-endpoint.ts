@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authChallenge, isAuthorized } from './auth.js';
 import type { Endpoint } from './config.js';
-import { decide, plausibleSuccess, REASONS, type DecisionContext } from './decide.js';
+import { type DecisionContext, decide, plausibleSuccess, REASONS } from './decide.js';
 import { sampleMs } from './distributions.js';
 import { pickFault, sendFault } from './faults.js';
 import { sendError } from './http-replies.js';
 import { piiFields } from './pii.js';
 import { renderReply, type Verdict } from './replies.js';
-import { BodyError, readFields, type RequestFields } from './request-body.js';
+import { BodyError, type RequestFields, readFields } from './request-body.js';
 import type { EndpointCounters } from './stats.js';
 
 export interface EndpointRequestContext extends Omit<DecisionContext, 'now'> {
@@ -21,7 +21,11 @@ export interface EndpointRequestContext extends Omit<DecisionContext, 'now'> {
  * One request to a lender endpoint, in the order a lender's stack would meet
  * it: method and body (or a GET's query), latency, credentials, infrastructure faults, decision.
  */
-export async function handleEndpointRequest(context: EndpointRequestContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleEndpointRequest(
+  context: EndpointRequestContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const { endpoint, state } = context;
   const { counters, random } = state;
   counters.add(endpoint.kind === 'ping' ? 'pings' : 'posts');

@@ -133,7 +133,8 @@ export function simulatorIntegration(
   options: SimulatorIntegrationOptions = {},
 ): Integration {
   const post = endpoints.find((endpoint) => endpoint.path === postPath);
-  if (post?.kind !== 'direct_post' && post?.kind !== 'post') throw new Error(`${postPath} is not a post endpoint of this config`);
+  if (post?.kind !== 'direct_post' && post?.kind !== 'post')
+    throw new Error(`${postPath} is not a post endpoint of this config`);
   const ping = post.kind === 'post' ? endpoints.find((endpoint) => endpoint.path === post.ping) : undefined;
   const exchange = (endpoint: EndpointConfig, role: 'ping' | 'post'): HttpExchange => {
     const url = new URL(endpoint.path, baseUrl).href;

@@ -30,14 +30,19 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   // Only now: a script that reads the URL may signal at once.
   process.stdout.write(`${simulator.url}\n`);
-  console.error(`simulator: ${config.endpoints.length} endpoints, seed ${simulator.seed}, admin API at ${simulator.url}/_simulator/`);
+  console.error(
+    `simulator: ${config.endpoints.length} endpoints, seed ${simulator.seed}, admin API at ${simulator.url}/_simulator/`,
+  );
 }
 
 class UsageError extends Error {}
 
 function readArgs(): { config?: string; port?: string; host?: string } {
   try {
-    return parseArgs({ options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } }, strict: true }).values;
+    return parseArgs({
+      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } },
+      strict: true,
+    }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -47,7 +47,8 @@ export async function readFields(request: IncomingMessage): Promise<RequestField
   } catch {
     throw new BodyError(400, 'body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BodyError(400, 'body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BodyError(400, 'body must be a JSON object');
   return body as RequestFields;
 }
 
@@ -55,7 +56,8 @@ const ELEMENT_NODE = 1;
 
 function childElements(element: Element): Element[] {
   const children: Element[] = [];
-  for (let node = element.firstChild; node; node = node.nextSibling) if (node.nodeType === ELEMENT_NODE) children.push(node as Element);
+  for (let node = element.firstChild; node; node = node.nextSibling)
+    if (node.nodeType === ELEMENT_NODE) children.push(node as Element);
   return children;
 }
 
@@ -64,10 +66,12 @@ function elementFields(element: Element): RequestFields {
   const fields: RequestFields = {};
   for (let index = 0; index < element.attributes.length; index++) {
     const attribute = element.attributes[index];
-    if (attribute.name !== 'xmlns' && !attribute.name.startsWith('xmlns:')) fields[attribute.localName ?? attribute.name] = attribute.value;
+    if (attribute.name !== 'xmlns' && !attribute.name.startsWith('xmlns:'))
+      fields[attribute.localName ?? attribute.name] = attribute.value;
   }
   for (const child of childElements(element)) {
-    fields[child.localName ?? child.nodeName] = childElements(child).length > 0 ? elementFields(child) : (child.textContent ?? '');
+    fields[child.localName ?? child.nodeName] =
+      childElements(child).length > 0 ? elementFields(child) : (child.textContent ?? '');
   }
   return fields;
 }

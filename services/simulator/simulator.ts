@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleAdminRequest } from './admin.js';
 import type { Endpoint, EndpointConfig } from './config.js';
 import { ADMIN_PREFIX, parseEndpoints } from './config-validation.js';
-import { handleAdminRequest } from './admin.js';
 import { handleEndpointRequest } from './handle-endpoint.js';
 import { sendError } from './http-replies.js';
 import { Market } from './market.js';
@@ -43,7 +43,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
   const dispatch = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? '/', 'http://simulator').pathname;
-    if (path.startsWith(ADMIN_PREFIX)) return handleAdminRequest(market, path.slice(ADMIN_PREFIX.length), request, response);
+    if (path.startsWith(ADMIN_PREFIX))
+      return handleAdminRequest(market, path.slice(ADMIN_PREFIX.length), request, response);
     const context = market.route(path);
     if (!context) return sendError(response, 404, `no endpoint at ${path}`);
     return handleEndpointRequest(context, request, response);
@@ -76,7 +77,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     reset: () => market.reset(),
     close: async () => {
       closing.abort();
-      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      const closed = new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
       server.closeAllConnections();
       await closed;
     },

@@ -1,5 +1,5 @@
 import type { HttpExchange, Integration } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
-import { simulatorIntegration, type EndpointConfig } from '../../services/simulator/index.js';
+import { type EndpointConfig, simulatorIntegration } from '../../services/simulator/index.js';
 
 /** A buyer of the bench's apply document (format: parse-buyers.ts) that sells to a simulator endpoint. */
 export interface SimulatorBuyer {
@@ -16,19 +16,28 @@ export interface SimulatorBuyer {
 /** The file form of an exchange: as parsed, but auth written `{bearer}` or `{basic: {username, password}}`. */
 function exchangeDocument({ auth, ...exchange }: HttpExchange): Record<string, unknown> {
   if (!auth) return exchange;
-  const written = auth.type === 'bearer' ? { bearer: auth.token } : { basic: { username: auth.username, password: auth.password } };
+  const written =
+    auth.type === 'bearer' ? { bearer: auth.token } : { basic: { username: auth.username, password: auth.password } };
   return { ...exchange, auth: written };
 }
 
 function integrationDocument(integration: Integration): Record<string, unknown> {
-  return { ...integration, ping: integration.ping && exchangeDocument(integration.ping), post: exchangeDocument(integration.post) };
+  return {
+    ...integration,
+    ping: integration.ping && exchangeDocument(integration.ping),
+    post: exchangeDocument(integration.post),
+  };
 }
 
 /**
  * The `leadflow buyer apply` document of buyers selling to a simulator at simulatorUrl that runs
  * endpoints: their integrations are the simulator's own (simulatorIntegration), local (http://), caps off.
  */
-export function buyersDocument(simulatorUrl: string, endpoints: readonly EndpointConfig[], buyers: readonly SimulatorBuyer[]): unknown {
+export function buyersDocument(
+  simulatorUrl: string,
+  endpoints: readonly EndpointConfig[],
+  buyers: readonly SimulatorBuyer[],
+): unknown {
   return {
     buyers: buyers.map(({ name, tier, postPath, timeoutMs, pricing, payout }) => ({
       name,

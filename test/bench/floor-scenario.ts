@@ -1,5 +1,5 @@
-import { childEnv } from './child-env.js';
 import { freePorts } from '../support/ports.js';
+import { childEnv } from './child-env.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';

@@ -8,7 +8,9 @@ import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulato
 import { withTempDir } from './temp-dir.js';
 
 /** One lender that answers at once and buys every lead at a fixed price. */
-const ENDPOINTS: EndpointConfig[] = [{ path: '/bench-lender/post', kind: 'direct_post', format: 'json', price: { fixed: 15 }, acceptRate: 1 }];
+const ENDPOINTS: EndpointConfig[] = [
+  { path: '/bench-lender/post', kind: 'direct_post', format: 'json', price: { fixed: 15 }, acceptRate: 1 },
+];
 
 /** Its 15.00 pays the publisher 12.00 at the 0.8 share: above the leads' 10.00 floor. */
 const BUYER: SimulatorBuyer = {

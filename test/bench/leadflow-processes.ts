@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { childEnv } from './child-env.js';
 import { freePorts } from '../support/ports.js';
+import { childEnv } from './child-env.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';
 
@@ -47,7 +47,10 @@ export async function startLeadflow(
   });
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   return {
-    processes: [new NodeProcess('distribution', scripts.distribution, env), new NodeProcess('gateway', scripts.gateway, env)],
+    processes: [
+      new NodeProcess('distribution', scripts.distribution, env),
+      new NodeProcess('gateway', scripts.gateway, env),
+    ],
     baseUrl,
     readyUrl: `${baseUrl}/health/ready`,
     grpcAddress: `127.0.0.1:${grpcPort}`,

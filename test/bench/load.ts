@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { AnswerTally, type Answer, type AnswerCounts, type AnswerStatus } from './answer-tally.js';
+import { type Answer, type AnswerCounts, type AnswerStatus, AnswerTally } from './answer-tally.js';
 import { LeadBodies } from './lead-body.js';
 import { ascending, percentile, round } from './stats.js';
 

@@ -7,7 +7,14 @@ import { runFull } from './full-scenario.js';
 import { LeadBodies } from './lead-body.js';
 import type { LoadSettings } from './load.js';
 import { runMarket } from './market-scenario.js';
-import { describeMarket, describeScenario, errorCount, storeFigures, unrecordedCount, type StoreResults } from './report.js';
+import {
+  describeMarket,
+  describeScenario,
+  errorCount,
+  type StoreResults,
+  storeFigures,
+  unrecordedCount,
+} from './report.js';
 import type { ScenarioResult } from './scenario.js';
 import { withScratchDatabase } from './scratch-database.js';
 
@@ -31,7 +38,13 @@ async function runScenario<R extends ScenarioResult>(
 async function runStore(store: Store, config: BenchConfig): Promise<StoreResults> {
   const floor = await runScenario('floor', runFloor, store, config, config);
   const full = await runScenario('full', runFull, store, config, config);
-  const market = await runScenario('market', runMarket, store, { ...config, connections: config.marketConnections }, config);
+  const market = await runScenario(
+    'market',
+    runMarket,
+    store,
+    { ...config, connections: config.marketConnections },
+    config,
+  );
   if (market) console.log(describeMarket(market));
   return { floor, full, market };
 }
@@ -62,7 +75,9 @@ async function main(): Promise<void> {
   }
   const unrecorded = unrecordedCount(sqlite) + (mysql ? unrecordedCount(mysql) : 0);
   if (unrecorded > 0) {
-    console.log(`FAILED: ${unrecorded} answered leads have no record in the database; the market figures leave them out`);
+    console.log(
+      `FAILED: ${unrecorded} answered leads have no record in the database; the market figures leave them out`,
+    );
     process.exitCode = 1;
   }
   const summary = {

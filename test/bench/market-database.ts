@@ -1,7 +1,7 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { createDatabase, SQLITE_FILE, type Db } from '../../services/distribution/src/db/database.js';
+import { createDatabase, type Db, SQLITE_FILE } from '../../services/distribution/src/db/database.js';
 import type { Database } from '../../services/distribution/src/db/schema.js';
 import type { BuyerCall, StoredLead } from './market-figures.js';
 
@@ -24,7 +24,8 @@ export async function readStoredLeads(
     const tierOf = new Map(buyers.map((buyer) => [buyer.id, (JSON.parse(buyer.definition) as { tier: number }).tier]));
     const stored = new Map<string, StoredLead>();
     for (const lead of await db.selectFrom('leads').select(['id', 'processing_ms']).execute()) {
-      if (leadIds.has(lead.id)) stored.set(lead.id, { processingMs: lead.processing_ms, calls: [], chargeCents: 0, payoutCents: 0 });
+      if (leadIds.has(lead.id))
+        stored.set(lead.id, { processingMs: lead.processing_ms, calls: [], chargeCents: 0, payoutCents: 0 });
     }
     const attempts = await db
       .selectFrom('buyer_attempts')

@@ -3,7 +3,7 @@ import { startLeadflow } from './leadflow-processes.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import { MARKET_BUYERS, MARKET_ENDPOINTS, MARKET_SEED, SELL_DEADLINE_MS } from './market.js';
 import { readStoredLeads } from './market-database.js';
-import { marketFigures, type MarketFigures } from './market-figures.js';
+import { type MarketFigures, marketFigures } from './market-figures.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
 import { seedPublishersAndBuyers } from './seed.js';
 import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';

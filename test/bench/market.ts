@@ -22,7 +22,14 @@ interface Lender {
 }
 
 const LENDERS: Lender[] = [
-  { name: 'apex', tier: 1, format: 'json', bid: { normal: { mean: 45, sd: 10, min: 20, max: 80 } }, bidRate: 0.7, acceptRate: 0.9 },
+  {
+    name: 'apex',
+    tier: 1,
+    format: 'json',
+    bid: { normal: { mean: 45, sd: 10, min: 20, max: 80 } },
+    bidRate: 0.7,
+    acceptRate: 0.9,
+  },
   { name: 'bluebird', tier: 1, format: 'xml', bid: { uniform: [25, 60] }, bidRate: 0.6, acceptRate: 0.85 },
   {
     name: 'crest',
@@ -33,7 +40,14 @@ const LENDERS: Lender[] = [
     acceptRate: 0.9,
     errors: { status500: 0.06, hang: 0.04, html: 0.04 },
   },
-  { name: 'delta', tier: 1, format: 'json', bid: { normal: { mean: 55, sd: 8, min: 35, max: 80 } }, bidRate: 0.8, acceptRate: 0.15 },
+  {
+    name: 'delta',
+    tier: 1,
+    format: 'json',
+    bid: { normal: { mean: 55, sd: 8, min: 35, max: 80 } },
+    bidRate: 0.8,
+    acceptRate: 0.15,
+  },
   { name: 'echo', tier: 2, format: 'json', bid: { uniform: [15, 35] }, bidRate: 0.7, acceptRate: 0.9 },
   {
     name: 'fjord',
@@ -58,10 +72,12 @@ export const BUYER_TIMEOUT_MS = 1_000;
 /** leadflow's overall deadline per lead (LEADFLOW_SELL_DEADLINE_MS). */
 export const SELL_DEADLINE_MS = 2_500;
 
-export const MARKET_ENDPOINTS: EndpointConfig[] = LENDERS.flatMap(({ name, format, bid, bidRate, acceptRate, errors }) => [
-  { path: `/${name}/ping`, kind: 'ping', format, bid, acceptRate: bidRate, latencyMs: LATENCY_MS, errors },
-  { path: `/${name}/post`, kind: 'post', ping: `/${name}/ping`, format, acceptRate, latencyMs: LATENCY_MS, errors },
-]);
+export const MARKET_ENDPOINTS: EndpointConfig[] = LENDERS.flatMap(
+  ({ name, format, bid, bidRate, acceptRate, errors }) => [
+    { path: `/${name}/ping`, kind: 'ping', format, bid, acceptRate: bidRate, latencyMs: LATENCY_MS, errors },
+    { path: `/${name}/post`, kind: 'post', ping: `/${name}/ping`, format, acceptRate, latencyMs: LATENCY_MS, errors },
+  ],
+);
 
 /** Every lender as a leadflow buyer priced at its bid, paying publishers 80% of it, caps off. */
 export const MARKET_BUYERS: SimulatorBuyer[] = LENDERS.map(({ name, tier }) => ({

@@ -16,14 +16,19 @@ export interface AdminAccess {
  * (parse-buyers.ts) through ApplyBuyers; any other active buyer (the embedded default's demo lender) is
  * paused, so that leads go to these buyers only. Returns the publishers' keys.
  */
-export async function seedPublishersAndBuyers({ grpcAddress, adminToken }: AdminAccess, buyersDocument: unknown): Promise<string[]> {
+export async function seedPublishersAndBuyers(
+  { grpcAddress, adminToken }: AdminAccess,
+  buyersDocument: unknown,
+): Promise<string[]> {
   const client = new AdminServiceClient(grpcAddress, credentials.createInsecure());
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${adminToken}`);
   const call = <Req, Res>(rpc: string, method: UnaryMethod<Req, Res>, request: Req): Promise<Res> =>
-    callUnary(method.bind(client), request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }).catch((error: ServiceError) => {
-      throw new Error(`admin ${rpc} failed: ${error.message}`);
-    });
+    callUnary(method.bind(client), request, metadata, { deadline: Date.now() + CALL_DEADLINE_MS }).catch(
+      (error: ServiceError) => {
+        throw new Error(`admin ${rpc} failed: ${error.message}`);
+      },
+    );
   try {
     const keys = await Promise.all(
       Array.from({ length: PUBLISHERS }, async (_, i) => {
@@ -31,7 +36,10 @@ export async function seedPublishersAndBuyers({ grpcAddress, adminToken }: Admin
         return (await call('CreatePublisher', client.createPublisher, request)).key;
       }),
     );
-    const applied = await call('ApplyBuyers', client.applyBuyers, { documentJson: JSON.stringify(buyersDocument), dryRun: false });
+    const applied = await call('ApplyBuyers', client.applyBuyers, {
+      documentJson: JSON.stringify(buyersDocument),
+      dryRun: false,
+    });
     if (applied.errors.length > 0) {
       const errors = applied.errors.map((error) => `${error.path || '(document)'}: ${error.message}`);
       throw new Error(`admin ApplyBuyers refused the bench's buyers:\n  ${errors.join('\n  ')}`);

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { expect } from 'chai';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import type { CliRun } from './run-leadflow.js';
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { runLeadflow, stackCli, type StackCli } from './run-leadflow.js';
+import { runLeadflow, type StackCli, stackCli } from './run-leadflow.js';
 
 /** One entry of a document's `buyers:` list: a local direct-post buyer at a fixed price; `settings` are more keys. */
 function buyerEntry(name: string, settings: string[] = [], post: string[] = []): string {
@@ -60,15 +60,25 @@ describe('leadflow buyer commands against a running distribution service', () =>
 
   describe('apply', () => {
     it('creates the buyers of a YAML file, then reports them unchanged, then updated', async () => {
-      const file = await writeDocument('apply.yaml', documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 2'])));
+      const file = await writeDocument(
+        'apply.yaml',
+        documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 2'])),
+      );
       const created = await cli.leadflow(['buyer', 'apply', '-f', file]);
       expect(created.stderr).to.equal('');
       expect(created.code).to.equal(0);
       expect(created.stdout).to.match(new RegExp(`^created  apply-a  ${ID}\ncreated  apply-b  ${ID}\n$`));
-      const [idA, idB] = created.stdout.split('\n').slice(0, 2).map((line) => line.split(/\s+/)[2]);
+      const [idA, idB] = created.stdout
+        .split('\n')
+        .slice(0, 2)
+        .map((line) => line.split(/\s+/)[2]);
 
       const again = await cli.leadflow(['buyer', 'apply', '-f', file]);
-      expect(again).to.deep.equal({ code: 0, stderr: '', stdout: `unchanged  apply-a  ${idA}\nunchanged  apply-b  ${idB}\n` });
+      expect(again).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout: `unchanged  apply-a  ${idA}\nunchanged  apply-b  ${idB}\n`,
+      });
 
       await writeDocument('apply.yaml', documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 3'])));
       const changed = await cli.json('buyer', 'apply', '-f', file);
@@ -148,7 +158,10 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(json.stderr).to.equal('');
       const answer = JSON.parse(json.stdout);
       expect(answer.buyers).to.deep.equal([]);
-      expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({ line: 12, column: 5 });
+      expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({
+        line: 12,
+        column: 5,
+      });
     });
 
     it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
@@ -217,11 +230,18 @@ describe('leadflow buyer commands against a running distribution service', () =>
         const shown = await cli.leadflow(['buyer', 'show', 'referencing']);
         expect(shown.stdout).to.include('${env:LEADFLOW_TEST_ACME_HOST}');
         expect(shown.stdout).not.to.include('key-secret-789');
-        const row = await stack.service.db.selectFrom('buyers').select('definition').where('name', '=', 'referencing').executeTakeFirstOrThrow();
+        const row = await stack.service.db
+          .selectFrom('buyers')
+          .select('definition')
+          .where('name', '=', 'referencing')
+          .executeTakeFirstOrThrow();
         expect(row.definition).to.include('${secret:acme.key}');
         expect(row.definition).not.to.include('key-secret-789');
       } finally {
-        for (const [name, value] of [['LEADFLOW_TEST_ACME_HOST', saved.host], ['LEADFLOW_BUYER_SECRETS_FILE', saved.secrets]] as const) {
+        for (const [name, value] of [
+          ['LEADFLOW_TEST_ACME_HOST', saved.host],
+          ['LEADFLOW_BUYER_SECRETS_FILE', saved.secrets],
+        ] as const) {
           if (value === undefined) delete process.env[name];
           else process.env[name] = value;
         }
@@ -229,7 +249,9 @@ describe('leadflow buyer commands against a running distribution service', () =>
     });
 
     it('places mistakes in a JSON document too', async () => {
-      const document = { buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }] };
+      const document = {
+        buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }],
+      };
       const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, JSON.stringify(document, null, 2));
       expect(run.code).to.equal(1);
       // {, "buyers": [, {, "name", "tier" at line 5 column 7.
@@ -279,7 +301,10 @@ describe('leadflow buyer commands against a running distribution service', () =>
         /^ID\s+NAME\s+STATUS\s+TIER\s+PRIORITY\s+WEIGHT\s+MODE\s+PRICING\s+POST HOST\s+CIRCUIT\s+TODAY \(LEADS \/ SPEND\)$/m,
       );
       expect(run.stdout).to.match(
-        new RegExp(`^${id}\\s+shown-a\\s+active\\s+2\\s+5\\s+3\\s+direct_post\\s+fixed\\s+http://127\\.0\\.0\\.1:9\\s+closed\\s+0 / \\$0\\.00$`, 'm'),
+        new RegExp(
+          `^${id}\\s+shown-a\\s+active\\s+2\\s+5\\s+3\\s+direct_post\\s+fixed\\s+http://127\\.0\\.0\\.1:9\\s+closed\\s+0 / \\$0\\.00$`,
+          'm',
+        ),
       );
       expect(await buyerNamed('shown-a')).to.deep.include({
         id,
@@ -325,13 +350,23 @@ describe('leadflow buyer commands against a running distribution service', () =>
       const resumed = await cli.json('buyer', 'resume', id);
       expect(resumed).to.include({ id, name: 'shown-a', active: true });
       const text = await cli.leadflow(['buyer', 'resume', 'shown-a']);
-      expect(text.stdout).to.equal(`Resumed buyer "shown-a" (${id}): it is offered leads again (within a second on every instance).\n`);
+      expect(text.stdout).to.equal(
+        `Resumed buyer "shown-a" (${id}): it is offered leads again (within a second on every instance).\n`,
+      );
     });
 
     it('reports an unknown buyer as not found, exit 1', async () => {
-      for (const argv of [['show', 'nobody'], ['pause', 'nobody'], ['resume', 'buy_nope', '--json']]) {
+      for (const argv of [
+        ['show', 'nobody'],
+        ['pause', 'nobody'],
+        ['resume', 'buy_nope', '--json'],
+      ]) {
         const run = await cli.leadflow(['buyer', ...argv]);
-        expect(run, argv.join(' ')).to.deep.equal({ code: 1, stdout: '', stderr: 'leadflow: not found: no such buyer\n' });
+        expect(run, argv.join(' ')).to.deep.equal({
+          code: 1,
+          stdout: '',
+          stderr: 'leadflow: not found: no such buyer\n',
+        });
       }
     });
   });

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort } from '../support/ports.js';
+import { expect } from 'chai';
 import { withTempDir } from '../bench/temp-dir.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
-import { expect } from 'chai';
+import { freePort } from '../support/ports.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { runLeadflow, stackCli, type StackCli } from './run-leadflow.js';
+import { runLeadflow, type StackCli, stackCli } from './run-leadflow.js';
 
 describe('leadflow CLI against a running distribution service', () => {
   let database: TestDatabase;
@@ -27,7 +27,16 @@ describe('leadflow CLI against a running distribution service', () => {
 
   describe('publishers', () => {
     it('creates a publisher and prints exactly {id, key} with --json', async () => {
-      const created = await json('publisher', 'create', '--name', 'Acme Loans', '--rate-limit', '120', '--payout-share', '7500');
+      const created = await json(
+        'publisher',
+        'create',
+        '--name',
+        'Acme Loans',
+        '--rate-limit',
+        '120',
+        '--payout-share',
+        '7500',
+      );
       expect(Object.keys(created)).to.deep.equal(['id', 'key']);
       expect(created.key).to.match(/^lfpk_/);
       const { publishers } = await json('publisher', 'list');
@@ -68,7 +77,9 @@ describe('leadflow CLI against a running distribution service', () => {
       const refused = await leadflow(['publisher', 'rotate-key', created.id]);
       expect(refused.code).to.equal(1);
       expect(refused.stdout).to.equal('');
-      expect(refused.stderr).to.equal('leadflow: failed precondition: publisher already holds 2 live keys: revoke one first\n');
+      expect(refused.stderr).to.equal(
+        'leadflow: failed precondition: publisher already holds 2 live keys: revoke one first\n',
+      );
 
       const { publishers } = await json('publisher', 'list');
       const firstKeyId = publishers.find((publisher: { id: string }) => publisher.id === created.id).liveKeys[0].id;
@@ -124,7 +135,10 @@ describe('leadflow CLI against a running distribution service', () => {
 
     it('says so when no admin token can be found', async () => {
       const emptyDir = path.join(database.env.LEADFLOW_DATA_DIR, 'no-such-dir');
-      const run = await leadflow(['publisher', 'list'], { LEADFLOW_DATA_DIR: emptyDir, LEADFLOW_GRPC_PORT: String(stack.service.port) });
+      const run = await leadflow(['publisher', 'list'], {
+        LEADFLOW_DATA_DIR: emptyDir,
+        LEADFLOW_GRPC_PORT: String(stack.service.port),
+      });
       expect(run.code).to.equal(1);
       expect(run.stderr).to.match(/^leadflow: no admin token: set LEADFLOW_ADMIN_TOKEN/);
       expect(run.stderr).to.include(path.join(emptyDir, 'secrets.json'));
@@ -143,7 +157,10 @@ describe('leadflow CLI against a running distribution service', () => {
     });
 
     it('reports a wrong token as permission denied, without printing either token', async () => {
-      const run = await leadflow(['publisher', 'list'], { LEADFLOW_ADMIN_ADDRESS: stack.address, LEADFLOW_ADMIN_TOKEN: 'lfadm_not-the-token' });
+      const run = await leadflow(['publisher', 'list'], {
+        LEADFLOW_ADMIN_ADDRESS: stack.address,
+        LEADFLOW_ADMIN_TOKEN: 'lfadm_not-the-token',
+      });
       expect(run).to.deep.equal({
         code: 1,
         stdout: '',
@@ -153,7 +170,10 @@ describe('leadflow CLI against a running distribution service', () => {
 
     it('says clearly when the service does not answer', async () => {
       const address = `127.0.0.1:${await freePort()}`;
-      const run = await leadflow(['publisher', 'list', '--json'], { LEADFLOW_ADMIN_ADDRESS: address, LEADFLOW_ADMIN_TOKEN: 'lfadm_any' });
+      const run = await leadflow(['publisher', 'list', '--json'], {
+        LEADFLOW_ADMIN_ADDRESS: address,
+        LEADFLOW_ADMIN_TOKEN: 'lfadm_any',
+      });
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal('');
       expect(run.stderr).to.equal(
@@ -187,14 +207,23 @@ describe('leadflow CLI usage', () => {
     const group = await runLeadflow(['publisher', '--help']);
     expect(group.code).to.equal(0);
     expect(group.stdout).to.include('leadflow publisher rotate-key PUBLISHER_ID');
-    for (const argv of [['help', 'buyer', 'apply'], ['buyer', 'apply', '--help']]) {
+    for (const argv of [
+      ['help', 'buyer', 'apply'],
+      ['buyer', 'apply', '--help'],
+    ]) {
       const run = await runLeadflow(argv);
       expect(run.code).to.equal(0);
       expect(run.stdout).to.match(/^Usage: leadflow buyer apply -f FILE \[--dry-run\] \[--json\]/);
       expect(run.stdout).to.include('FILE:LINE:COLUMN: PATH: MESSAGE');
     }
     const buyers = await runLeadflow(['buyer', '--help']);
-    for (const command of ['apply -f FILE [--dry-run]', 'list', 'show ID_OR_NAME', 'pause ID_OR_NAME', 'resume ID_OR_NAME']) {
+    for (const command of [
+      'apply -f FILE [--dry-run]',
+      'list',
+      'show ID_OR_NAME',
+      'pause ID_OR_NAME',
+      'resume ID_OR_NAME',
+    ]) {
       expect(buyers.stdout).to.include(`leadflow buyer ${command}\n`);
     }
   });
@@ -205,11 +234,15 @@ describe('leadflow CLI usage', () => {
     expect(await usageOf('publisher')).to.equal('leadflow: publisher: which command?');
     expect(await usageOf('publisher', 'destroy')).to.equal('leadflow: unknown command "publisher destroy"');
     expect(await usageOf('publisher', 'create')).to.equal('leadflow: --name is required');
-    expect(await usageOf('publisher', 'create', '--name', 'x', '--colour', 'red')).to.match(/^leadflow: Unknown option '--colour'/);
+    expect(await usageOf('publisher', 'create', '--name', 'x', '--colour', 'red')).to.match(
+      /^leadflow: Unknown option '--colour'/,
+    );
     expect(await usageOf('publisher', 'create', '--name', 'x', '--rate-limit', '0')).to.equal(
       'leadflow: --rate-limit must be a whole number from 1 to 2147483647',
     );
-    expect(await usageOf('publisher', 'create', '--name')).to.equal("leadflow: Option '--name <value>' argument missing");
+    expect(await usageOf('publisher', 'create', '--name')).to.equal(
+      "leadflow: Option '--name <value>' argument missing",
+    );
     expect(await usageOf('publisher', 'rotate-key')).to.equal('leadflow: missing PUBLISHER_ID');
     expect(await usageOf('publisher', 'revoke-key', 'a', 'b')).to.equal('leadflow: unexpected argument "b"');
     expect(await usageOf('publisher', 'set-rate-limit', 'pub_x', 'lots')).to.equal(

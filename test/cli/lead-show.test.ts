@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { stackCli, type StackCli } from './run-leadflow.js';
-import { startScriptedLender, type ScriptedLender } from './scripted-lender.js';
+import { type StackCli, stackCli } from './run-leadflow.js';
+import { type ScriptedLender, startScriptedLender } from './scripted-lender.js';
 
 /**
  * Three buyers a California lead meets in order: trail-texas (tier 1) takes only Texas, trail-down (tier 1)
@@ -92,13 +92,31 @@ describe('leadflow lead show: the audit trail', () => {
 
     const lead = await cli.json('lead', 'show', leadId);
     expect(lead).to.include({ leadId, status: 'sold', buyerId: ids['trail-bidder'], payoutCents: 2520 });
-    expect(lead.fields).to.include({ ssn: '*****6789', firstName: 'M****', lastName: 'G*****', cellPhone: '******0188', city: 'San Francisco' });
+    expect(lead.fields).to.include({
+      ssn: '*****6789',
+      firstName: 'M****',
+      lastName: 'G*****',
+      cellPhone: '******0188',
+      city: 'San Francisco',
+    });
     const attempt = (buyer: string, kind: string) =>
-      lead.attempts.find((candidate: { buyerId: string; kind: string }) => candidate.buyerId === ids[buyer] && candidate.kind === kind);
+      lead.attempts.find(
+        (candidate: { buyerId: string; kind: string }) => candidate.buyerId === ids[buyer] && candidate.kind === kind,
+      );
     expect(attempt('trail-texas', 'skip')).to.include({ outcome: 'skipped', reason: 'filtered', httpStatus: 0 });
     expect(attempt('trail-down', 'post')).to.include({ outcome: 'error', httpStatus: 500 });
-    expect(attempt('trail-bidder', 'ping')).to.include({ outcome: 'accepted', httpStatus: 200, bidCents: 3150, reference: 'ping-42' });
-    expect(attempt('trail-bidder', 'post')).to.include({ outcome: 'accepted', httpStatus: 200, priceCents: 3150, reference: 'ref-77' });
+    expect(attempt('trail-bidder', 'ping')).to.include({
+      outcome: 'accepted',
+      httpStatus: 200,
+      bidCents: 3150,
+      reference: 'ping-42',
+    });
+    expect(attempt('trail-bidder', 'post')).to.include({
+      outcome: 'accepted',
+      httpStatus: 200,
+      priceCents: 3150,
+      reference: 'ref-77',
+    });
 
     const run = await cli.leadflow(['lead', 'show', leadId]);
     expect(run.code).to.equal(0);
@@ -109,11 +127,35 @@ describe('leadflow lead show: the audit trail', () => {
     expect(text).to.match(/^KIND\s+BUYER\s+STARTED\s+LATENCY\s+HTTP\s+OUTCOME\s+BID\s+PRICE\s+REFERENCE\s+REASON$/m);
     const time = '\\d{4}-\\d\\d-\\d\\dT\\S+Z';
     const latency = '\\d+\\.\\d ms';
-    expect(text).to.match(new RegExp(`^skip\\s+trail-texas\\s+${time}\\s+-\\s+-\\s+skipped\\s+-\\s+-\\s+-\\s+filtered$`, 'm'));
-    expect(text).to.match(new RegExp(`^post\\s+trail-down\\s+${time}\\s+${latency}\\s+500\\s+error\\s+-\\s+-\\s+-\\s+\\S`, 'm'));
-    expect(text).to.match(new RegExp(`^ping\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+\\$31\\.50\\s+-\\s+ping-42\\s`, 'm'));
-    expect(text).to.match(new RegExp(`^post\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+-\\s+\\$31\\.50\\s+ref-77\\s`, 'm'));
-    for (const value of ['123-45-6789', '123456789', 'Maria', 'Garcia', 'maria.garcia@example.com', '1200 Market St', '4155550123', '4155550188', '203.0.113.7']) {
+    expect(text).to.match(
+      new RegExp(`^skip\\s+trail-texas\\s+${time}\\s+-\\s+-\\s+skipped\\s+-\\s+-\\s+-\\s+filtered$`, 'm'),
+    );
+    expect(text).to.match(
+      new RegExp(`^post\\s+trail-down\\s+${time}\\s+${latency}\\s+500\\s+error\\s+-\\s+-\\s+-\\s+\\S`, 'm'),
+    );
+    expect(text).to.match(
+      new RegExp(
+        `^ping\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+\\$31\\.50\\s+-\\s+ping-42\\s`,
+        'm',
+      ),
+    );
+    expect(text).to.match(
+      new RegExp(
+        `^post\\s+trail-bidder\\s+${time}\\s+${latency}\\s+200\\s+accepted\\s+-\\s+\\$31\\.50\\s+ref-77\\s`,
+        'm',
+      ),
+    );
+    for (const value of [
+      '123-45-6789',
+      '123456789',
+      'Maria',
+      'Garcia',
+      'maria.garcia@example.com',
+      '1200 Market St',
+      '4155550123',
+      '4155550188',
+      '203.0.113.7',
+    ]) {
       expect(text).not.to.include(value);
     }
   });

@@ -31,7 +31,11 @@ export interface StackCli {
 
 export function stackCli(stack: TestDistribution): StackCli {
   const leadflow = async (argv: string[], env?: Record<string, string>, stdin?: string) => {
-    const run = await runLeadflow(argv, env ?? { LEADFLOW_ADMIN_ADDRESS: stack.address, LEADFLOW_ADMIN_TOKEN: stack.service.adminToken }, stdin);
+    const run = await runLeadflow(
+      argv,
+      env ?? { LEADFLOW_ADMIN_ADDRESS: stack.address, LEADFLOW_ADMIN_TOKEN: stack.service.adminToken },
+      stdin,
+    );
     expect(run.stdout + run.stderr).not.to.include(stack.service.adminToken);
     return run;
   };

@@ -53,8 +53,14 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     expect(document.locate('buyers[0].integration.post.url')).to.deep.equal({ line: 7, column: 9 });
     expect(document.locate('buyers[0].integration.post.headers["X-Api-Key"]')).to.deep.equal({ line: 9, column: 11 });
     // A key holding a dot, written without quotes in the path.
-    expect(document.locate('buyers[0].integration.post.mapping.applicant.firstName')).to.deep.equal({ line: 11, column: 11 });
-    expect(document.locate('buyers[0].integration.post.mapping["applicant.firstName"].field')).to.deep.equal({ line: 11, column: 34 });
+    expect(document.locate('buyers[0].integration.post.mapping.applicant.firstName')).to.deep.equal({
+      line: 11,
+      column: 11,
+    });
+    expect(document.locate('buyers[0].integration.post.mapping["applicant.firstName"].field')).to.deep.equal({
+      line: 11,
+      column: 34,
+    });
   });
 
   it('points a path past what the document holds at the deepest part that exists', async () => {
@@ -99,7 +105,9 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     expect(await failure('buyers.yaml', 'buyers:\n  - name: a\n    tier: 1: 2\n')).to.equal(
       'FILE:3:11: not valid YAML: Nested mappings are not allowed in compact mappings',
     );
-    expect(await failure('buyers.yaml', 'buyers:\n  - name: a\n    name: b\n')).to.equal('FILE:3:5: not valid YAML: Map keys must be unique');
+    expect(await failure('buyers.yaml', 'buyers:\n  - name: a\n    name: b\n')).to.equal(
+      'FILE:3:5: not valid YAML: Map keys must be unique',
+    );
     expect(await failure('buyers.yaml', 'buyers: []\n---\nbuyers: []\n')).to.equal(
       'FILE:2:1: not valid YAML: the file holds more than one document',
     );

@@ -1,26 +1,34 @@
-import { credentials, status, type ServiceError } from '@grpc/grpc-js';
-import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DistributionServiceClient, Lead, type SubmitLeadResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { expect } from 'chai';
+import {
+  DistributionServiceClient,
+  Lead,
+  type SubmitLeadResponse,
+} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { CRASH_POINTS, type CrashPoint } from '../../services/common/crash-points.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
-import { call } from '../support/grpc.js';
 import { testBuyer } from '../support/buyers.js';
+import { call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
 import { auditAtBuyers, type BuyerAudit } from './support/buyer-audit.js';
 import type { CountingBehaviour } from './support/counting-buyer.js';
 import { CrashStack, type Engine } from './support/crash-stack.js';
 import { countBy, describeReply, type IntakeReply } from './support/http.js';
 import { mariadbBinariesAvailable, needOrSkip } from './support/mariadb.js';
-import { startGatewayProcess, type ExitStatus, type GatewayProcess } from './support/processes.js';
-import { RetryingPublisher, type Publication, type RetryPolicy } from './support/publisher.js';
+import { type ExitStatus, type GatewayProcess, startGatewayProcess } from './support/processes.js';
+import { type Publication, RetryingPublisher, type RetryPolicy } from './support/publisher.js';
 import { printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
 
 /** `at-buyer`: the post is held at the buyer when the test kills; the buyer then answers into a dead connection. */
 type Step = CrashPoint | 'at-buyer';
 /** Every crash point of the service, in the order of a sale, with the post at the buyer after the intent. */
-const STEPS: readonly Step[] = [...CRASH_POINTS.slice(0, CRASH_POINTS.indexOf('after-intent') + 1), 'at-buyer', ...CRASH_POINTS.slice(CRASH_POINTS.indexOf('after-intent') + 1)];
+const STEPS: readonly Step[] = [
+  ...CRASH_POINTS.slice(0, CRASH_POINTS.indexOf('after-intent') + 1),
+  'at-buyer',
+  ...CRASH_POINTS.slice(CRASH_POINTS.indexOf('after-intent') + 1),
+];
 
 /** What dies at the step: the distribution service (kill -9), or MariaDB while the service waits at the step. */
 type Fault = 'service' | 'database';
@@ -38,10 +46,20 @@ const ACCEPT: CountingBehaviour = { kind: 'accept', delayMs: 100 };
 const HOOK_TIMEOUT_MS = 360_000;
 /** pino levels: error and fatal. */
 const ERROR_LEVEL = 50;
-const POLICY: RetryPolicy = { requestTimeoutMs: SETTINGS.intakeDeadlineMs + 10_000, giveUpAfterMs: 90_000, firstBackoffMs: 250, maxBackoffMs: 2000 };
+const POLICY: RetryPolicy = {
+  requestTimeoutMs: SETTINGS.intakeDeadlineMs + 10_000,
+  giveUpAfterMs: 90_000,
+  firstBackoffMs: 250,
+  maxBackoffMs: 2000,
+};
 
 /** The buyer's body: ids only (the buyer needs nothing else to count). */
-function countedBuyer(name: string, path: string, stack: CrashStack, settings: Record<string, unknown> & { integration?: Record<string, unknown> } = {}) {
+function countedBuyer(
+  name: string,
+  path: string,
+  stack: CrashStack,
+  settings: Record<string, unknown> & { integration?: Record<string, unknown> } = {},
+) {
   const { integration, ...rest } = settings;
   return testBuyer(name, stack.buyer.url(path), {
     ...rest,
@@ -49,7 +67,12 @@ function countedBuyer(name: string, path: string, stack: CrashStack, settings: R
     post: {
       url: stack.buyer.url(path),
       mapping: { leadId: 'leadId', attemptId: 'attemptId', clickid: 'clickid' },
-      response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, reason: '$.reason', redirectUrl: '$.redirectUrl' },
+      response: {
+        format: 'json',
+        accepted: { path: '$.accepted', equals: 'true' },
+        reason: '$.reason',
+        redirectUrl: '$.redirectUrl',
+      },
     },
   });
 }
@@ -110,12 +133,20 @@ class CrashRuns {
   /** The service kills itself at `point`. */
   async killAt(point: CrashPoint): Promise<void> {
     this.activity = `kill at ${point}: starting the service`;
-    const { handle, listening } = await this.stack.launch(`distribution (${point})`, { LEADFLOW_CRASH_AT: `${point}:kill` });
+    const { handle, listening } = await this.stack.launch(`distribution (${point})`, {
+      LEADFLOW_CRASH_AT: `${point}:kill`,
+    });
     if (await listening) this.send(`kill at ${point}`);
     this.activity = `kill at ${point}: waiting for the service to die there`;
     const exit = await Promise.race([handle.exited, sleep(REACH_WITHIN_MS).then(() => undefined)]);
     if (!exit) await handle.kill();
-    this.runs.push({ step: point, fault: 'service', reached: exit?.signal === 'SIGKILL', exit, detail: exit ? '' : handle.tail(15) });
+    this.runs.push({
+      step: point,
+      fault: 'service',
+      reached: exit?.signal === 'SIGKILL',
+      exit,
+      detail: exit ? '' : handle.tail(15),
+    });
   }
 
   /** The test kills the service while its posts are held at the buyer, then the buyer accepts them into dead connections. */
@@ -129,13 +160,21 @@ class CrashRuns {
     await handle.kill();
     this.stack.buyer.behave('/first', ACCEPT);
     this.stack.buyer.release('accept', '/first');
-    this.runs.push({ step: 'at-buyer', fault: 'service', reached, exit: await handle.exited, detail: reached ? '' : handle.tail(15) });
+    this.runs.push({
+      step: 'at-buyer',
+      fault: 'service',
+      reached,
+      exit: await handle.exited,
+      detail: reached ? '' : handle.tail(15),
+    });
   }
 
   /** The service stops itself at `point`; MariaDB is killed; the service goes on; MariaDB comes back. */
   async databaseKilledAt(point: CrashPoint): Promise<void> {
     this.activity = `MariaDB killed at ${point}: starting the service`;
-    const { handle, listening } = await this.stack.launch(`distribution (${point}:stop)`, { LEADFLOW_CRASH_AT: `${point}:stop` });
+    const { handle, listening } = await this.stack.launch(`distribution (${point}:stop)`, {
+      LEADFLOW_CRASH_AT: `${point}:stop`,
+    });
     if (await listening) this.send(`MariaDB killed at ${point}`);
     this.activity = `MariaDB killed at ${point}: waiting for the service to stop there`;
     const reached = await within(REACH_WITHIN_MS, () => handle.stopped());
@@ -183,12 +222,20 @@ class CrashRuns {
   async recover(publisherId: string): Promise<{ processing: number }> {
     this.activity = 'recovery: starting the service';
     const { listening } = await this.stack.launch('distribution (recovery)', {});
-    if (!(await listening)) throw new Error(`the recovering service did not start:\n${this.stack.distribution!.tail()}`);
+    if (!(await listening))
+      throw new Error(`the recovering service did not start:\n${this.stack.distribution!.tail()}`);
     this.activity = "recovery: waiting for the publishers' final answers";
     await Promise.all(this.sending);
     this.activity = "recovery: waiting for no lead 'processing'";
     const processing = async () =>
-      Number((await this.stack.database.rows<{ n: number }>("SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = 'processing'", [publisherId]))[0]!.n);
+      Number(
+        (
+          await this.stack.database.rows<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = 'processing'",
+            [publisherId],
+          )
+        )[0]!.n,
+      );
     await within(30_000, async () => (await processing()) === 0);
     return { processing: await processing() };
   }
@@ -208,7 +255,8 @@ async function withWatchdog<T>(ms: number, where: () => string, work: () => Prom
 }
 
 function engineAvailable(context: Mocha.Context, engine: Engine): void {
-  if (engine === 'mariadb') needOrSkip(context, mariadbBinariesAvailable(), 'mariadbd or mariadb-install-db is not installed');
+  if (engine === 'mariadb')
+    needOrSkip(context, mariadbBinariesAvailable(), 'mariadbd or mariadb-install-db is not installed');
 }
 
 for (const engine of ['sqlite', 'mariadb'] as const) {
@@ -216,7 +264,17 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
     this.timeout(HOOK_TIMEOUT_MS);
     const stack = new CrashStack(engine, SETTINGS);
     let buyerIds: Record<string, string> = {};
-    const buyerIdOf = (path: string) => buyerIds[{ '/first': 'first-buyer', '/second': 'second-buyer', '/hangs': 'hanging-buyer', '/declines': 'declining-buyer', '/lookup': 'lookup-buyer', '/backup': 'backup-buyer' }[path] ?? path] ?? path;
+    const buyerIdOf = (path: string) =>
+      buyerIds[
+        {
+          '/first': 'first-buyer',
+          '/second': 'second-buyer',
+          '/hangs': 'hanging-buyer',
+          '/declines': 'declining-buyer',
+          '/lookup': 'lookup-buyer',
+          '/backup': 'backup-buyer',
+        }[path] ?? path
+      ] ?? path;
     let publisher: { id: string; key: string };
     let retrying: RetryingPublisher;
     let runs: CrashRuns;
@@ -240,11 +298,17 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
 
       // The service that started the stack is replaced by one per run.
       await stack.distribution!.stop();
-      recovered = await withWatchdog(HOOK_TIMEOUT_MS - 30_000, () => runs.describe(), async () => {
-        for (const step of STEPS) await (step === 'at-buyer' ? runs.killAtBuyer() : runs.killAt(step));
-        if (engine === 'mariadb') for (const step of STEPS) await (step === 'at-buyer' ? runs.databaseKilledAtBuyer() : runs.databaseKilledAt(step));
-        return runs.recover(publisher.id);
-      });
+      recovered = await withWatchdog(
+        HOOK_TIMEOUT_MS - 30_000,
+        () => runs.describe(),
+        async () => {
+          for (const step of STEPS) await (step === 'at-buyer' ? runs.killAtBuyer() : runs.killAt(step));
+          if (engine === 'mariadb')
+            for (const step of STEPS)
+              await (step === 'at-buyer' ? runs.databaseKilledAtBuyer() : runs.databaseKilledAt(step));
+          return runs.recover(publisher.id);
+        },
+      );
     });
     afterEach(function () {
       printOutputOnFailure(this, () => stack.handles());
@@ -254,12 +318,19 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
     });
 
     it('reached every step: the service died there, or stopped there while MariaDB was killed', () => {
-      const missed = runs.runs.filter((run) => !run.reached).map((run) => `${run.fault} at ${run.step}: exit ${JSON.stringify(run.exit)}\n${run.detail}`);
+      const missed = runs.runs
+        .filter((run) => !run.reached)
+        .map((run) => `${run.fault} at ${run.step}: exit ${JSON.stringify(run.exit)}\n${run.detail}`);
       expect(missed, 'steps never reached').to.deep.equal([]);
       expect(runs.runs.length).to.equal(engine === 'mariadb' ? 2 * STEPS.length : STEPS.length);
-      for (const run of runs.runs.filter((run) => run.fault === 'service')) expect(run.exit?.signal, `${run.step}: how it died`).to.equal('SIGKILL');
+      for (const run of runs.runs.filter((run) => run.fault === 'service'))
+        expect(run.exit?.signal, `${run.step}: how it died`).to.equal('SIGKILL');
       // Through the outage and back: the service that lost MariaDB still drains and exits cleanly.
-      for (const run of runs.runs.filter((run) => run.fault === 'database')) expect(run.exit, `MariaDB killed at ${run.step}: how the service stopped`).to.deep.equal({ code: 0, signal: null });
+      for (const run of runs.runs.filter((run) => run.fault === 'database'))
+        expect(run.exit, `MariaDB killed at ${run.step}: how the service stopped`).to.deep.equal({
+          code: 0,
+          signal: null,
+        });
     });
 
     it("answered every publisher's retries of the same body with 503/504 until a final 200, never a 500", async () => {
@@ -268,7 +339,10 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       expect(unanswered.length, `leads with no final 200:\n${stories.join('\n')}`).to.equal(0);
       for (const publication of retrying.publications) {
         for (const reply of publication.replies) {
-          expect([200, 503, 504], `${publication.clickid}: ${describeReply(reply)}; service errors meanwhile:\n${serviceErrorsDuring(reply)}`).to.include(reply.status);
+          expect(
+            [200, 503, 504],
+            `${publication.clickid}: ${describeReply(reply)}; service errors meanwhile:\n${serviceErrorsDuring(reply)}`,
+          ).to.include(reply.status);
         }
         expect(['sold', 'rejected'], describeReply(publication.final!)).to.include(publication.final!.body.status);
       }
@@ -332,13 +406,22 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       // A retry of a resolved lead's body gets the resolved outcome.
       const replays = new RetryingPublisher(() => stack.gateway!.baseUrl, publisher.key, POLICY);
       const resolvedClickids = new Set(
-        (await stack.database.rows<{ clickid: string }>(`SELECT clickid FROM leads WHERE id IN (${stored.map(() => '?').join(', ') || "''"})`, stored)).map((row) => row.clickid),
+        (
+          await stack.database.rows<{ clickid: string }>(
+            `SELECT clickid FROM leads WHERE id IN (${stored.map(() => '?').join(', ') || "''"})`,
+            stored,
+          )
+        ).map((row) => row.clickid),
       );
-      for (const publication of retrying.publications.filter((publication) => resolvedClickids.has(publication.clickid))) {
+      for (const publication of retrying.publications.filter((publication) =>
+        resolvedClickids.has(publication.clickid),
+      )) {
         const replay = await replays.publish(publication.body);
         expect(replay.final?.status, describeReply(replay.replies.at(-1)!)).to.equal(200);
         const accepted = stack.buyer.acceptances.some((acceptance) => acceptance.leadId === replay.final!.body.leadId);
-        expect(replay.final!.body, 'the replay after resolving').to.include(accepted ? { status: 'sold', buyerId: buyerIds['first-buyer'] } : { status: 'rejected' });
+        expect(replay.final!.body, 'the replay after resolving').to.include(
+          accepted ? { status: 'sold', buyerId: buyerIds['first-buyer'] } : { status: 'rejected' },
+        );
       }
       const finals = retrying.finalAnswers();
       for (const [clickid, reply] of replays.finalAnswers()) finals.set(clickid, reply);
@@ -360,7 +443,7 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       );
     });
 
-    describe('a post without an answer, and a deadline too short to sell', function () {
+    describe('a post without an answer, and a deadline too short to sell', () => {
       let shortGateway: GatewayProcess | undefined;
       let grpc: DistributionServiceClient | undefined;
 
@@ -372,7 +455,10 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       const applyBuyers = async (...active: string[]) => {
         const buyers = [
           countedBuyer('hanging-buyer', '/hangs', stack, { tier: 1, integration: { timeoutMs: 300 } }),
-          countedBuyer('declining-buyer', '/declines', stack, { tier: 1, integration: { timeoutMs: 300, onTimeout: 'decline' } }),
+          countedBuyer('declining-buyer', '/declines', stack, {
+            tier: 1,
+            integration: { timeoutMs: 300, onTimeout: 'decline' },
+          }),
           countedBuyer('lookup-buyer', '/lookup', stack, {
             tier: 1,
             integration: {
@@ -386,7 +472,12 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
           }),
           countedBuyer('backup-buyer', '/backup', stack, { tier: 2, integration: { timeoutMs: 600 } }),
         ];
-        Object.assign(buyerIds, await stack.admin.applyBuyers(buyers.map((buyer) => ({ ...buyer, active: active.includes(String(buyer.name)) }))));
+        Object.assign(
+          buyerIds,
+          await stack.admin.applyBuyers(
+            buyers.map((buyer) => ({ ...buyer, active: active.includes(String(buyer.name)) })),
+          ),
+        );
       };
 
       before(async () => {
@@ -415,21 +506,32 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         expect(publication.final!.body, 'the publisher is told it is not sold').to.include({ status: 'rejected' });
         const [lead] = await stack.database.rows<{ status: string }>('SELECT status FROM leads WHERE id = ?', [leadId]);
         expect(lead!.status).to.equal('unconfirmed');
-        const posts = await stack.database.rows<{ buyer_id: string; state: string }>('SELECT buyer_id, state FROM lead_posts WHERE lead_id = ?', [leadId]);
+        const posts = await stack.database.rows<{ buyer_id: string; state: string }>(
+          'SELECT buyer_id, state FROM lead_posts WHERE lead_id = ?',
+          [leadId],
+        );
         expect(posts).to.deep.equal([{ buyer_id: buyerIds['hanging-buyer'], state: 'unknown' }]);
-        expect(stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path), 'posts of the lead').to.deep.equal(['/hangs']);
+        expect(
+          stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path),
+          'posts of the lead',
+        ).to.deep.equal(['/hangs']);
 
         const replay = await retrying.publish(publication.body);
         expect(replay.final!.body).to.include({ status: 'rejected', leadId });
         await sleep(3 * SETTINGS.reconcileIntervalMs);
-        expect(stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path), 'posts after a replay and reconciler sweeps').to.deep.equal(['/hangs']);
+        expect(
+          stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path),
+          'posts after a replay and reconciler sweeps',
+        ).to.deep.equal(['/hangs']);
         const listed = await stack.cli(['lead', 'list', '--unconfirmed', '--json']);
         expect(leadIdsIn(JSON.parse(listed.stdout))).to.include(leadId);
 
         const resolved = await stack.cli(['lead', 'resolve', leadId, '--not-sold']);
         expect(resolved.code, resolved.stderr).to.equal(0);
         expect((await retrying.publish(publication.body)).final!.body).to.include({ status: 'rejected', leadId });
-        const [after] = await stack.database.rows<{ status: string }>('SELECT status FROM leads WHERE id = ?', [leadId]);
+        const [after] = await stack.database.rows<{ status: string }>('SELECT status FROM leads WHERE id = ?', [
+          leadId,
+        ]);
         expect(after!.status).to.equal('rejected');
         expect(await stack.database.rows('SELECT id FROM sales WHERE lead_id = ?', [leadId])).to.deep.equal([]);
       });
@@ -439,9 +541,18 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         const publication = await retrying.publish(validLeadBody());
         expect(publication.final?.status, describeReply(publication.replies.at(-1)!)).to.equal(200);
         const { leadId } = publication.final!.body;
-        expect(publication.final!.body, describeReply(publication.final!)).to.include({ status: 'sold', buyerId: buyerIds['backup-buyer'] });
-        expect(stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path)).to.deep.equal(['/declines', '/backup']);
-        const posts = await stack.database.rows<{ buyer_id: string; state: string }>('SELECT buyer_id, state FROM lead_posts WHERE lead_id = ? ORDER BY created_at', [leadId]);
+        expect(publication.final!.body, describeReply(publication.final!)).to.include({
+          status: 'sold',
+          buyerId: buyerIds['backup-buyer'],
+        });
+        expect(stack.buyer.received.filter((post) => post.leadId === leadId).map((post) => post.path)).to.deep.equal([
+          '/declines',
+          '/backup',
+        ]);
+        const posts = await stack.database.rows<{ buyer_id: string; state: string }>(
+          'SELECT buyer_id, state FROM lead_posts WHERE lead_id = ? ORDER BY created_at',
+          [leadId],
+        );
         expect(posts).to.deep.equal([
           { buyer_id: buyerIds['declining-buyer'], state: 'failed' },
           { buyer_id: buyerIds['backup-buyer'], state: 'accepted' },
@@ -456,11 +567,17 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         const declined = await retrying.publish(validLeadBody());
         stack.buyer.release('reject', '/lookup');
         const publications = [taken, declined];
-        for (const publication of publications) expect(publication.final?.body, describeReply(publication.replies.at(-1)!)).to.include({ status: 'rejected' });
+        for (const publication of publications)
+          expect(publication.final?.body, describeReply(publication.replies.at(-1)!)).to.include({
+            status: 'rejected',
+          });
         const leadIds = publications.map((publication) => publication.final!.body.leadId as string);
 
         const settled = async () => {
-          const rows = await stack.database.rows<{ id: string; status: string }>(`SELECT id, status FROM leads WHERE id IN (?, ?)`, leadIds);
+          const rows = await stack.database.rows<{ id: string; status: string }>(
+            `SELECT id, status FROM leads WHERE id IN (?, ?)`,
+            leadIds,
+          );
           return leadIds.map((id) => rows.find((row) => row.id === id)?.status);
         };
         await within(20 * SETTINGS.reconcileIntervalMs, async () => !(await settled()).includes('unconfirmed'));
@@ -471,20 +588,39 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         );
         for (const post of posts) expect(post.resolved_by, `${post.lead_id}: settled by`).to.equal('status_lookup');
         expect(posts.map((post) => post.lead_id).sort()).to.deep.equal([...leadIds].sort());
-        const answers = new Map(stack.buyer.lookups.filter((lookup) => lookup.answer !== 'undecided').map((lookup) => [lookup.leadId, lookup]));
+        const answers = new Map(
+          stack.buyer.lookups
+            .filter((lookup) => lookup.answer !== 'undecided')
+            .map((lookup) => [lookup.leadId, lookup]),
+        );
         expect(answers.get(leadIds[0]!)?.answer).to.equal('accepted');
         expect(answers.get(leadIds[1]!)?.answer).to.equal('not accepted');
         expect(answers.get(leadIds[0]!)?.attemptId, 'the lookup names the post').to.be.a('string');
 
-        const atBuyers = await auditAtBuyers(stack.database, stack.buyer.acceptances.filter((acceptance) => leadIds.includes(acceptance.leadId)), buyerIdOf, leadIds);
+        const atBuyers = await auditAtBuyers(
+          stack.database,
+          stack.buyer.acceptances.filter((acceptance) => leadIds.includes(acceptance.leadId)),
+          buyerIdOf,
+          leadIds,
+        );
         expect(atBuyers.problems).to.deep.equal([]);
         expect(atBuyers.inSale).to.equal(1);
-        expect(stack.buyer.received.filter((post) => leadIds.includes(post.leadId)).map((post) => post.path), 'posts of the two leads').to.deep.equal(['/lookup', '/lookup']);
+        expect(
+          stack.buyer.received.filter((post) => leadIds.includes(post.leadId)).map((post) => post.path),
+          'posts of the two leads',
+        ).to.deep.equal(['/lookup', '/lookup']);
         // The publisher's retry gets the settled outcome; the ledger has the sale.
         const replays = await Promise.all(publications.map((publication) => retrying.publish(publication.body)));
-        expect(replays[0]!.final?.body).to.include({ status: 'sold', buyerId: buyerIds['lookup-buyer'], leadId: leadIds[0] });
+        expect(replays[0]!.final?.body).to.include({
+          status: 'sold',
+          buyerId: buyerIds['lookup-buyer'],
+          leadId: leadIds[0],
+        });
         expect(replays[1]!.final?.body).to.include({ status: 'rejected', leadId: leadIds[1] });
-        const ledger = await stack.database.rows<{ lead_id: string; amount_cents: number }>('SELECT lead_id, amount_cents FROM ledger_entries WHERE lead_id IN (?, ?)', leadIds);
+        const ledger = await stack.database.rows<{ lead_id: string; amount_cents: number }>(
+          'SELECT lead_id, amount_cents FROM ledger_entries WHERE lead_id IN (?, ?)',
+          leadIds,
+        );
         expect(ledger.map((entry) => entry.lead_id)).to.deep.equal([leadIds[0], leadIds[0], leadIds[0]]);
         expect(ledger.reduce((sum, entry) => sum + entry.amount_cents, 0)).to.equal(0);
       });
@@ -492,28 +628,51 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       it('stores no final rejection for a gateway deadline too short to sell: 503/504, and a retry with a whole budget sells', async () => {
         await applyBuyers('backup-buyer');
         // 200 ms: less than the buyer's timeout, so no buyer fits.
-        shortGateway = await startGatewayProcess('gateway (short deadline)', stack.address, stack.gatewayEnv({ LEADFLOW_INTAKE_DEADLINE_MS: '200' }));
+        shortGateway = await startGatewayProcess(
+          'gateway (short deadline)',
+          stack.address,
+          stack.gatewayEnv({ LEADFLOW_INTAKE_DEADLINE_MS: '200' }),
+        );
         const body = validLeadBody();
-        const short = new RetryingPublisher(() => shortGateway!.baseUrl, publisher.key, { ...POLICY, giveUpAfterMs: 0 });
+        const short = new RetryingPublisher(() => shortGateway!.baseUrl, publisher.key, {
+          ...POLICY,
+          giveUpAfterMs: 0,
+        });
         const cut = await short.publish(body);
         // 503 when the service found no time to sell; 504 when the gateway's own deadline ran out first.
         expect([503, 504], describeReply(cut.replies[0]!)).to.include(cut.replies[0]!.status);
-        const stored = await stack.database.rows<{ status: string }>('SELECT status FROM leads WHERE publisher_id = ? AND clickid = ?', [publisher.id, body.clickid]);
-        expect(stored.map((lead) => lead.status), 'no final outcome stored').to.satisfy((statuses: string[]) => statuses.every((status) => status === 'processing'));
+        const stored = await stack.database.rows<{ status: string }>(
+          'SELECT status FROM leads WHERE publisher_id = ? AND clickid = ?',
+          [publisher.id, body.clickid],
+        );
+        expect(
+          stored.map((lead) => lead.status),
+          'no final outcome stored',
+        ).to.satisfy((statuses: string[]) => statuses.every((status) => status === 'processing'));
 
         const retried = await retrying.publish(body);
         expect(retried.final?.status, retried.replies.map(describeReply).join(' | ')).to.equal(200);
-        expect(retried.final!.body, retried.replies.map(describeReply).join(' | ')).to.include({ status: 'sold', buyerId: buyerIds['backup-buyer'] });
+        expect(retried.final!.body, retried.replies.map(describeReply).join(' | ')).to.include({
+          status: 'sold',
+          buyerId: buyerIds['backup-buyer'],
+        });
       });
 
       it('stores no final rejection for a direct gRPC call with a deadline of a few ms: a retry with a whole budget sells', async () => {
         await applyBuyers('backup-buyer');
         grpc = new DistributionServiceClient(stack.address, credentials.createInsecure());
         const submit = (body: Record<string, unknown>, deadlineMs: number) => {
-          const lead: Partial<Lead> = Object.fromEntries(Object.entries(body).filter(([field, value]) => isLeadField(field) && typeof value === 'string'));
-          return call(grpc!.submitLead.bind(grpc), { webmasterKey: publisher.key, lead: Lead.fromPartial(lead), nonStringFields: [] }, undefined, {
-            deadline: Date.now() + deadlineMs,
-          });
+          const lead: Partial<Lead> = Object.fromEntries(
+            Object.entries(body).filter(([field, value]) => isLeadField(field) && typeof value === 'string'),
+          );
+          return call(
+            grpc!.submitLead.bind(grpc),
+            { webmasterKey: publisher.key, lead: Lead.fromPartial(lead), nonStringFields: [] },
+            undefined,
+            {
+              deadline: Date.now() + deadlineMs,
+            },
+          );
         };
         const outcomes: string[] = [];
         const firsts: string[] = [];
@@ -534,7 +693,9 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
           firsts.push(first);
           outcomes.push(`${deadlineMs} ms: ${first}, retry ${final?.outcome?.$case}`);
           expect(first, `${deadlineMs} ms deadline`).not.to.equal('answered rejected');
-          expect(final?.outcome?.$case, `the retry after a ${deadlineMs} ms deadline: ${outcomes.at(-1)}`).to.equal('sold');
+          expect(final?.outcome?.$case, `the retry after a ${deadlineMs} ms deadline: ${outcomes.at(-1)}`).to.equal(
+            'sold',
+          );
         }
         console.log(`      short gRPC deadlines [${engine}]: ${outcomes.join('; ')}`);
         // Not every call died in the client: the service itself saw deadlines too short to sell.
@@ -548,10 +709,15 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
       const lines = stack.distributions.flatMap((handle) =>
         handle
           .logLines()
-          .filter((line) => Number(line.level) >= ERROR_LEVEL && Number(line.time) >= from && Number(line.time) <= reply.at + 100)
+          .filter(
+            (line) =>
+              Number(line.level) >= ERROR_LEVEL && Number(line.time) >= from && Number(line.time) <= reply.at + 100,
+          )
           .map((line) => `${handle.name}: ${JSON.stringify(line)}`),
       );
-      const deadlocks = lines.some((line) => line.includes('ER_LOCK_DEADLOCK')) ? (stack.mariadb?.deadlocks() ?? []) : [];
+      const deadlocks = lines.some((line) => line.includes('ER_LOCK_DEADLOCK'))
+        ? (stack.mariadb?.deadlocks() ?? [])
+        : [];
       return [...lines, ...deadlocks].join('\n');
     }
 
@@ -561,10 +727,18 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         'SELECT id, status, claimed_at, created_at FROM leads WHERE publisher_id = ? AND clickid = ?',
         [publisher.id, publication.clickid],
       );
-      const posts = lead ? await stack.database.rows('SELECT id, buyer_id, state, created_at, answered_at FROM lead_posts WHERE lead_id = ?', [lead.id]) : [];
+      const posts = lead
+        ? await stack.database.rows(
+            'SELECT id, buyer_id, state, created_at, answered_at FROM lead_posts WHERE lead_id = ?',
+            [lead.id],
+          )
+        : [];
       const logs = lead
         ? [...stack.distributions, stack.gateway!.handle].flatMap((handle) =>
-            handle.logLines().filter((line) => JSON.stringify(line).includes(lead.id)).map((line) => `    ${handle.name}: ${JSON.stringify(line)}`),
+            handle
+              .logLines()
+              .filter((line) => JSON.stringify(line).includes(lead.id))
+              .map((line) => `    ${handle.name}: ${JSON.stringify(line)}`),
           )
         : [];
       return (
@@ -574,12 +748,24 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
     }
 
     async function buyerAudit(): Promise<BuyerAudit> {
-      const leads = await stack.database.rows<{ id: string }>('SELECT id FROM leads WHERE publisher_id = ?', [publisher.id]);
-      return auditAtBuyers(stack.database, stack.buyer.acceptances, buyerIdOf, leads.map((lead) => lead.id));
+      const leads = await stack.database.rows<{ id: string }>('SELECT id FROM leads WHERE publisher_id = ?', [
+        publisher.id,
+      ]);
+      return auditAtBuyers(
+        stack.database,
+        stack.buyer.acceptances,
+        buyerIdOf,
+        leads.map((lead) => lead.id),
+      );
     }
 
     async function unconfirmedLeads(): Promise<string[]> {
-      return (await stack.database.rows<{ id: string }>("SELECT id FROM leads WHERE publisher_id = ? AND status = 'unconfirmed'", [publisher.id])).map((row) => row.id);
+      return (
+        await stack.database.rows<{ id: string }>(
+          "SELECT id FROM leads WHERE publisher_id = ? AND status = 'unconfirmed'",
+          [publisher.id],
+        )
+      ).map((row) => row.id);
     }
   });
 }

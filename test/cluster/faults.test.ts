@@ -1,37 +1,37 @@
-import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
+import { freePort, tcpAccepts } from '../support/ports.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { Admin } from './support/admin.js';
 import { auditAtBuyers } from './support/buyer-audit.js';
-import { startCountingBuyer, type CountingBuyer } from './support/counting-buyer.js';
-import { startGatedBuyer, type GatedBuyer } from './support/gated-buyer.js';
-import { countBy, describeReply, inPool, postLead, type IntakeReply } from './support/http.js';
+import { type CountingBuyer, startCountingBuyer } from './support/counting-buyer.js';
+import { type GatedBuyer, startGatedBuyer } from './support/gated-buyer.js';
+import { countBy, describeReply, type IntakeReply, inPool, postLead } from './support/http.js';
 import {
   createClusterDatabase,
-  mariadbBinariesAvailable,
+  type InspectedDatabase,
   MYSQL_SERVER_URL,
+  mariadbBinariesAvailable,
   needOrSkip,
   OwnMariaDb,
   sharedMysqlReachable,
-  type InspectedDatabase,
 } from './support/mariadb.js';
 import {
+  type ChildHandle,
   cleanUp,
+  type DistributionProcess,
+  type GatewayProcess,
   startDistributionProcess,
   startGatewayProcess,
   tempDir,
   waitUntil,
-  type ChildHandle,
-  type DistributionProcess,
-  type GatewayProcess,
 } from './support/processes.js';
-import { freePort, tcpAccepts } from '../support/ports.js';
 import { failureLines, logLinesWith, printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
 
@@ -53,7 +53,9 @@ class Pair {
     return [this.distribution?.handle, this.gateway?.handle];
   }
 
-  async start(options: { distributionEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = {}): Promise<void> {
+  async start(
+    options: { distributionEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = {},
+  ): Promise<void> {
     this.database = await createClusterDatabase();
     this.dataDir = await tempDir('lf-faults-');
     this.distribution = await startDistributionProcess('distribution', {
@@ -63,7 +65,11 @@ class Pair {
       LEADFLOW_LOG_LEVEL: 'info',
       ...options.distributionEnv,
     });
-    this.gateway = await startGatewayProcess('gateway', this.distribution.address, { LEADFLOW_LOG_LEVEL: 'info', REDIS_URL: '', ...options.gatewayEnv });
+    this.gateway = await startGatewayProcess('gateway', this.distribution.address, {
+      LEADFLOW_LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      ...options.gatewayEnv,
+    });
     this.admin = new Admin(this.distribution.address, this.secrets.LEADFLOW_ADMIN_TOKEN!);
   }
 
@@ -85,7 +91,7 @@ async function needSharedMysql(context: Mocha.Context): Promise<void> {
 describe('faults', function () {
   this.timeout(300_000);
 
-  describe('SIGTERM drains the gateway and the distribution service', function () {
+  describe('SIGTERM drains the gateway and the distribution service', () => {
     const pair = new Pair();
     let buyer: GatedBuyer | undefined;
 
@@ -107,23 +113,50 @@ describe('faults', function () {
       const { admin, gateway, distribution, database } = pair;
       // At least 1.5 s per lead, and held until the test opens the gate.
       buyer = await startGatedBuyer(1500);
-      const buyerIds = await admin!.applyBuyers([testBuyer('slow-buyer', buyer.url, { integration: { timeoutMs: 6000 } })]);
+      const buyerIds = await admin!.applyBuyers([
+        testBuyer('slow-buyer', buyer.url, { integration: { timeoutMs: 6000 } }),
+      ]);
       const publisher = await admin!.createPublisher('drain', 1000);
 
       const inFlightBodies = Array.from({ length: 6 }, () => validLeadBody());
       const inFlight = inFlightBodies.map((body) => postLead(gateway!.baseUrl, publisher.key, body, 60_000));
-      await waitUntil('every lead in flight at the buyer', () => buyer!.received.length === inFlightBodies.length, 60_000, 20);
+      await waitUntil(
+        'every lead in flight at the buyer',
+        () => buyer!.received.length === inFlightBodies.length,
+        60_000,
+        20,
+      );
 
       // 1. The distribution service drains: the gateway, still up, has nowhere to send a new lead.
       distribution!.handle.signal('SIGTERM');
-      await waitUntil('the distribution service to start draining', () => logLinesWith(distribution!.handle, 'draining').length > 0, 30_000, 20);
-      await waitUntil('the distribution service to stop accepting connections', async () => !(await tcpAccepts(distribution!.port)), 30_000, 20);
+      await waitUntil(
+        'the distribution service to start draining',
+        () => logLinesWith(distribution!.handle, 'draining').length > 0,
+        30_000,
+        20,
+      );
+      await waitUntil(
+        'the distribution service to stop accepting connections',
+        async () => !(await tcpAccepts(distribution!.port)),
+        30_000,
+        20,
+      );
       const duringServiceDrain = await postLead(gateway!.baseUrl, publisher.key, validLeadBody(), 30_000);
 
       // 2. The gateway drains: it stops accepting connections.
       gateway!.handle.signal('SIGTERM');
-      await waitUntil('the gateway to start draining', () => logLinesWith(gateway!.handle, 'shutting down').length > 0, 30_000, 20);
-      await waitUntil('the gateway to stop accepting connections', async () => !(await tcpAccepts(gateway!.port)), 30_000, 20);
+      await waitUntil(
+        'the gateway to start draining',
+        () => logLinesWith(gateway!.handle, 'shutting down').length > 0,
+        30_000,
+        20,
+      );
+      await waitUntil(
+        'the gateway to stop accepting connections',
+        async () => !(await tcpAccepts(gateway!.port)),
+        30_000,
+        20,
+      );
       const duringGatewayDrain = await postLead(gateway!.baseUrl, publisher.key, validLeadBody(), 30_000);
       const stillInFlight = buyer.received.length === inFlightBodies.length;
 
@@ -143,7 +176,10 @@ describe('faults', function () {
       }
       // A new lead while only the service drains: the gateway answers 503 with Retry-After.
       expect(duringServiceDrain.status, describeReply(duringServiceDrain)).to.equal(503);
-      expect(duringServiceDrain.body).to.deep.equal({ status: 'error', message: 'Service temporarily unavailable; retry with backoff' });
+      expect(duringServiceDrain.body).to.deep.equal({
+        status: 'error',
+        message: 'Service temporarily unavailable; retry with backoff',
+      });
       expect(duringServiceDrain.headers['retry-after']).to.equal('1');
       // A new lead once the gateway drains: the connection is refused (a client or load balancer retries elsewhere).
       expect(duringGatewayDrain.error, describeReply(duringGatewayDrain)).to.equal('ECONNREFUSED');
@@ -153,9 +189,16 @@ describe('faults', function () {
       // Nothing went wrong on the way down: the only error line is the gateway's for the 503 it was made to give.
       const errors = (handle: ChildHandle) => handle.logLines().filter((line) => Number(line.level) >= ERROR_LEVEL);
       expect(errors(distribution!.handle), 'distribution logged errors').to.deep.equal([]);
-      expect(errors(gateway!.handle).map((line) => line.code), 'gateway logged errors').to.deep.equal(['SERVICE_UNAVAILABLE']);
+      expect(
+        errors(gateway!.handle).map((line) => line.code),
+        'gateway logged errors',
+      ).to.deep.equal(['SERVICE_UNAVAILABLE']);
 
-      const audit = await auditStore(database!, [publisher.id], new Map(inFlightBodies.map((body, index) => [body.clickid as string, finished[index]!])));
+      const audit = await auditStore(
+        database!,
+        [publisher.id],
+        new Map(inFlightBodies.map((body, index) => [body.clickid as string, finished[index]!])),
+      );
       expect(audit.problems).to.deep.equal([]);
       expect(audit.byStatus).to.deep.equal({ sold: inFlightBodies.length });
       expect(audit.sales).to.equal(inFlightBodies.length);
@@ -163,7 +206,7 @@ describe('faults', function () {
     });
   });
 
-  describe('MySQL killed and restarted under load (own MariaDB; two gateways, two distribution services)', function () {
+  describe('MySQL killed and restarted under load (own MariaDB; two gateways, two distribution services)', () => {
     const INTAKE_DEADLINE_MS = 6000;
     const SELL_DEADLINE_MS = 4000;
     const LEADS = 300;
@@ -227,13 +270,19 @@ describe('faults', function () {
       // One at a time, each kept as soon as it runs, so that `after` stops whatever did start.
       distributions.push(await startDistributionProcess('distribution-a', env));
       distributions.push(await startDistributionProcess('distribution-b', env));
-      const gatewayEnv = { LEADFLOW_LOG_LEVEL: 'info', REDIS_URL: '', LEADFLOW_INTAKE_DEADLINE_MS: String(INTAKE_DEADLINE_MS) };
+      const gatewayEnv = {
+        LEADFLOW_LOG_LEVEL: 'info',
+        REDIS_URL: '',
+        LEADFLOW_INTAKE_DEADLINE_MS: String(INTAKE_DEADLINE_MS),
+      };
       gateways.push(await startGatewayProcess('gateway-a', distributions[0]!.address, gatewayEnv));
       gateways.push(await startGatewayProcess('gateway-b', distributions[1]!.address, gatewayEnv));
       pids.push(...handles().map((handle) => handle.child.pid!));
       admin = new Admin(distributions[0]!.address, secrets.LEADFLOW_ADMIN_TOKEN!);
       // A daily cap far above the load: never reached, but its counter must track the sales.
-      buyerId = (await admin.applyBuyers([testBuyer('restart-buyer', buyer.url('/buyer'), { caps: { leadsPerDay: 1_000_000 } })]))['restart-buyer']!;
+      buyerId = (
+        await admin.applyBuyers([testBuyer('restart-buyer', buyer.url('/buyer'), { caps: { leadsPerDay: 1_000_000 } })])
+      )['restart-buyer']!;
       publisher = await admin.createPublisher('mysql-restart', 100_000);
       await sleep(1500);
 
@@ -255,11 +304,20 @@ describe('faults', function () {
           try {
             await sleep(Math.max(0, sent.reply.at + RETRY_AFTER_MS - Date.now()));
             const sentAt = Date.now();
-            const reply = await postLead(gateways[retries.length % 2]!.baseUrl, publisher.key, sent.body, INTAKE_DEADLINE_MS + 30_000);
+            const reply = await postLead(
+              gateways[retries.length % 2]!.baseUrl,
+              publisher.key,
+              sent.body,
+              INTAKE_DEADLINE_MS + 30_000,
+            );
             const retry = { ...sent, sentAt, reply };
             retries.push(retry);
             if (reply.status === 200) finalOk.set(sent.clickid, reply);
-            else if ((reply.status === 503 || reply.status === 504) && Date.now() < (firstFailure.get(sent.clickid) ?? 0) + RETRY_FOR_MS) retryLater(retry);
+            else if (
+              (reply.status === 503 || reply.status === 504) &&
+              Date.now() < (firstFailure.get(sent.clickid) ?? 0) + RETRY_FOR_MS
+            )
+              retryLater(retry);
             else unresolved.push(retry);
           } finally {
             retryInProgress -= 1;
@@ -305,7 +363,12 @@ describe('faults', function () {
         async () => {
           const body = validLeadBody();
           const sentAt = Date.now();
-          const probe = { clickid: body.clickid as string, body, sentAt, reply: await postLead(gateways[0]!.baseUrl, publisher.key, body, INTAKE_DEADLINE_MS + 30_000) };
+          const probe = {
+            clickid: body.clickid as string,
+            body,
+            sentAt,
+            reply: await postLead(gateways[0]!.baseUrl, publisher.key, body, INTAKE_DEADLINE_MS + 30_000),
+          };
           // The probes are leads too, retried like the rest.
           load.push(probe);
           answered200OrRetry(probe);
@@ -317,7 +380,12 @@ describe('faults', function () {
       for (let index = 0; index < 20; index++) {
         const body = validLeadBody();
         const sentAt = Date.now();
-        const sent = { clickid: body.clickid as string, body, sentAt, reply: await postLead(gateways[index % 2]!.baseUrl, publisher.key, body, INTAKE_DEADLINE_MS + 30_000) };
+        const sent = {
+          clickid: body.clickid as string,
+          body,
+          sentAt,
+          reply: await postLead(gateways[index % 2]!.baseUrl, publisher.key, body, INTAKE_DEADLINE_MS + 30_000),
+        };
         fresh.push(sent);
         answered200OrRetry(sent);
       }
@@ -347,7 +415,10 @@ describe('faults', function () {
       const outage = load.filter(duringOutage);
       const statuses = countBy(load, (sent) => sent.reply.error ?? sent.reply.status);
       const outageStatuses = countBy(outage, (sent) => sent.reply.error ?? sent.reply.status);
-      const gatewayFailures = countBy(gateways.flatMap((gateway) => failureLines(gateway.handle)), (line) => line);
+      const gatewayFailures = countBy(
+        gateways.flatMap((gateway) => failureLines(gateway.handle)),
+        (line) => line,
+      );
       console.log(
         `      load: ${load.length} leads, ${JSON.stringify(statuses)}; during the ${restartedAt - killedAt} ms outage ${outage.length} answers ${JSON.stringify(outageStatuses)}; ` +
           `retries of ${load.length - load.filter((sent) => sent.reply.status === 200).length} leads: ${retries.length} requests ${JSON.stringify(countBy(retries, (sent) => sent.reply.error ?? sent.reply.status))}\n` +
@@ -363,17 +434,22 @@ describe('faults', function () {
         if (reply.status !== 200) {
           expect(reply.body.status).to.equal('error');
           // A fixed message: no stack, no driver error, no SQL.
-          expect(reply.body.message).to.be.a('string').and.not.match(/\n\s+at\s|ECONN|PROTOCOL_|ER_[A-Z]|select|insert|update/i);
+          expect(reply.body.message)
+            .to.be.a('string')
+            .and.not.match(/\n\s+at\s|ECONN|PROTOCOL_|ER_[A-Z]|select|insert|update/i);
         }
         if (reply.status === 503) expect(reply.headers['retry-after']).to.equal('1');
       }
-      for (const sent of load.filter((sent) => sent.reply.at < killedAt)) expect(sent.reply.status, describeReply(sent.reply)).to.equal(200);
+      for (const sent of load.filter((sent) => sent.reply.at < killedAt))
+        expect(sent.reply.status, describeReply(sent.reply)).to.equal(200);
       // The outage did cost something: it is not a test of nothing.
       expect(outage.filter((sent) => sent.reply.status !== 200).length).to.be.above(0);
     });
 
     it('recovered by itself: the same processes answer fresh leads 200 after the restart', () => {
-      console.log(`      after the restart: 20 fresh leads ${JSON.stringify(countBy(fresh, (sent) => sent.reply.error ?? sent.reply.status))}`);
+      console.log(
+        `      after the restart: 20 fresh leads ${JSON.stringify(countBy(fresh, (sent) => sent.reply.error ?? sent.reply.status))}`,
+      );
       for (const sent of fresh) expect(sent.reply.status, describeReply(sent.reply)).to.equal(200);
       expect(handles().map((handle) => handle.running)).to.deep.equal([true, true, true, true]);
       expect(handles().map((handle) => handle.child.pid)).to.deep.equal(pids);
@@ -383,7 +459,9 @@ describe('faults', function () {
       const audit = await auditStore(database!, [publisher.id], finalOk);
       const posts = countBy(buyer!.received, (post) => post.leadId);
       const postedTwice = Object.keys(posts).filter((leadId) => posts[leadId]! > 1);
-      const leadIds = (await database!.rows<{ id: string }>('SELECT id FROM leads WHERE publisher_id = ?', [publisher.id])).map((lead) => lead.id);
+      const leadIds = (
+        await database!.rows<{ id: string }>('SELECT id FROM leads WHERE publisher_id = ?', [publisher.id])
+      ).map((lead) => lead.id);
       // Sold twice is counted where it costs: at the buyer, which may hold a lead our tables show once.
       const atBuyer = await auditAtBuyers(database!, buyer!.acceptances, () => buyerId, leadIds);
       console.log(
@@ -397,7 +475,13 @@ describe('faults', function () {
         [publisher.id, 'rejected'],
       );
       for (const lead of rejected) {
-        const attempts = await database!.rows<{ kind: string; outcome: string; reason: string | null; started_at: number; duration_ms: number }>(
+        const attempts = await database!.rows<{
+          kind: string;
+          outcome: string;
+          reason: string | null;
+          started_at: number;
+          duration_ms: number;
+        }>(
           'SELECT kind, outcome, reason, started_at, duration_ms FROM buyer_attempts WHERE lead_id = ? ORDER BY started_at',
           [lead.id],
         );
@@ -410,32 +494,59 @@ describe('faults', function () {
       expect(atBuyer.acceptedTwice, 'leads the buyer accepted more than once').to.deep.equal([]);
       expect(atBuyer.problems, 'acceptances not in exactly one sale or unconfirmed lead').to.deep.equal([]);
       expect(atBuyer.inSale + atBuyer.inUnconfirmed).to.equal(atBuyer.acceptances);
-      expect(unresolved.map((sent) => sent.clickid), 'leads that never got a 200 on retry').to.deep.equal([]);
+      expect(
+        unresolved.map((sent) => sent.clickid),
+        'leads that never got a 200 on retry',
+      ).to.deep.equal([]);
       expect(audit.problems).to.deep.equal([]);
       expect(audit.lost).to.equal(0);
       expect(audit.soldTwice).to.equal(0);
       expect(audit.leads).to.equal(load.length + fresh.length);
       expect(audit.byStatus.processing ?? 0).to.equal(0);
-      const sold = (await database!.rows<{ n: number }>('SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = ?', [publisher.id, 'sold']))[0]!.n;
+      const sold = (
+        await database!.rows<{ n: number }>('SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = ?', [
+          publisher.id,
+          'sold',
+        ])
+      )[0]!.n;
       expect(audit.sales).to.equal(sold);
       expect(audit.ledgerEntries).to.equal(3 * sold);
-      const saleBuyers = await database!.rows<{ buyer_id: string }>('SELECT DISTINCT buyer_id FROM sales WHERE publisher_id = ?', [publisher.id]);
+      const saleBuyers = await database!.rows<{ buyer_id: string }>(
+        'SELECT DISTINCT buyer_id FROM sales WHERE publisher_id = ?',
+        [publisher.id],
+      );
       expect(saleBuyers.map((row) => row.buyer_id)).to.deep.equal(sold > 0 ? [buyerId] : []);
     });
 
     it("keeps the buyer's cap counter equal to its sales and the leads it may hold: an interrupted sale that never reached it gives its place back", async () => {
-      const sales = Number((await database!.rows<{ n: number }>('SELECT COUNT(*) AS n FROM sales WHERE buyer_id = ?', [buyerId]))[0]!.n);
+      const sales = Number(
+        (await database!.rows<{ n: number }>('SELECT COUNT(*) AS n FROM sales WHERE buyer_id = ?', [buyerId]))[0]!.n,
+      );
       // An unconfirmed lead keeps its place under the cap until it is resolved: the buyer may have it.
       const unconfirmed = Number(
-        (await database!.rows<{ n: number }>("SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = 'unconfirmed'", [publisher.id]))[0]!.n,
+        (
+          await database!.rows<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM leads WHERE publisher_id = ? AND status = 'unconfirmed'",
+            [publisher.id],
+          )
+        )[0]!.n,
       );
-      const counted = Number((await database!.rows<{ n: number | null }>("SELECT SUM(leads) AS n FROM buyer_cap_counters WHERE buyer_id = ? AND period LIKE 'd:%'", [buyerId]))[0]!.n);
-      console.log(`      caps: ${sales} sales to the buyer, ${unconfirmed} unconfirmed leads, ${buyer!.received.length} posts to it, its daily cap counter says ${counted}`);
+      const counted = Number(
+        (
+          await database!.rows<{ n: number | null }>(
+            "SELECT SUM(leads) AS n FROM buyer_cap_counters WHERE buyer_id = ? AND period LIKE 'd:%'",
+            [buyerId],
+          )
+        )[0]!.n,
+      );
+      console.log(
+        `      caps: ${sales} sales to the buyer, ${unconfirmed} unconfirmed leads, ${buyer!.received.length} posts to it, its daily cap counter says ${counted}`,
+      );
       expect(counted, 'leads counted against the cap').to.equal(sales + unconfirmed);
     });
   });
 
-  describe('MySQL killed while a lead\'s transaction is open (own MariaDB)', function () {
+  describe("MySQL killed while a lead's transaction is open (own MariaDB)", () => {
     const secrets = productionSecretsEnv();
     let mariadb: OwnMariaDb | undefined;
     let database: InspectedDatabase | undefined;
@@ -457,7 +568,10 @@ describe('faults', function () {
         LEADFLOW_DATA_DIR: dataDir.path,
         LEADFLOW_LOG_LEVEL: 'info',
       });
-      gateway = await startGatewayProcess('gateway', distribution.address, { LEADFLOW_LOG_LEVEL: 'info', REDIS_URL: '' });
+      gateway = await startGatewayProcess('gateway', distribution.address, {
+        LEADFLOW_LOG_LEVEL: 'info',
+        REDIS_URL: '',
+      });
       admin = new Admin(distribution.address, secrets.LEADFLOW_ADMIN_TOKEN!);
     });
     afterEach(function () {
@@ -486,10 +600,12 @@ describe('faults', function () {
       const body = validLeadBody();
       const pending = postLead(gateway!.baseUrl, publisher.key, body, 60_000);
       await waitUntil(
-        'the lead\'s insert to wait inside its transaction',
+        "the lead's insert to wait inside its transaction",
         async () => {
           const [rows] = await locker.query<RowDataPacket[]>('SHOW PROCESSLIST');
-          return rows.some((row) => /lock/i.test(String(row.State)) && String(row.Info).toLowerCase().startsWith('insert into'));
+          return rows.some(
+            (row) => /lock/i.test(String(row.State)) && String(row.Info).toLowerCase().startsWith('insert into'),
+          );
         },
         30_000,
         50,
@@ -514,7 +630,7 @@ describe('faults', function () {
     });
   });
 
-  describe('a distribution service killed mid-sale: a retry through the other instance takes the lead over', function () {
+  describe('a distribution service killed mid-sale: a retry through the other instance takes the lead over', () => {
     const SELL_DEADLINE_MS = 5000;
     const INTAKE_DEADLINE_MS = 6000;
     const BUYER_TIMEOUT_MS = 4000;
@@ -531,7 +647,10 @@ describe('faults', function () {
     const handles = () => [...distributions, ...gateways].map((process) => process.handle);
 
     /** A distribution service with a gateway in front of it; `crashAt`: the service's LEADFLOW_CRASH_AT. */
-    async function startInstance(name: string, crashAt?: string): Promise<{ distribution: DistributionProcess; gateway: GatewayProcess }> {
+    async function startInstance(
+      name: string,
+      crashAt?: string,
+    ): Promise<{ distribution: DistributionProcess; gateway: GatewayProcess }> {
       const distribution = await startDistributionProcess(`distribution-${name}`, {
         ...secrets,
         DATABASE_URL: database!.url,
@@ -553,7 +672,11 @@ describe('faults', function () {
     /** The one buyer, at a new gated endpoint (applied under the same name): its id. */
     async function takeoverBuyer(buyer: GatedBuyer): Promise<string> {
       buyers.push(buyer);
-      const buyerId = (await admin!.applyBuyers([testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } })]))['takeover-buyer']!;
+      const buyerId = (
+        await admin!.applyBuyers([
+          testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } }),
+        ])
+      )['takeover-buyer']!;
       // Every instance has seen the change once its list of active buyers expires.
       await sleep(1500);
       return buyerId;
@@ -663,7 +786,7 @@ describe('faults', function () {
     });
   });
 
-  describe('Redis killed under load: the gateway falls back to its own count, then goes back to Redis', function () {
+  describe('Redis killed under load: the gateway falls back to its own count, then goes back to Redis', () => {
     const pair = new Pair();
     let redis: RedisServerProcess | undefined;
     let redisPort = 0;
@@ -715,7 +838,11 @@ describe('faults', function () {
       await redis.start();
       // The client reconnects within about a second and the limiter probes Redis once a second:
       // send until the gateway says it is back on Redis, then a few more.
-      for (let round = 0; round < 40 && logLinesWith(gateway!.handle, 'shared rate limiter answers again').length === 0; round++) {
+      for (
+        let round = 0;
+        round < 40 && logLinesWith(gateway!.handle, 'shared rate limiter answers again').length === 0;
+        round++
+      ) {
         await send('redis back', 1);
         await sleep(150);
       }
@@ -727,22 +854,33 @@ describe('faults', function () {
       again.disconnect();
       const recoveredLines = logLinesWith(gateway!.handle, 'shared rate limiter answers again');
 
-      const byPhase = Object.fromEntries(['redis up', 'redis down', 'redis back'].map((phase) => [phase, countBy(replies.filter((entry) => entry.phase === phase), (entry) => entry.reply.error ?? entry.reply.status)]));
+      const byPhase = Object.fromEntries(
+        ['redis up', 'redis down', 'redis back'].map((phase) => [
+          phase,
+          countBy(
+            replies.filter((entry) => entry.phase === phase),
+            (entry) => entry.reply.error ?? entry.reply.status,
+          ),
+        ]),
+      );
       console.log(
         `      redis: ${JSON.stringify(byPhase)}; counted in Redis before ${countedBefore}, after its restart ${countedAfter}; fallback warnings ${fallbackWarnings.length}, recovery lines ${recoveredLines.length}`,
       );
-      for (const { phase, reply } of replies) expect([200, 400, 429], `${phase}: ${describeReply(reply)}`).to.include(reply.status);
+      for (const { phase, reply } of replies)
+        expect([200, 400, 429], `${phase}: ${describeReply(reply)}`).to.include(reply.status);
       expect(countedBefore, 'requests counted in Redis before it died').to.be.above(0);
       expect(fallbackWarnings.length, 'the gateway logs that it fell back to its local count').to.be.above(0);
       expect(fallbackWarnings[0]!.level).to.equal(40);
       // While Redis is down the local count applies the publisher's 40 per minute on its own.
-      expect(replies.filter((entry) => entry.phase === 'redis down' && entry.reply.status === 429).length).to.be.above(0);
+      expect(replies.filter((entry) => entry.phase === 'redis down' && entry.reply.status === 429).length).to.be.above(
+        0,
+      );
       expect(recoveredLines.length, 'the gateway logs that Redis answers again').to.be.above(0);
       expect(countedAfter, 'requests after the restart are counted in the new Redis').to.be.above(0);
     });
   });
 
-  describe('buyers down: the circuit breaker keeps answers fast', function () {
+  describe('buyers down: the circuit breaker keeps answers fast', () => {
     const BUYER_TIMEOUT_MS = 3000;
     const pair = new Pair();
     let buyers: TestBuyerServer | undefined;
@@ -767,16 +905,21 @@ describe('faults', function () {
       const refusing = `http://127.0.0.1:${await freePort()}/refuses`;
       const ids = await admin!.applyBuyers([
         // Its contract makes a post it does not answer in time a decline: the lead goes on to the next buyer.
-        testBuyer('hanging-buyer', buyers!.url('/hangs'), { tier: 1, integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' } }),
+        testBuyer('hanging-buyer', buyers!.url('/hangs'), {
+          tier: 1,
+          integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' },
+        }),
         testBuyer('refusing-buyer', refusing, { tier: 1, integration: { timeoutMs: BUYER_TIMEOUT_MS } }),
         testBuyer('backup-buyer', buyers!.url('/backup'), { tier: 2 }),
       ]);
       const publisher = await admin!.createPublisher('buyers-down', 1000);
 
       const slow: IntakeReply[] = [];
-      for (let index = 0; index < 5; index++) slow.push(await postLead(gateway!.baseUrl, publisher.key, validLeadBody()));
+      for (let index = 0; index < 5; index++)
+        slow.push(await postLead(gateway!.baseUrl, publisher.key, validLeadBody()));
       const fast: IntakeReply[] = [];
-      for (let index = 0; index < 10; index++) fast.push(await postLead(gateway!.baseUrl, publisher.key, validLeadBody()));
+      for (let index = 0; index < 10; index++)
+        fast.push(await postLead(gateway!.baseUrl, publisher.key, validLeadBody()));
       console.log(
         `      buyers down: processingTime of the first 5 leads ${JSON.stringify(slow.map((reply) => reply.body?.processingTime))} ms, ` +
           `of the next 10 ${JSON.stringify(fast.map((reply) => reply.body?.processingTime))} ms (buyer timeout ${BUYER_TIMEOUT_MS} ms)`,
@@ -789,12 +932,18 @@ describe('faults', function () {
       // The first five each waited out the hanging buyer.
       for (const reply of slow) expect(reply.body.processingTime).to.be.at.least(BUYER_TIMEOUT_MS - 500);
       // Then both circuits are open: no lead waits on either buyer.
-      for (const reply of fast) expect(reply.body.processingTime, 'well below the buyer timeout').to.be.below(BUYER_TIMEOUT_MS / 2);
+      for (const reply of fast)
+        expect(reply.body.processingTime, 'well below the buyer timeout').to.be.below(BUYER_TIMEOUT_MS / 2);
 
-      const attempts = await database!.rows<{ lead_id: string; buyer_id: string; kind: string; outcome: string; reason: string | null }>(
-        'SELECT lead_id, buyer_id, kind, outcome, reason FROM buyer_attempts WHERE lead_id IN (?)',
-        [fast.map((reply) => reply.body.leadId)],
-      );
+      const attempts = await database!.rows<{
+        lead_id: string;
+        buyer_id: string;
+        kind: string;
+        outcome: string;
+        reason: string | null;
+      }>('SELECT lead_id, buyer_id, kind, outcome, reason FROM buyer_attempts WHERE lead_id IN (?)', [
+        fast.map((reply) => reply.body.leadId),
+      ]);
       for (const buyer of ['hanging-buyer', 'refusing-buyer']) {
         const rows = attempts.filter((row) => row.buyer_id === ids[buyer]);
         expect(rows, buyer).to.have.length(fast.length);

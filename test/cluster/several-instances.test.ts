@@ -1,20 +1,26 @@
-import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
 import { REDIS_URL, requireSharedRedis } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { Admin } from './support/admin.js';
-import { countBy, describeReply, inPool, postLead, type IntakeReply } from './support/http.js';
-import { createClusterDatabase, MYSQL_SERVER_URL, needOrSkip, sharedMysqlReachable, type InspectedDatabase } from './support/mariadb.js';
+import { countBy, describeReply, type IntakeReply, inPool, postLead } from './support/http.js';
+import {
+  createClusterDatabase,
+  type InspectedDatabase,
+  MYSQL_SERVER_URL,
+  needOrSkip,
+  sharedMysqlReachable,
+} from './support/mariadb.js';
 import {
   cleanUp,
+  type DistributionProcess,
+  type GatewayProcess,
   startDistributionProcess,
   startGatewayProcess,
   tempDir,
-  type DistributionProcess,
-  type GatewayProcess,
 } from './support/processes.js';
 import { logLinesWith, printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
@@ -57,15 +63,21 @@ describe('several instances: two gateways and two distribution services on one M
     };
     // Both at once: the two services also race for the migration of the fresh database.
     // Each kept as soon as it runs, so that `after` stops whatever did start.
-    const keep = <T>(list: T[]) => (started: T) => (list.push(started), started);
+    const keep =
+      <T>(list: T[]) =>
+      (started: T) => (list.push(started), started);
     await allStarted([
       startDistributionProcess('distribution-a', env).then(keep(distributions)),
       startDistributionProcess('distribution-b', env).then(keep(distributions)),
     ]);
     distributions.sort((a, b) => a.handle.name.localeCompare(b.handle.name));
     await allStarted([
-      startGatewayProcess('gateway-a', distributions[0]!.address, { REDIS_URL, LEADFLOW_LOG_LEVEL: 'info' }).then(keep(gateways)),
-      startGatewayProcess('gateway-b', distributions[1]!.address, { REDIS_URL, LEADFLOW_LOG_LEVEL: 'info' }).then(keep(gateways)),
+      startGatewayProcess('gateway-a', distributions[0]!.address, { REDIS_URL, LEADFLOW_LOG_LEVEL: 'info' }).then(
+        keep(gateways),
+      ),
+      startGatewayProcess('gateway-b', distributions[1]!.address, { REDIS_URL, LEADFLOW_LOG_LEVEL: 'info' }).then(
+        keep(gateways),
+      ),
     ]);
     gateways.sort((a, b) => a.handle.name.localeCompare(b.handle.name));
     admin = new Admin(distributions[0]!.address, secrets.LEADFLOW_ADMIN_TOKEN!);
@@ -97,13 +109,20 @@ describe('several instances: two gateways and two distribution services on one M
     );
     const statuses = countBy(replies, (reply) => reply.error ?? reply.status);
     const notLimited = replies.filter((reply) => reply.status !== 429);
-    const perGateway = [0, 1].map((gateway) => replies.filter((reply, index) => index % 2 === gateway && reply.status !== 429).length);
-    console.log(`      (a) 80 requests over 2 gateways: ${JSON.stringify(statuses)}; passed per gateway ${JSON.stringify(perGateway)}`);
+    const perGateway = [0, 1].map(
+      (gateway) => replies.filter((reply, index) => index % 2 === gateway && reply.status !== 429).length,
+    );
+    console.log(
+      `      (a) 80 requests over 2 gateways: ${JSON.stringify(statuses)}; passed per gateway ${JSON.stringify(perGateway)}`,
+    );
 
     const fallbacks = gateways.flatMap((gateway) => logLinesWith(gateway.handle, FALLBACK_WARNING));
     expect(fallbacks, 'a gateway fell back to its local count during the test').to.deep.equal([]);
     expect(notLimited.length, JSON.stringify(statuses)).to.equal(60);
-    expect(notLimited.map((reply) => reply.status), 'every request under the limit is answered').to.satisfy((codes: number[]) => codes.every((code) => code === 200));
+    expect(
+      notLimited.map((reply) => reply.status),
+      'every request under the limit is answered',
+    ).to.satisfy((codes: number[]) => codes.every((code) => code === 200));
     expect(replies.filter((reply) => reply.status === 429)).to.have.length(20);
     for (const reply of replies.filter((reply) => reply.status === 429)) {
       expect(reply.body).to.include({ status: 'error' });
@@ -124,7 +143,9 @@ describe('several instances: two gateways and two distribution services on one M
     const clickid = body.clickid as string;
 
     // Ten copies at once to each gateway, so both distribution services race for the claim.
-    const first = await Promise.all(Array.from({ length: 20 }, (_, index) => postLead(gateways[index % 2]!.baseUrl, publisher.key, body)));
+    const first = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => postLead(gateways[index % 2]!.baseUrl, publisher.key, body)),
+    );
     // A copy that could not wait is told to retry (503); the retry must get the same lead.
     const final: IntakeReply[] = [];
     for (const [index, reply] of first.entries()) {
@@ -143,16 +164,27 @@ describe('several instances: two gateways and two distribution services on one M
     for (const reply of final) expect(reply.status, describeReply(reply)).to.equal(200);
     const leadIds = new Set(final.map((reply) => reply.body.leadId));
     expect([...leadIds], 'every answer names the same lead').to.have.length(1);
-    for (const reply of final) expect(reply.body, describeReply(reply)).to.include({ status: 'sold', buyerId: buyerIds['dup-buyer'] });
+    for (const reply of final)
+      expect(reply.body, describeReply(reply)).to.include({ status: 'sold', buyerId: buyerIds['dup-buyer'] });
 
     const leadId = [...leadIds][0] as string;
-    const rows = await database!.rows('SELECT id, status FROM leads WHERE publisher_id = ? AND clickid = ?', [publisher.id, clickid]);
+    const rows = await database!.rows('SELECT id, status FROM leads WHERE publisher_id = ? AND clickid = ?', [
+      publisher.id,
+      clickid,
+    ]);
     expect(rows).to.deep.equal([{ id: leadId, status: 'sold' }]);
     expect(await database!.rows('SELECT lead_id, buyer_id FROM sales WHERE lead_id = ?', [leadId])).to.deep.equal([
       { lead_id: leadId, buyer_id: buyerIds['dup-buyer'] },
     ]);
-    const ledger = await database!.rows<{ entry_type: string }>('SELECT entry_type FROM ledger_entries WHERE lead_id = ? ORDER BY entry_type', [leadId]);
-    expect(ledger.map((entry) => entry.entry_type)).to.deep.equal(['buyer_charge', 'platform_margin', 'publisher_payout']);
+    const ledger = await database!.rows<{ entry_type: string }>(
+      'SELECT entry_type FROM ledger_entries WHERE lead_id = ? ORDER BY entry_type',
+      [leadId],
+    );
+    expect(ledger.map((entry) => entry.entry_type)).to.deep.equal([
+      'buyer_charge',
+      'platform_margin',
+      'publisher_payout',
+    ]);
     const posts = buyers!.received('/dup').filter((post) => post.body.clickid === clickid);
     expect(posts, 'the buyer is called once for the lead').to.have.length(1);
     expect(posts[0]!.body.leadId).to.equal(leadId);
@@ -173,17 +205,19 @@ describe('several instances: two gateways and two distribution services on one M
     await sleep(2000);
     const publisher = await admin!.createPublisher('caps-across-instances', 1000);
     const bodies = Array.from({ length: 30 }, () => validLeadBody());
-    const replies = await Promise.all(bodies.map((body, index) => postLead(gateways[index % 2]!.baseUrl, publisher.key, body)));
+    const replies = await Promise.all(
+      bodies.map((body, index) => postLead(gateways[index % 2]!.baseUrl, publisher.key, body)),
+    );
     const toCapped = replies.filter((reply) => reply.body?.buyerId === buyerIds['capped-buyer']);
     console.log(
       `      (c) 30 concurrent leads: ${JSON.stringify(countBy(replies, (reply) => reply.error ?? reply.status))}; sold to the capped buyer ${toCapped.length}, to the overflow buyer ${replies.filter((reply) => reply.body?.buyerId === buyerIds['overflow-buyer']).length}`,
     );
     for (const reply of replies) expect(reply.status, describeReply(reply)).to.equal(200);
 
-    const sales = await database!.rows<{ created_at: number }>('SELECT created_at FROM sales WHERE buyer_id = ? AND publisher_id = ?', [
-      buyerIds['capped-buyer'],
-      publisher.id,
-    ]);
+    const sales = await database!.rows<{ created_at: number }>(
+      'SELECT created_at FROM sales WHERE buyer_id = ? AND publisher_id = ?',
+      [buyerIds['capped-buyer'], publisher.id],
+    );
     // The cap is per clock hour: a run that straddles the hour may sell 5 in each.
     const hours = countBy(sales, (sale) => new Date(sale.created_at).toISOString().slice(0, 13));
     if (Object.keys(hours).length <= 1) {
@@ -195,7 +229,11 @@ describe('several instances: two gateways and two distribution services on one M
     }
     // The rest went to the next tier, not lost.
     expect(replies.every((reply) => reply.body.status === 'sold')).to.equal(true);
-    const audit = await auditStore(database!, [publisher.id], new Map(bodies.map((body, index) => [body.clickid as string, replies[index]!])));
+    const audit = await auditStore(
+      database!,
+      [publisher.id],
+      new Map(bodies.map((body, index) => [body.clickid as string, replies[index]!])),
+    );
     expect(audit.problems).to.deep.equal([]);
     expect(audit.sales).to.equal(30);
   });

@@ -81,7 +81,8 @@ export function yamlDocuments(repoPath: string): YamlDocument[] {
   const list = Array.isArray(documents) ? documents : [];
   return list.flatMap((document, index) => {
     const problems = [...document.errors, ...document.warnings];
-    if (problems.length > 0) throw new Error(`${repoPath} document ${index + 1}: ${problems.map((p) => p.message).join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`${repoPath} document ${index + 1}: ${problems.map((p) => p.message).join('; ')}`);
     const value: Yaml = document.toJS();
     return value === null || value === undefined ? [] : [{ file: repoPath, index, value }];
   });
@@ -118,7 +119,11 @@ export function sourceFiles(): string[] {
 export function envNamesReadByCode(): Set<string> {
   const names = new Set<string>();
   const NAME = '((?:LEADFLOW|OTEL)_[A-Z0-9_]+|DATABASE_URL|REDIS_URL|NODE_ENV|NODE_OPTIONS)';
-  const patterns = [new RegExp(`\\benv\\.${NAME}\\b`, 'g'), new RegExp(`\\benv\\[['"\`]${NAME}['"\`]\\]`, 'g'), new RegExp(`['"\`]${NAME}['"\`]`, 'g')];
+  const patterns = [
+    new RegExp(`\\benv\\.${NAME}\\b`, 'g'),
+    new RegExp(`\\benv\\[['"\`]${NAME}['"\`]\\]`, 'g'),
+    new RegExp(`['"\`]${NAME}['"\`]`, 'g'),
+  ];
   for (const file of sourceFiles()) {
     const text = read(file);
     for (const pattern of patterns) for (const match of text.matchAll(pattern)) names.add(match[1]);
@@ -133,7 +138,10 @@ export interface CompilerLayout {
 }
 
 export function compilerLayout(): CompilerLayout {
-  const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string; rootDir: string }; include: string[] };
+  const tsconfig = JSON.parse(read('tsconfig.json')) as {
+    compilerOptions: { outDir: string; rootDir: string };
+    include: string[];
+  };
   return {
     outDir: path.posix.normalize(tsconfig.compilerOptions.outDir),
     rootDir: path.posix.normalize(tsconfig.compilerOptions.rootDir),
@@ -170,7 +178,8 @@ export function scriptOf(argv: string[]): string | undefined {
 export function gatewayRoutes(): Set<string> {
   const routes = new Set<string>();
   for (const file of filesUnder('gateway/src/routes')) {
-    for (const match of read(file).matchAll(/\bapp\.(?:get|head|post|put|patch|delete|all)\(\s*['"`]([^'"`]+)['"`]/g)) routes.add(match[1]);
+    for (const match of read(file).matchAll(/\bapp\.(?:get|head|post|put|patch|delete|all)\(\s*['"`]([^'"`]+)['"`]/g))
+      routes.add(match[1]);
   }
   return routes;
 }
@@ -187,7 +196,8 @@ export function protoServices(): Set<string> {
   for (const file of filesUnder('proto').filter((name) => name.endsWith('.proto'))) {
     const text = read(file);
     const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1];
-    for (const match of text.matchAll(/^\s*service\s+(\w+)\s*\{/gm)) services.add(pkg ? `${pkg}.${match[1]}` : match[1]);
+    for (const match of text.matchAll(/^\s*service\s+(\w+)\s*\{/gm))
+      services.add(pkg ? `${pkg}.${match[1]}` : match[1]);
   }
   return services;
 }
@@ -206,7 +216,8 @@ export function distributionServesGrpcHealth(): boolean {
 export function runtimeDataFileReferences(): Map<string, string> {
   const references = new Map<string, string>();
   for (const file of sourceFiles()) {
-    for (const match of read(file).matchAll(/['"`]((?:[\w-]+\/)*[\w-][\w.-]*\.(?:ya?ml|proto))['"`]/g)) references.set(match[1], file);
+    for (const match of read(file).matchAll(/['"`]((?:[\w-]+\/)*[\w-][\w.-]*\.(?:ya?ml|proto))['"`]/g))
+      references.set(match[1], file);
   }
   return references;
 }
@@ -277,7 +288,11 @@ export class Dockerfile {
     if (keyword === 'FROM') {
       const from = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args);
       if (!from) throw new Error(`${this.file}:${line}: cannot read FROM ${args}`);
-      this.stages.push({ name: from[2] ?? String(this.stages.length), from: this.substitute(from[1]), instructions: [] });
+      this.stages.push({
+        name: from[2] ?? String(this.stages.length),
+        from: this.substitute(from[1]),
+        instructions: [],
+      });
       return;
     }
     if (keyword === 'ARG' && this.stages.length === 0) {
@@ -291,7 +306,10 @@ export class Dockerfile {
   }
 
   private substitute(text: string): string {
-    return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (_all, braced: string | undefined, bare: string | undefined) => this.args.get((braced ?? bare) as string) ?? '');
+    return text.replace(
+      /\$\{(\w+)\}|\$(\w+)/g,
+      (_all, braced: string | undefined, bare: string | undefined) => this.args.get((braced ?? bare) as string) ?? '',
+    );
   }
 
   stage(name: string): Stage | undefined {
@@ -305,7 +323,18 @@ export class Dockerfile {
     const parent = this.stage(stage.from);
     const result: StageResult = parent
       ? structuredClone(this.result(parent.name))
-      : { baseImage: stage.from, workdir: '/', entrypoint: undefined, cmd: undefined, env: new Map(), user: undefined, exposed: [], healthcheck: undefined, copies: [], runs: [] };
+      : {
+          baseImage: stage.from,
+          workdir: '/',
+          entrypoint: undefined,
+          cmd: undefined,
+          env: new Map(),
+          user: undefined,
+          exposed: [],
+          healthcheck: undefined,
+          copies: [],
+          runs: [],
+        };
     for (const instruction of stage.instructions) {
       switch (instruction.keyword) {
         case 'WORKDIR':
@@ -349,7 +378,8 @@ export class Dockerfile {
 }
 
 function execForm(file: string, instruction: Instruction): string[] {
-  if (!instruction.args.startsWith('[')) throw new Error(`${file}:${instruction.line}: ${instruction.keyword} must use the exec (JSON) form`);
+  if (!instruction.args.startsWith('['))
+    throw new Error(`${file}:${instruction.line}: ${instruction.keyword} must use the exec (JSON) form`);
   return JSON.parse(instruction.args) as string[];
 }
 

@@ -1,16 +1,35 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Server,
+  ServerCredentials,
+  type ServiceDefinition,
+  type ServiceError,
+  status,
+} from '@grpc/grpc-js';
 import { trace } from '@opentelemetry/api';
-import { credentials, makeGenericClientConstructor, Server, ServerCredentials, status, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
 import { createLogger } from '../../services/common/logger.js';
 import { unary } from '../../services/distribution/src/grpc/unary.js';
 
-const json = { serialize: (value: unknown) => Buffer.from(JSON.stringify(value)), deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()) };
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()),
+};
 const SERVICE: ServiceDefinition = {
-  Store: { path: '/test.Busy/Store', requestStream: false, responseStream: false, requestSerialize: json.serialize, requestDeserialize: json.deserialize, responseSerialize: json.serialize, responseDeserialize: json.deserialize },
+  Store: {
+    path: '/test.Busy/Store',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: json.serialize,
+    requestDeserialize: json.deserialize,
+    responseSerialize: json.serialize,
+    responseDeserialize: json.deserialize,
+  },
 };
 
 /** A real SQLITE_BUSY_SNAPSHOT: a read snapshot another connection's commit made stale, then a write. */
@@ -49,7 +68,9 @@ describe('a busy SQLite over gRPC', () => {
       }),
     });
     const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
     );
     client = new (makeGenericClientConstructor(SERVICE, 'Busy'))(`127.0.0.1:${port}`, credentials.createInsecure());
   });

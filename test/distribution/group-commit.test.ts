@@ -1,10 +1,16 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { createDatabase, isDuplicateKeyError, migrateToLatest, SQLITE_FILE, type Db } from '../../services/distribution/src/db/database.js';
+import { loadDistributionConfig } from '../../services/common/config.js';
+import {
+  createDatabase,
+  type Db,
+  isDuplicateKeyError,
+  migrateToLatest,
+  SQLITE_FILE,
+} from '../../services/distribution/src/db/database.js';
 import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
 import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
-import { loadDistributionConfig } from '../../services/common/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -90,7 +96,12 @@ describe('group commit against another SQLite connection', () => {
       attempts++;
       // A read opens the snapshot; the other connection then commits, so this transaction cannot write.
       await trx.selectFrom('publishers').select('id').execute();
-      if (attempts === 1) other.prepare('INSERT INTO publishers (id, name, rate_limit_per_minute, payout_share_bps, created_at) VALUES (?, ?, 60, 8000, 0)').run('other', 'other');
+      if (attempts === 1)
+        other
+          .prepare(
+            'INSERT INTO publishers (id, name, rate_limit_per_minute, payout_share_bps, created_at) VALUES (?, ?, 60, 8000, 0)',
+          )
+          .run('other', 'other');
       try {
         await trx.insertInto('publishers').values(publisher('mine')).execute();
       } catch (error) {

@@ -1,6 +1,6 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
-import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { type ServiceError, status } from '@grpc/grpc-js';
+import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
@@ -23,9 +23,17 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
   beforeEach(async () => {
     // Every test sets up its own market: pause whatever earlier tests created.
-    const { buyers: existing } = await call(stack.admin.listBuyers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    const { buyers: existing } = await call(
+      stack.admin.listBuyers.bind(stack.admin),
+      {},
+      bearer(stack.service.adminToken),
+    );
     for (const buyer of existing) {
-      await call(stack.admin.setBuyerActive.bind(stack.admin), { buyer: buyer.id, active: false }, bearer(stack.service.adminToken));
+      await call(
+        stack.admin.setBuyerActive.bind(stack.admin),
+        { buyer: buyer.id, active: false },
+        bearer(stack.service.adminToken),
+      );
     }
     ({ key } = await stack.createPublisher());
   });
@@ -36,9 +44,25 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   };
 
   const db = () => stack.service.db;
-  const leadCount = async () => Number((await db().selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const leadCount = async () =>
+    Number(
+      (
+        await db()
+          .selectFrom('leads')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const saleCount = async (leadId: string) =>
-    Number((await db().selectFrom('sales').select((eb) => eb.fn.countAll().as('n')).where('lead_id', '=', leadId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db()
+          .selectFrom('sales')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('lead_id', '=', leadId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('sells to a fixed-price buyer and pays the publisher its share', async () => {
     const buyerId = await accepting('fixed', { pricing: { type: 'fixed', price: '25.00' } });
@@ -47,9 +71,18 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const sold = answer.outcome!.$case === 'sold' ? answer.outcome!.value : undefined;
     expect(sold).to.include({ priceCents: 2000, buyerId, redirectUrl: 'https://lender.example/apply' });
     expect(sold!.leadId).to.match(/^lead_/);
-    const sale = await db().selectFrom('sales').selectAll().where('lead_id', '=', sold!.leadId).executeTakeFirstOrThrow();
+    const sale = await db()
+      .selectFrom('sales')
+      .selectAll()
+      .where('lead_id', '=', sold!.leadId)
+      .executeTakeFirstOrThrow();
     expect(sale).to.include({ charge_cents: 2500, payout_cents: 2000, margin_cents: 500, buyer_id: buyerId });
-    const ledger = await db().selectFrom('ledger_entries').select(['entry_type', 'amount_cents']).where('lead_id', '=', sold!.leadId).orderBy('entry_type').execute();
+    const ledger = await db()
+      .selectFrom('ledger_entries')
+      .select(['entry_type', 'amount_cents'])
+      .where('lead_id', '=', sold!.leadId)
+      .orderBy('entry_type')
+      .execute();
     expect(ledger).to.deep.equal([
       { entry_type: 'buyer_charge', amount_cents: -2500 },
       { entry_type: 'platform_margin', amount_cents: 500 },
@@ -62,7 +95,12 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const answer = await stack.submit(key, validLeadBody({ price: '9.00' }));
     expect(answer.outcome).to.deep.include({ $case: 'rejected' });
     if (answer.outcome?.$case !== 'rejected') return;
-    const skipped = await db().selectFrom('buyer_attempts').select(['kind', 'reason']).where('lead_id', '=', answer.outcome.value.leadId).where('buyer_id', '=', cheap).execute();
+    const skipped = await db()
+      .selectFrom('buyer_attempts')
+      .select(['kind', 'reason'])
+      .where('lead_id', '=', answer.outcome.value.leadId)
+      .where('buyer_id', '=', cheap)
+      .execute();
     expect(skipped).to.deep.equal([{ kind: 'skip', reason: 'floor' }]);
     const cheaper = await stack.submit(key, validLeadBody({ price: '8.00' }));
     expect(cheaper.outcome?.$case).to.equal('sold');
@@ -81,7 +119,11 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const answer = await stack.submit(key, validLeadBody());
     expect(answer.outcome?.$case).to.equal('sold');
     if (answer.outcome?.$case !== 'sold') return;
-    expect(answer.outcome.value).to.include({ buyerId: ids.second, priceCents: 1200, redirectUrl: 'https://second.example/r/1' });
+    expect(answer.outcome.value).to.include({
+      buyerId: ids.second,
+      priceCents: 1200,
+      redirectUrl: 'https://second.example/r/1',
+    });
     expect(buyers.received('/third')).to.have.length(0);
     const attempts = await db()
       .selectFrom('buyer_attempts')
@@ -144,11 +186,15 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('refuses unknown and revoked keys with UNAUTHENTICATED', async () => {
-    const unknown = await stack.submit('lfpk_' + 'x'.repeat(43), validLeadBody()).catch((error: ServiceError) => error);
+    const unknown = await stack.submit(`lfpk_${'x'.repeat(43)}`, validLeadBody()).catch((error: ServiceError) => error);
     expect((unknown as ServiceError).code).to.equal(status.UNAUTHENTICATED);
     const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
     const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
-    await call(stack.admin.revokePublisherKey.bind(stack.admin), { keyId: mine.keys[0]!.id }, bearer(stack.service.adminToken));
+    await call(
+      stack.admin.revokePublisherKey.bind(stack.admin),
+      { keyId: mine.keys[0]!.id },
+      bearer(stack.service.adminToken),
+    );
     const revoked = await stack.submit(key, validLeadBody()).catch((error: ServiceError) => error);
     expect((revoked as ServiceError).code).to.equal(status.UNAUTHENTICATED);
   });
@@ -157,12 +203,18 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     await accepting('fixed');
     const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
     const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
-    const rotated = await call(stack.admin.rotatePublisherKey.bind(stack.admin), { publisherId: mine.id }, bearer(stack.service.adminToken));
+    const rotated = await call(
+      stack.admin.rotatePublisherKey.bind(stack.admin),
+      { publisherId: mine.id },
+      bearer(stack.service.adminToken),
+    );
     expect((await stack.submit(key, validLeadBody())).outcome?.$case).to.equal('sold');
     expect((await stack.submit(rotated.key, validLeadBody())).outcome?.$case).to.equal('sold');
-    const third = await call(stack.admin.rotatePublisherKey.bind(stack.admin), { publisherId: mine.id }, bearer(stack.service.adminToken)).catch(
-      (error: ServiceError) => error,
-    );
+    const third = await call(
+      stack.admin.rotatePublisherKey.bind(stack.admin),
+      { publisherId: mine.id },
+      bearer(stack.service.adminToken),
+    ).catch((error: ServiceError) => error);
     expect((third as ServiceError).code).to.equal(status.FAILED_PRECONDITION);
   });
 
@@ -182,7 +234,10 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const body = validLeadBody();
     await stack.submit(key, body);
     const reused = await stack.submit(key, { ...body, firstName: 'Someone' });
-    expect(reused.outcome).to.deep.equal({ $case: 'invalid', value: { errors: { clickid: 'was already used for a different lead' } } });
+    expect(reused.outcome).to.deep.equal({
+      $case: 'invalid',
+      value: { errors: { clickid: 'was already used for a different lead' } },
+    });
   });
 
   it('gives 20 concurrent identical posts one lead, one sale and one buyer call', async () => {
@@ -197,7 +252,11 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(answers.filter((answer) => !answer.replayed)).to.have.length(1);
     expect(buyers.received('/slowish').length - calls).to.equal(1);
     expect(await saleCount([...leadIds][0] as string)).to.equal(1);
-    const rows = await db().selectFrom('leads').select('id').where('clickid', '=', body.clickid as string).execute();
+    const rows = await db()
+      .selectFrom('leads')
+      .select('id')
+      .where('clickid', '=', body.clickid as string)
+      .execute();
     expect(rows).to.have.length(1);
   });
 
@@ -205,7 +264,10 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     buyers.behave('/live', { kind: 'accept' });
     buyers.behave('/test', { kind: 'accept' });
     await stack.applyBuyers([
-      testBuyer('with-test-endpoint', buyers.url('/live'), { integration: { testBehaviour: 'test_url' }, post: { testUrl: buyers.url('/test') } }),
+      testBuyer('with-test-endpoint', buyers.url('/live'), {
+        integration: { testBehaviour: 'test_url' },
+        post: { testUrl: buyers.url('/test') },
+      }),
     ]);
     const live = buyers.received('/live').length;
     const answer = await stack.submit(key, validLeadBody({ testMode: '1' }));
@@ -213,7 +275,11 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     if (answer.outcome?.$case !== 'sold') return;
     expect(buyers.received('/live').length).to.equal(live);
     expect(buyers.received('/test').at(-1)!.body).to.include({ testMode: true });
-    const row = await db().selectFrom('leads').select(['is_test', 'status']).where('id', '=', answer.outcome.value.leadId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('leads')
+      .select(['is_test', 'status'])
+      .where('id', '=', answer.outcome.value.leadId)
+      .executeTakeFirstOrThrow();
     expect(row).to.deep.equal({ is_test: 1, status: 'sold' });
     expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
   });
@@ -232,7 +298,16 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const stored = JSON.stringify(row);
     expect(stored).not.to.include('219099999');
     expect(stored).not.to.include('9876543210');
-    for (const value of ['1986-04-12', 'Maria', 'Garcia', 'maria.garcia@example.com', '1200 Market St', '4155550123', '4155550188', '203.0.113.7']) {
+    for (const value of [
+      '1986-04-12',
+      'Maria',
+      'Garcia',
+      'maria.garcia@example.com',
+      '1200 Market St',
+      '4155550123',
+      '4155550188',
+      '203.0.113.7',
+    ]) {
       expect(stored).not.to.include(value);
     }
     expect(row.ssn_hash).not.to.equal(createHash('sha256').update('219099999').digest('hex'));
@@ -256,7 +331,9 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     });
     expect(view.lead!.tracking).to.deep.equal({ affiliate: 'aff42', sub: 'spring', transaction: 'tx-9001' });
     expect(view.lead!.attempts).to.have.length(1);
-    const anonymous = await call(stack.client.getLead.bind(stack.client), { leadId }).catch((error: ServiceError) => error);
+    const anonymous = await call(stack.client.getLead.bind(stack.client), { leadId }).catch(
+      (error: ServiceError) => error,
+    );
     expect((anonymous as ServiceError).code).to.equal(status.UNAUTHENTICATED);
   });
 
@@ -272,7 +349,13 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     await db().deleteFrom('buyer_attempts').where('lead_id', '=', leadId).execute();
     await db()
       .updateTable('leads')
-      .set({ status: 'processing', claimed_at: Date.now() - 60 * 60 * 1000, buyer_id: null, payout_cents: null, completed_at: null })
+      .set({
+        status: 'processing',
+        claimed_at: Date.now() - 60 * 60 * 1000,
+        buyer_id: null,
+        payout_cents: null,
+        completed_at: null,
+      })
       .where('id', '=', leadId)
       .execute();
     const retry = await stack.submit(key, body);

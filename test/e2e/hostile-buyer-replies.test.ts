@@ -2,11 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentials } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { DistributionServiceClient, Lead, type SubmitLeadResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import {
+  DistributionServiceClient,
+  Lead,
+  type SubmitLeadResponse,
+} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
 import { Admin } from '../cluster/support/admin.js';
-import { cleanUp, startDistributionProcess, tempDir, type DistributionProcess } from '../cluster/support/processes.js';
-import { check, healthClient, type HealthClient } from '../observability/support/grpc-clients.js';
+import { cleanUp, type DistributionProcess, startDistributionProcess, tempDir } from '../cluster/support/processes.js';
+import { check, type HealthClient, healthClient } from '../observability/support/grpc-clients.js';
 import { testBuyer } from '../support/buyers.js';
 import { call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
@@ -27,7 +31,12 @@ const HOSTILE: Record<string, { body: string; response: Record<string, unknown>;
   // Just under the markup caps: every path walks 500 elements.
   'wide-at-cap': {
     body: `<r>${Array.from({ length: 500 }, (_, i) => `<status x="${i}"/>`).join('')}</r>`,
-    response: { format: 'xml', accepted: { path: "//status[@x='499']/@x", equals: 'accepted' }, reason: "//*[@x='498']/@x", reference: 'count(//status)' },
+    response: {
+      format: 'xml',
+      accepted: { path: "//status[@x='499']/@x", equals: 'accepted' },
+      reason: "//*[@x='498']/@x",
+      reference: 'count(//status)',
+    },
     benign: '<r><status x="499"/></r>',
   },
   // Namespaces declared 500 levels deep (quadratic in xmldom): refused for depth before it is parsed.
@@ -99,7 +108,9 @@ describe('hostile buyer replies: a running distribution service keeps answering 
     });
     admin = new Admin(distribution.address, secrets.LEADFLOW_ADMIN_TOKEN);
     await admin.applyBuyers(
-      Object.entries(HOSTILE).map(([shape, { response }]) => testBuyer(shape, `${buyerUrl}/${shape}`, { post: { response } })),
+      Object.entries(HOSTILE).map(([shape, { response }]) =>
+        testBuyer(shape, `${buyerUrl}/${shape}`, { post: { response } }),
+      ),
     );
     client = new DistributionServiceClient(distribution.address, credentials.createInsecure());
     health = healthClient(distribution.address);
@@ -127,14 +138,24 @@ describe('hostile buyer replies: a running distribution service keeps answering 
 
   function submit(): Promise<SubmitLeadResponse> {
     const lead: Partial<Lead> = {};
-    for (const [field, value] of Object.entries(validLeadBody())) if (isLeadField(field) && typeof value === 'string') lead[field] = value;
-    return call(client!.submitLead.bind(client), { webmasterKey: key, lead: Lead.fromPartial(lead), nonStringFields: [] }, undefined, {
-      deadline: Date.now() + 120_000,
-    });
+    for (const [field, value] of Object.entries(validLeadBody()))
+      if (isLeadField(field) && typeof value === 'string') lead[field] = value;
+    return call(
+      client!.submitLead.bind(client),
+      { webmasterKey: key, lead: Lead.fromPartial(lead), nonStringFields: [] },
+      undefined,
+      {
+        deadline: Date.now() + 120_000,
+      },
+    );
   }
 
   /** Sells LEADS leads while probing; the slowest probe and the service's own worst event-loop delay. */
-  async function sellWhileProbing(): Promise<{ answers: SubmitLeadResponse[]; slowestProbeMs: number; lagMaxMs: number }> {
+  async function sellWhileProbing(): Promise<{
+    answers: SubmitLeadResponse[];
+    slowestProbeMs: number;
+    lagMaxMs: number;
+  }> {
     // Reading the metric resets it.
     await eventLoopLagMaxMs();
     let selling = true;

@@ -17,7 +17,20 @@ const anyJsonValue = fc.oneof(
   fc.constant(null),
   fc.array(fc.string(), { maxLength: 3 }),
   fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
-  fc.constantFrom('', ' ', '0', '-1', '1e9', 'NaN', '9'.repeat(400), '\u0000', '<script>', "' OR 1=1 --", '%00', '\ud800'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1e9',
+    'NaN',
+    '9'.repeat(400),
+    '\u0000',
+    '<script>',
+    "' OR 1=1 --",
+    '%00',
+    '\ud800',
+  ),
 );
 
 /** A valid lead with some fields replaced, removed, or joined by unknown ones. */
@@ -38,12 +51,29 @@ const rawBody = fc.oneof(
   fc.json(),
   fc.string({ maxLength: 500 }),
   fc.string({ unit: 'binary', maxLength: 500 }),
-  fc.constantFrom('', '{', '[]', 'null', '{"__proto__": {"x": 1}}', '{"constructor": {"prototype": {}}}', '{"price": "1"}{"price": "2"}'),
+  fc.constantFrom(
+    '',
+    '{',
+    '[]',
+    'null',
+    '{"__proto__": {"x": 1}}',
+    '{"constructor": {"prototype": {}}}',
+    '{"price": "1"}{"price": "2"}',
+  ),
 );
 
 const contentType = fc.oneof(
   { weight: 8, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'APPLICATION/JSON', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'APPLICATION/JSON',
+      '',
+    ),
+  },
 );
 
 describe('gateway and distribution service under generated and mangled bodies', function () {
@@ -71,7 +101,10 @@ describe('gateway and distribution service under generated and mangled bodies', 
     const pathKey = fc.oneof(
       { weight: 6, arbitrary: fc.constant(key) },
       { weight: 1, arbitrary: fc.string({ maxLength: 80 }).map((text) => encodeURIComponent(text) || 'x') },
-      { weight: 1, arbitrary: fc.constantFrom(`${key}x`, key.slice(0, -1), '%E0%A4%A', '..%2F..%2Fetc', 'a'.repeat(300)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(`${key}x`, key.slice(0, -1), '%E0%A4%A', '..%2F..%2Fetc', 'a'.repeat(300)),
+      },
     );
     await fc.assert(
       fc.asyncProperty(rawBody, contentType, pathKey, async (body, type, webmasterKey) => {

@@ -1,12 +1,17 @@
-import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/ports.js';
+import { expect } from 'chai';
+import {
+  demoMarketConfigPath,
+  loadSimulatorConfig,
+  type Simulator,
+  startSimulator,
+} from '../../services/simulator/index.js';
 import { validLeadBody } from '../support/leads.js';
-import { startProcess, stopProcess, type RunningProcess } from '../support/source-process.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
-import { demoMarketConfigPath, loadSimulatorConfig, startSimulator, type Simulator } from '../../services/simulator/index.js';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
+import { freePort } from '../support/ports.js';
+import { type RunningProcess, startProcess, stopProcess } from '../support/source-process.js';
 
 async function waitUntil(what: string, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
@@ -58,7 +63,10 @@ describe('gateway and distribution service as processes: one trace per lead, no 
       LEADFLOW_DEMO_SIMULATOR_URL: simulator.url,
     };
     distribution = startProcess('services/distribution/src/main.ts', env);
-    await waitUntil('demo key', async () => (key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim()).length > 0);
+    await waitUntil(
+      'demo key',
+      async () => (key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim()).length > 0,
+    );
     gateway = startProcess('gateway/src/main.ts', env);
     baseUrl = `http://127.0.0.1:${httpPort}`;
     await waitUntil('gateway', async () => (await fetch(`${baseUrl}/health/ready`)).ok);
@@ -74,7 +82,10 @@ describe('gateway and distribution service as processes: one trace per lead, no 
     await post(key, validLeadBody({ ...CANARY, clickid: 'canary-sold' }));
     await post(key, validLeadBody({ ...CANARY, clickid: 'canary-sold' }));
     await post(key, validLeadBody({ ...CANARY, clickid: 'canary-sold', firstName: 'Changed' }));
-    await post(key, validLeadBody({ ...CANARY, email: CANARY.ssn, zip: CANARY.bankAccountNumber, homePhone: CANARY.bankAba }));
+    await post(
+      key,
+      validLeadBody({ ...CANARY, email: CANARY.ssn, zip: CANARY.bankAccountNumber, homePhone: CANARY.bankAba }),
+    );
     await post(key, { ssn: 219099999, bankAccountNumber: CANARY.bankAccountNumber });
     await post(`${key}x`, validLeadBody(CANARY));
     await post(key.slice(0, -1), validLeadBody(CANARY));
@@ -89,13 +100,26 @@ describe('gateway and distribution service as processes: one trace per lead, no 
   });
 
   it('answered every request and shut both processes down cleanly on SIGTERM', () => {
-    expect(answers.map((answer) => answer.slice(0, 3))).to.deep.equal(['200', '200', '400', '400', '400', '401', '401']);
+    expect(answers.map((answer) => answer.slice(0, 3))).to.deep.equal([
+      '200',
+      '200',
+      '400',
+      '400',
+      '400',
+      '401',
+      '401',
+    ]);
     expect(exitCodes).to.deep.equal([0, 0]);
   });
 
   it('exported one trace from the gateway through gRPC into the service, with its spans', () => {
     const spans = receiver.spans();
-    const intake = spans.find((span) => span.service === 'leadflow-gateway' && span.name === 'POST /api/intake/{webmasterKey}' && span.attributes['http.response.status_code'] === 200);
+    const intake = spans.find(
+      (span) =>
+        span.service === 'leadflow-gateway' &&
+        span.name === 'POST /api/intake/{webmasterKey}' &&
+        span.attributes['http.response.status_code'] === 200,
+    );
     expect(intake, 'gateway span').to.exist;
     expect(intake!.attributes['leadflow.processing_time_ms']).to.be.a('number');
     const trace = spans.filter((span) => span.traceId === intake!.traceId);
@@ -121,7 +145,8 @@ describe('gateway and distribution service as processes: one trace per lead, no 
     expect(places.spans.length).to.be.above(0);
     const secrets = [key, key.slice(0, -1), ...Object.values(CANARY), '219099999', '1979'];
     for (const [place, text] of Object.entries(places)) {
-      for (const secret of secrets) expect(text.includes(secret), `${place} contain ${secret.slice(0, 3)}…`).to.equal(false);
+      for (const secret of secrets)
+        expect(text.includes(secret), `${place} contain ${secret.slice(0, 3)}…`).to.equal(false);
     }
   });
 });

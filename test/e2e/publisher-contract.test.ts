@@ -68,7 +68,10 @@ describeEachDatabase('publisher contract over HTTP', (database) => {
   });
 
   it('refuses text that would display other than it reads, naming each field', async () => {
-    const { status, body } = await stack.post(key, validLeadBody({ lastName: 'Smith\u202egnp.exe', address: '1\u200b Main St', city: 'Spring\u2066field\u2069' }));
+    const { status, body } = await stack.post(
+      key,
+      validLeadBody({ lastName: 'Smith\u202egnp.exe', address: '1\u200b Main St', city: 'Spring\u2066field\u2069' }),
+    );
     expect(status).to.equal(400);
     const message = 'must not contain invisible formatting characters (direction controls, zero-width characters)';
     expect(body.errors).to.deep.equal({ lastName: message, address: message, city: message });
@@ -92,9 +95,17 @@ describeEachDatabase('publisher contract over HTTP', (database) => {
   it('marks test leads as test, validates them the same way and charges nothing', async () => {
     const sold = await stack.post(key, validLeadBody({ testMode: '1' }));
     expect(sold.status).to.equal(200);
-    const row = await stack.distribution.service.db.selectFrom('leads').select('is_test').where('id', '=', sold.body.leadId).executeTakeFirstOrThrow();
+    const row = await stack.distribution.service.db
+      .selectFrom('leads')
+      .select('is_test')
+      .where('id', '=', sold.body.leadId)
+      .executeTakeFirstOrThrow();
     expect(row.is_test).to.equal(1);
-    const sales = await stack.distribution.service.db.selectFrom('sales').selectAll().where('lead_id', '=', sold.body.leadId).execute();
+    const sales = await stack.distribution.service.db
+      .selectFrom('sales')
+      .selectAll()
+      .where('lead_id', '=', sold.body.leadId)
+      .execute();
     expect(sales).to.have.length(0);
     const invalid = await stack.post(key, validLeadBody({ testMode: '1', dob: '2015-01-01' }));
     expect(invalid.status).to.equal(400);
@@ -118,7 +129,9 @@ describeEachDatabase('publisher contract over HTTP', (database) => {
     for (let i = 0; i < 60; i++) {
       answers.push(await stack.post(key, i % 2 === 0 ? validLeadBody() : { price: 'x' }));
     }
-    expect(answers.map((answer) => answer.status)).to.satisfy((codes: number[]) => codes.every((code) => code === 200 || code === 400));
+    expect(answers.map((answer) => answer.status)).to.satisfy((codes: number[]) =>
+      codes.every((code) => code === 200 || code === 400),
+    );
     expect(answers[0]!.headers.get('ratelimit-policy')).to.equal('"default";q=60;w=60');
     expect(answers[58]!.headers.get('ratelimit')).to.equal('"default";r=1;t=0');
     expect(answers[59]!.headers.get('ratelimit')).to.match(/^"default";r=0;t=([1-9]|[1-5][0-9]|60)$/);

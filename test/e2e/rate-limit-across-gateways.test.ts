@@ -3,12 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildGateway } from '../../gateway/src/app.js';
 import { loadGatewayConfig } from '../../services/common/config.js';
-import { freePort } from '../support/ports.js';
 import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
-import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
+import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
+import { freePort } from '../support/ports.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
 function gatewayWithRedis(distribution: TestDistribution, redisUrl: string): FastifyInstance {

@@ -28,7 +28,7 @@ describe('gateway: keys and rate limit', () => {
     expect(response.statusCode).to.equal(401);
     expect(response.json()).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
     expect(response.headers['ratelimit-policy']).to.equal('"auth-failures";q=2;w=60');
-    expect(response.headers['ratelimit']).to.equal('"auth-failures";r=1;t=0');
+    expect(response.headers.ratelimit).to.equal('"auth-failures";r=1;t=0');
     expect(distribution.submitCalls).to.have.length(0);
   });
 
@@ -36,7 +36,7 @@ describe('gateway: keys and rate limit', () => {
     const response = await postLead(app, testKey('old-key'));
     expect(response.statusCode).to.equal(200);
     expect(response.headers['ratelimit-policy']).to.equal('"default";q=3;w=60');
-    expect(response.headers['ratelimit']).to.equal('"default";r=2;t=0');
+    expect(response.headers.ratelimit).to.equal('"default";r=2;t=0');
     expect(response.headers).to.not.have.property('retry-after');
   });
 
@@ -48,7 +48,7 @@ describe('gateway: keys and rate limit', () => {
     expect(body).to.include({ status: 'error', message: 'Rate limit exceeded' });
     expect(body.retryAfter).to.be.a('number').and.to.be.within(1, 60);
     expect(response.headers['retry-after']).to.equal(String(body.retryAfter));
-    expect(response.headers['ratelimit']).to.equal(`"default";r=0;t=${body.retryAfter}`);
+    expect(response.headers.ratelimit).to.equal(`"default";r=0;t=${body.retryAfter}`);
     expect(distribution.submitCalls).to.have.length(3);
   });
 
@@ -76,7 +76,7 @@ describe('gateway: keys and rate limit', () => {
     expect((await postLead(app, testKey('other-guess'))).statusCode).to.equal(401);
     const refused = await postLead(app, testKey('third-guess'));
     expect(refused.statusCode).to.equal(429);
-    expect(refused.headers['ratelimit']).to.match(/^"auth-failures";r=0;t=\d+$/);
+    expect(refused.headers.ratelimit).to.match(/^"auth-failures";r=0;t=\d+$/);
     expect(distribution.resolveCalls).to.deep.equal([testKey('guess'), testKey('other-guess')]);
   });
 

@@ -12,7 +12,13 @@ describe('clientAddressGroup', () => {
 
   it('names an IPv6 client by its /56, however the address is written', () => {
     const group = '2001:db8:1:0:0:0:0:0/56';
-    for (const address of ['2001:db8:1::1', '2001:DB8:1:ff:ffff:ffff:ffff:ffff', '2001:0db8:0001:0042::', '2001:db8:1:2::192.0.2.1', '2001:db8:1::9%eth0']) {
+    for (const address of [
+      '2001:db8:1::1',
+      '2001:DB8:1:ff:ffff:ffff:ffff:ffff',
+      '2001:0db8:0001:0042::',
+      '2001:db8:1:2::192.0.2.1',
+      '2001:db8:1::9%eth0',
+    ]) {
       expect(clientAddressGroup(address), address).to.equal(group);
     }
     expect(clientAddressGroup('2001:db8:1:100::1')).to.equal('2001:db8:1:100:0:0:0:0/56');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../services/common/config.js';
@@ -51,7 +51,10 @@ describe('gateway: bad-key floods, against a listening gateway', function () {
   }
 
   const statusCounts = (answers: Answer[]) =>
-    answers.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+    answers.reduce<Record<number, number>>(
+      (counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }),
+      {},
+    );
 
   before(async () => {
     await distribution.start();
@@ -87,7 +90,9 @@ describe('gateway: bad-key floods, against a listening gateway', function () {
   it(`lets one address fail ${LIMIT} times a minute: a flood of random keys costs ${LIMIT} look-ups, not ${FLOOD}`, async () => {
     await listen();
     const answers = await flood(randomKey);
-    console.log(`      ${FLOOD} random well-formed keys from one address: ${distribution.resolveCalls.length} look-ups, answers ${JSON.stringify(statusCounts(answers))}`);
+    console.log(
+      `      ${FLOOD} random well-formed keys from one address: ${distribution.resolveCalls.length} look-ups, answers ${JSON.stringify(statusCounts(answers))}`,
+    );
     expect(distribution.resolveCalls).to.have.length(LIMIT);
     expect(answers.slice(0, LIMIT).map((answer) => answer.status)).to.deep.equal(Array(LIMIT).fill(401));
     expect(answers.slice(LIMIT).every((answer) => answer.status === 429)).to.equal(true);
@@ -102,7 +107,9 @@ describe('gateway: bad-key floods, against a listening gateway', function () {
   it('counts keys of an impossible shape as failures too', async () => {
     await listen();
     const answers = await flood(() => `lfpk_${randomBytes(8).toString('hex')}`);
-    console.log(`      ${FLOOD} malformed keys from one address: ${distribution.resolveCalls.length} look-ups, answers ${JSON.stringify(statusCounts(answers))}`);
+    console.log(
+      `      ${FLOOD} malformed keys from one address: ${distribution.resolveCalls.length} look-ups, answers ${JSON.stringify(statusCounts(answers))}`,
+    );
     expect(distribution.resolveCalls).to.have.length(0);
     expect(statusCounts(answers)).to.deep.equal({ 401: LIMIT, 429: FLOOD - LIMIT });
   });
@@ -118,7 +125,9 @@ describe('gateway: bad-key floods, against a listening gateway', function () {
     expect((await post(LIVE_KEY, attacker)).status, 'a live key the gateway knows').to.equal(200);
     expect((await post(randomKey(), attacker)).status).to.equal(429);
     expect((await post(randomKey(), neighbour)).status).to.equal(401);
-    expect(distribution.resolveCalls.length - lookups, 'look-ups: the live key once, the neighbour\'s guess').to.equal(2);
+    expect(distribution.resolveCalls.length - lookups, "look-ups: the live key once, the neighbour's guess").to.equal(
+      2,
+    );
   });
 
   it('takes the client address from X-Forwarded-For only when the peer is a trusted proxy, and says so once', async () => {
@@ -137,7 +146,9 @@ describe('gateway: bad-key floods, against a listening gateway', function () {
     await listen({ trustProxy: ['127.0.0.1'] });
     const answers: Answer[] = [];
     for (let i = 0; i < LIMIT + 5; i += 1) {
-      answers.push(await post(randomKey(), { 'x-forwarded-for': `2001:db8:77:${(i % 256).toString(16)}::${i.toString(16)}` }));
+      answers.push(
+        await post(randomKey(), { 'x-forwarded-for': `2001:db8:77:${(i % 256).toString(16)}::${i.toString(16)}` }),
+      );
     }
     expect(statusCounts(answers)).to.deep.equal({ 401: LIMIT, 429: 5 });
     expect((await post(randomKey(), { 'x-forwarded-for': '2001:db8:77:100::1' })).status).to.equal(401);
@@ -186,7 +197,10 @@ describe('gateway: failed authentications counted across gateways', function () 
     for (let i = 0; i < 100; i += 1) statuses.push(await statusOf(pair[i % 2]!, client));
     expect(statuses.filter((status) => status === 401)).to.have.length(LIMIT);
     expect(statuses.slice(LIMIT).every((status) => status === 429)).to.equal(true);
-    expect(distribution.resolveCalls.length, 'look-ups: the allowance, and one for the gateway that learns of the lockout last').to.be.at.most(LIMIT + 1);
+    expect(
+      distribution.resolveCalls.length,
+      'look-ups: the allowance, and one for the gateway that learns of the lockout last',
+    ).to.be.at.most(LIMIT + 1);
   });
 
   it('still limits each gateway on its own while Redis does not answer', async () => {
@@ -201,6 +215,9 @@ describe('gateway: failed authentications counted across gateways', function () 
     expect(oneClient.filter((status) => status === 401)).to.have.length(LIMIT);
     expect(oneClient.slice(LIMIT).every((status) => status === 429)).to.equal(true);
     const [fallbacks] = (await alone.metrics.rateLimiterFallbacks.get()).values;
-    expect(fallbacks?.value, 'each failure counted by the local fallback; the lockout then costs no count at all').to.equal(LIMIT);
+    expect(
+      fallbacks?.value,
+      'each failure counted by the local fallback; the lockout then costs no count at all',
+    ).to.equal(LIMIT);
   });
 });

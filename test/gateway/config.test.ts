@@ -1,5 +1,5 @@
-import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
 import { ConfigError, loadGatewayConfig } from '../../services/common/config.js';
 import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
@@ -46,8 +46,14 @@ describe('gateway configuration', () => {
         ConfigError,
         'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS (20000) must be at least LEADFLOW_HTTP_HEADERS_TIMEOUT_MS (30000)',
       );
-      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_REQUEST_TIMEOUT_MS: '0' })).to.throw(ConfigError, 'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS');
-      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).to.throw(ConfigError, 'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS');
+      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_REQUEST_TIMEOUT_MS: '0' })).to.throw(
+        ConfigError,
+        'LEADFLOW_HTTP_REQUEST_TIMEOUT_MS',
+      );
+      expect(() => loadGatewayConfig({ LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5s' })).to.throw(
+        ConfigError,
+        'LEADFLOW_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      );
     });
   });
 
@@ -63,20 +69,22 @@ describe('gateway configuration', () => {
     });
 
     it('reads trusted proxies as addresses, CIDR ranges and the names proxy-addr knows', () => {
-      expect(loadGatewayConfig({ LEADFLOW_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,loopback,fd00::/8,::1' }).trustProxy).to.deep.equal([
-        '10.0.0.0/8',
-        '192.0.2.10',
-        'loopback',
-        'fd00::/8',
-        '::1',
-      ]);
+      expect(
+        loadGatewayConfig({ LEADFLOW_TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,loopback,fd00::/8,::1' }).trustProxy,
+      ).to.deep.equal(['10.0.0.0/8', '192.0.2.10', 'loopback', 'fd00::/8', '::1']);
     });
 
     it('refuses to trust every proxy, hop counts, and what is not an address', () => {
       for (const value of ['true', '1', '*', 'nginx', '10.0.0.0/33', '10.0.0.1/8/1', 'fd00::/129', '10.0.0.0/8,']) {
-        expect(() => loadGatewayConfig({ LEADFLOW_TRUST_PROXY: value }), value).to.throw(ConfigError, 'LEADFLOW_TRUST_PROXY');
+        expect(() => loadGatewayConfig({ LEADFLOW_TRUST_PROXY: value }), value).to.throw(
+          ConfigError,
+          'LEADFLOW_TRUST_PROXY',
+        );
       }
-      expect(() => loadGatewayConfig({ LEADFLOW_AUTH_FAILURE_LIMIT: '0' })).to.throw(ConfigError, 'LEADFLOW_AUTH_FAILURE_LIMIT');
+      expect(() => loadGatewayConfig({ LEADFLOW_AUTH_FAILURE_LIMIT: '0' })).to.throw(
+        ConfigError,
+        'LEADFLOW_AUTH_FAILURE_LIMIT',
+      );
     });
   });
 });

@@ -1,6 +1,6 @@
+import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS } from '../../services/common/lead-fields.js';
-import { expect } from 'chai';
 import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
@@ -68,7 +68,17 @@ describe('gateway: GET /openapi.json', () => {
     const document = JSON.parse(response.body);
     expect(document.openapi).to.equal('3.1.0');
     const post = document.paths['/api/intake/{webmasterKey}'].post;
-    expect(Object.keys(post.responses)).to.have.members(['200', '400', '401', '413', '415', '429', '500', '503', '504']);
+    expect(Object.keys(post.responses)).to.have.members([
+      '200',
+      '400',
+      '401',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+      '504',
+    ]);
     expect(post.responses['429'].headers).to.have.property('Retry-After');
     expect(post.responses['200'].headers).to.have.keys('RateLimit-Policy', 'RateLimit');
     expect(post.description).to.include('Retry');
@@ -89,7 +99,13 @@ describe('gateway: GET /openapi.json', () => {
     const body = (await app.inject({ method: 'GET', url: '/openapi.json' })).body;
     const document = JSON.parse(body);
     for (const [, ref] of body.matchAll(/"\$ref":"([^"]+)"/g)) {
-      const target = ref!.slice(2).split('/').reduce((node: Record<string, unknown> | undefined, part) => node?.[part] as Record<string, unknown> | undefined, document);
+      const target = ref!
+        .slice(2)
+        .split('/')
+        .reduce(
+          (node: Record<string, unknown> | undefined, part) => node?.[part] as Record<string, unknown> | undefined,
+          document,
+        );
       expect(target, ref).to.be.ok;
     }
   });

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
+import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
-import { expect } from 'chai';
 import { postLead, testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 import { ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
 
@@ -27,7 +27,14 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
       const response = await postLead(app, KEY);
       expect(response.statusCode).to.equal(200);
       const body = response.json();
-      expect(Object.keys(body)).to.deep.equal(['leadId', 'status', 'price', 'redirectUrl', 'buyerId', 'processingTime']);
+      expect(Object.keys(body)).to.deep.equal([
+        'leadId',
+        'status',
+        'price',
+        'redirectUrl',
+        'buyerId',
+        'processingTime',
+      ]);
       expect(body).to.include({
         leadId: 'lead-1',
         status: 'sold',
@@ -65,7 +72,11 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
 
     it('answers an invalid lead with 400 and the per-field errors', async () => {
       const errors = { ssn: 'must be 9 digits', email: 'is required' };
-      distribution.submit = () => ({ outcome: { $case: 'invalid', value: { errors } }, buyerWaitMs: 0, replayed: false });
+      distribution.submit = () => ({
+        outcome: { $case: 'invalid', value: { errors } },
+        buyerWaitMs: 0,
+        replayed: false,
+      });
       const response = await postLead(app, KEY);
       expect(response.statusCode).to.equal(400);
       expect(response.json()).to.deep.equal({ status: 'error', errors });
@@ -191,7 +202,11 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
 
   describe('gRPC failures', () => {
     const cases: Array<{ code: status; statusCode: number; body: object }> = [
-      { code: status.UNAUTHENTICATED, statusCode: 401, body: { status: 'error', message: 'Unknown or revoked webmaster key' } },
+      {
+        code: status.UNAUTHENTICATED,
+        statusCode: 401,
+        body: { status: 'error', message: 'Unknown or revoked webmaster key' },
+      },
       {
         code: status.RESOURCE_EXHAUSTED,
         statusCode: 429,
@@ -213,7 +228,11 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
         body: { status: 'error', message: 'The lead was not processed in time; retry with the same clickid' },
       },
       { code: status.INTERNAL, statusCode: 500, body: { status: 'error', message: 'Internal server error' } },
-      { code: status.FAILED_PRECONDITION, statusCode: 500, body: { status: 'error', message: 'Internal server error' } },
+      {
+        code: status.FAILED_PRECONDITION,
+        statusCode: 500,
+        body: { status: 'error', message: 'Internal server error' },
+      },
     ];
     for (const { code, statusCode, body } of cases) {
       it(`answers ${status[code]} with ${statusCode}`, async () => {

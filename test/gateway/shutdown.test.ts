@@ -1,8 +1,9 @@
-import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
 import { testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 
 const KEY = testKey('shutdown');
+
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 describe('gateway: closing', () => {

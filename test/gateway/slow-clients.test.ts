@@ -1,6 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import type { HttpTimeouts } from '../../services/common/config.js';
 import { testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 import { RawClient, requestHead } from './support/raw-client.js';
@@ -15,7 +15,10 @@ const TRICKLE_INTERVAL_MS = 100;
 const TRICKLE_BYTES = 300;
 
 function intakeHead(key: string, contentLength: number): string {
-  return requestHead('POST', `/api/intake/${key}`, { 'Content-Type': 'application/json', 'Content-Length': contentLength });
+  return requestHead('POST', `/api/intake/${key}`, {
+    'Content-Type': 'application/json',
+    'Content-Length': contentLength,
+  });
 }
 
 describe('gateway: slow clients, against a listening gateway', function () {
@@ -51,7 +54,10 @@ describe('gateway: slow clients, against a listening gateway', function () {
   it('answers 408 and closes a connection whose headers trickle in a byte at a time', async () => {
     await listen(SHORT);
     const slow = await client();
-    const finished = await slow.trickle(`${intakeHead(KEY, BODY.length)}${'x'.repeat(TRICKLE_BYTES)}`, TRICKLE_INTERVAL_MS);
+    const finished = await slow.trickle(
+      `${intakeHead(KEY, BODY.length)}${'x'.repeat(TRICKLE_BYTES)}`,
+      TRICKLE_INTERVAL_MS,
+    );
     expect(finished, 'the server let the trickle run to its end').to.equal(false);
     expect(slow.statuses).to.deep.equal([408]);
   });
@@ -69,7 +75,10 @@ describe('gateway: slow clients, against a listening gateway', function () {
   it('closes a connection that never sends a byte', async () => {
     await listen(SHORT);
     const silent = await client();
-    await Promise.race([silent.closed, new Promise((resolve) => setTimeout(resolve, TRICKLE_BYTES * TRICKLE_INTERVAL_MS))]);
+    await Promise.race([
+      silent.closed,
+      new Promise((resolve) => setTimeout(resolve, TRICKLE_BYTES * TRICKLE_INTERVAL_MS)),
+    ]);
     expect(silent.isClosed, 'a silent connection is still open').to.equal(true);
   });
 
@@ -80,7 +89,10 @@ describe('gateway: slow clients, against a listening gateway', function () {
     await idle.waitFor((c) => c.statuses.length === 1);
     expect(idle.statuses).to.deep.equal([200]);
     expect(idle.headers(0).connection).to.equal('keep-alive');
-    await Promise.race([idle.closed, new Promise((resolve) => setTimeout(resolve, TRICKLE_BYTES * TRICKLE_INTERVAL_MS))]);
+    await Promise.race([
+      idle.closed,
+      new Promise((resolve) => setTimeout(resolve, TRICKLE_BYTES * TRICKLE_INTERVAL_MS)),
+    ]);
     expect(idle.isClosed, 'an idle keep-alive connection is still open').to.equal(true);
   });
 

@@ -98,7 +98,9 @@ describe('gateway: traces and logs', () => {
     const app = testGateway(distribution.address, { intakeDeadlineMs: 300 }, logger);
     const lead = { ...VALID_LEAD, ssn: SSN, bankAccountNumber: BANK_ACCOUNT };
     const answers: string[] = [];
-    const record = async (response: Promise<{ body: string; headers: Record<string, unknown>; statusCode: number }>) => {
+    const record = async (
+      response: Promise<{ body: string; headers: Record<string, unknown>; statusCode: number }>,
+    ) => {
       const { body, headers, statusCode } = await response;
       answers.push(JSON.stringify({ body, headers, statusCode }));
       return statusCode;
@@ -121,12 +123,16 @@ describe('gateway: traces and logs', () => {
       expect(await record(postLead(app, KEY, lead))).to.equal(504);
       distribution.submitDelayMs = 0;
 
-      expect(await record(postLead(app, KEY, `{"ssn": "${SSN}", "bankAccountNumber": "${BANK_ACCOUNT}"`))).to.equal(400);
+      expect(await record(postLead(app, KEY, `{"ssn": "${SSN}", "bankAccountNumber": "${BANK_ACCOUNT}"`))).to.equal(
+        400,
+      );
       expect(await record(postLead(app, KEY, `{"ssn": ${SSN}, "bankAccountNumber": ${BANK_ACCOUNT}}`))).to.equal(200);
-      expect(await record(postLead(app, KEY, `{"ssn": "${SSN}", "__proto__": {"x": "${BANK_ACCOUNT}"}}`))).to.equal(400);
-      expect(
-        await record(postLead(app, KEY, JSON.stringify({ ...lead, userAgent: 'x'.repeat(70_000) }))),
-      ).to.equal(413);
+      expect(await record(postLead(app, KEY, `{"ssn": "${SSN}", "__proto__": {"x": "${BANK_ACCOUNT}"}}`))).to.equal(
+        400,
+      );
+      expect(await record(postLead(app, KEY, JSON.stringify({ ...lead, userAgent: 'x'.repeat(70_000) })))).to.equal(
+        413,
+      );
       expect(await record(postLead(app, KEY, JSON.stringify(lead), 'text/plain'))).to.equal(415);
       expect(await record(postLead(app, `${KEY}x`, lead))).to.equal(401);
       expect(await record(postLead(app, `${KEY}%zz`, lead))).to.equal(400);

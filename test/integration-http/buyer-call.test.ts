@@ -5,7 +5,7 @@ import { PING_WITHHELD_FIELDS } from '../../services/distribution/src/buyers/int
 import { FILTER_FIELDS } from '../../services/distribution/src/buyers/rules/filter-fields.js';
 import { leadFacts } from '../../services/distribution/src/buyers/rules/lead-facts.js';
 import { exchange, JSON_STATUS_PARSER, lead } from '../unit/integration/exchange-fixtures.js';
-import { json, startLocalServer, type Handler, type LocalServer } from './local-server.js';
+import { type Handler, json, type LocalServer, startLocalServer } from './local-server.js';
 
 const SLACK_MS = 2_000;
 
@@ -37,28 +37,45 @@ describe('callBuyer against real HTTP servers', () => {
   const post = (overrides: Partial<HttpExchange> = {}) =>
     exchange({
       url: buyer.url('/live'),
-      mapping: { 'applicant.email': { field: 'email', transform: [] }, 'applicant.state': { field: 'state', transform: [] } },
+      mapping: {
+        'applicant.email': { field: 'email', transform: [] },
+        'applicant.state': { field: 'state', transform: [] },
+      },
       response: { ...JSON_STATUS_PARSER, reference: { path: '$.id' } },
       ...overrides,
     });
 
   it('posts the mapped lead and reads the acceptance', async () => {
     const result = await callBuyer(post(), integration(post()), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'accepted', httpStatus: 200, reply: { outcome: 'accepted', reference: 'B-1' } });
-    expect(JSON.parse(buyer.requests[0].body)).to.deep.equal({ applicant: { email: 'jane.doe@example.com', state: 'IL' } });
+    expect(result).to.deep.include({
+      outcome: 'accepted',
+      httpStatus: 200,
+      reply: { outcome: 'accepted', reference: 'B-1' },
+    });
+    expect(JSON.parse(buyer.requests[0].body)).to.deep.equal({
+      applicant: { email: 'jane.doe@example.com', state: 'IL' },
+    });
     expect(buyer.requests[0].path).to.equal('/live');
   });
 
   it('reads a rejection', async () => {
     handler = (_, response) => json(response, 200, { status: 'rejected', reason: 'duplicate' });
     const result = await callBuyer(post(), integration(post()), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'rejected', httpStatus: 200, reply: { outcome: 'rejected', reason: 'duplicate' } });
+    expect(result).to.deep.include({
+      outcome: 'rejected',
+      httpStatus: 200,
+      reply: { outcome: 'rejected', reason: 'duplicate' },
+    });
   });
 
   it('never sells on a 5xx', async () => {
     handler = (_, response) => json(response, 500, { status: 'accepted' });
     const result = await callBuyer(post(), integration(post()), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'error', httpStatus: 500, reply: { outcome: 'error', error: 'http_status' } });
+    expect(result).to.deep.include({
+      outcome: 'error',
+      httpStatus: 500,
+      reply: { outcome: 'error', error: 'http_status' },
+    });
   });
 
   it('never sells on an HTML page', async () => {
@@ -67,14 +84,27 @@ describe('callBuyer against real HTTP servers', () => {
       response.end('<html><body>Service temporarily overloaded</body></html>');
     };
     const result = await callBuyer(post(), integration(post()), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'error', httpStatus: 200, reply: { outcome: 'error', error: 'html_reply' } });
+    expect(result).to.deep.include({
+      outcome: 'error',
+      httpStatus: 200,
+      reply: { outcome: 'error', error: 'html_reply' },
+    });
   });
 
   it('reports a post with no reply in time as a timeout, not an error', async () => {
     handler = () => undefined;
-    const result = await callBuyer(post(), integration(post(), { timeoutMs: 300 }), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'timeout', httpStatus: null, reply: { outcome: 'error', error: 'timeout' } });
-    expect(result.latencyMs).to.be.at.least(290).and.below(300 + SLACK_MS);
+    const result = await callBuyer(post(), integration(post(), { timeoutMs: 300 }), lead(), {
+      test: false,
+      kind: 'post',
+    });
+    expect(result).to.deep.include({
+      outcome: 'timeout',
+      httpStatus: null,
+      reply: { outcome: 'error', error: 'timeout' },
+    });
+    expect(result.latencyMs)
+      .to.be.at.least(290)
+      .and.below(300 + SLACK_MS);
   });
 
   it('cuts the timeout to the deadline', async () => {
@@ -90,15 +120,31 @@ describe('callBuyer against real HTTP servers', () => {
   });
 
   it('sends nothing once the deadline has passed', async () => {
-    const result = await callBuyer(post(), integration(post()), lead(), { test: false, kind: 'post', deadlineMs: Date.now() - 1 });
-    expect(result).to.deep.equal({ reply: { outcome: 'error', error: 'deadline_passed' }, httpStatus: null, latencyMs: 0, outcome: 'error' });
+    const result = await callBuyer(post(), integration(post()), lead(), {
+      test: false,
+      kind: 'post',
+      deadlineMs: Date.now() - 1,
+    });
+    expect(result).to.deep.equal({
+      reply: { outcome: 'error', error: 'deadline_passed' },
+      httpStatus: null,
+      latencyMs: 0,
+      outcome: 'error',
+    });
     expect(buyer.requests).to.have.length(0);
   });
 
   it('reports a transport failure as an error with its code', async () => {
     const remote = post();
-    const result = await callBuyer(remote, integration(remote, { local: false }), lead(), { test: false, kind: 'post' });
-    expect(result).to.deep.include({ outcome: 'error', httpStatus: null, reply: { outcome: 'error', error: 'not_allowed' } });
+    const result = await callBuyer(remote, integration(remote, { local: false }), lead(), {
+      test: false,
+      kind: 'post',
+    });
+    expect(result).to.deep.include({
+      outcome: 'error',
+      httpStatus: null,
+      reply: { outcome: 'error', error: 'not_allowed' },
+    });
     expect(buyer.connections()).to.equal(0);
   });
 
@@ -123,14 +169,36 @@ describe('callBuyer against real HTTP servers', () => {
   });
 
   it('keeps PII out of a ping even when the derived facts repeat every field, as the ping tree passes them', async () => {
-    const sold = lead({ fields: { userIp: '203.0.113.7', address: '1 Main St', homePhone: '2175550100', bankAba: '011000015', bankAccountNumber: '12345678', driversLicenseNumber: 'D1234567' } });
+    const sold = lead({
+      fields: {
+        userIp: '203.0.113.7',
+        address: '1 Main St',
+        homePhone: '2175550100',
+        bankAba: '011000015',
+        bankAccountNumber: '12345678',
+        driversLicenseNumber: 'D1234567',
+      },
+    });
     const facts = leadFacts(
-      { fields: sold.fields, ageYears: 35, loanAmountCents: 150_000, incomeNetMonthlyCents: 320_050, test: false, publisherId: 'pub_1', now: new Date() },
+      {
+        fields: sold.fields,
+        ageYears: 35,
+        loanAmountCents: 150_000,
+        incomeNetMonthlyCents: 320_050,
+        test: false,
+        publisherId: 'pub_1',
+        now: new Date(),
+      },
       'UTC',
     );
     const everyField = Object.fromEntries(FILTER_FIELDS.map((field) => [field, { field, transform: [] }]));
     const ping = post({ mapping: everyField });
-    await callBuyer(ping, integration(post(), { mode: 'ping_post', ping }), { ...sold, derived: { ...facts, priceFloor: 10 } }, { test: false, kind: 'ping' });
+    await callBuyer(
+      ping,
+      integration(post(), { mode: 'ping_post', ping }),
+      { ...sold, derived: { ...facts, priceFloor: 10 } },
+      { test: false, kind: 'ping' },
+    );
     const body = buyer.requests[0].body;
     for (const field of PING_WITHHELD_FIELDS) {
       const value = sold.fields[field];
@@ -151,35 +219,67 @@ describe('callBuyer against real HTTP servers', () => {
         age: { field: 'age', transform: [] },
       },
     });
-    await callBuyer(lookup, integration(post(), { statusLookup: lookup }), { ...lead(), attemptId: 'att-7' }, { test: false, kind: 'statusLookup' });
+    await callBuyer(
+      lookup,
+      integration(post(), { statusLookup: lookup }),
+      { ...lead(), attemptId: 'att-7' },
+      { test: false, kind: 'statusLookup' },
+    );
     expect(JSON.parse(buyer.requests[0].body)).to.deep.equal({ lead: 'lead-0001', post: 'att-7' });
   });
 
   describe('test leads', () => {
     it('go to the test URL, never the live one', async () => {
       const exchangeWithTest = post({ testUrl: buyer.url('/sandbox') });
-      const result = await callBuyer(exchangeWithTest, integration(exchangeWithTest), lead(), { test: true, kind: 'post' });
+      const result = await callBuyer(exchangeWithTest, integration(exchangeWithTest), lead(), {
+        test: true,
+        kind: 'post',
+      });
       expect(result.outcome).to.equal('accepted');
       expect(buyer.requests.map((request) => request.path)).to.deep.equal(['/sandbox']);
     });
 
     it('without a test URL are an error, with no call at all', async () => {
       const result = await callBuyer(post(), integration(post()), lead(), { test: true, kind: 'post' });
-      expect(result).to.deep.equal({ reply: { outcome: 'error', error: 'no_test_url' }, httpStatus: null, latencyMs: 0, outcome: 'error' });
+      expect(result).to.deep.equal({
+        reply: { outcome: 'error', error: 'no_test_url' },
+        httpStatus: null,
+        latencyMs: 0,
+        outcome: 'error',
+      });
       expect(buyer.connections()).to.equal(0);
     });
 
     it('are accepted or rejected by the test behaviour without any call', async () => {
-      const accepted = await callBuyer(post(), integration(post(), { testBehaviour: 'accept' }), lead(), { test: true, kind: 'ping' });
-      const rejected = await callBuyer(post(), integration(post(), { testBehaviour: 'reject' }), lead(), { test: true, kind: 'post' });
-      expect(accepted).to.deep.equal({ reply: { outcome: 'accepted', reason: 'test lead' }, httpStatus: null, latencyMs: 0, outcome: 'accepted' });
-      expect(rejected).to.deep.equal({ reply: { outcome: 'rejected', reason: 'test lead' }, httpStatus: null, latencyMs: 0, outcome: 'rejected' });
+      const accepted = await callBuyer(post(), integration(post(), { testBehaviour: 'accept' }), lead(), {
+        test: true,
+        kind: 'ping',
+      });
+      const rejected = await callBuyer(post(), integration(post(), { testBehaviour: 'reject' }), lead(), {
+        test: true,
+        kind: 'post',
+      });
+      expect(accepted).to.deep.equal({
+        reply: { outcome: 'accepted', reason: 'test lead' },
+        httpStatus: null,
+        latencyMs: 0,
+        outcome: 'accepted',
+      });
+      expect(rejected).to.deep.equal({
+        reply: { outcome: 'rejected', reason: 'test lead' },
+        httpStatus: null,
+        latencyMs: 0,
+        outcome: 'rejected',
+      });
       expect(buyer.connections()).to.equal(0);
     });
 
     it('ignore the test behaviour for live leads', async () => {
       handler = (_, response) => json(response, 200, { status: 'rejected' });
-      const result = await callBuyer(post(), integration(post(), { testBehaviour: 'accept' }), lead(), { test: false, kind: 'post' });
+      const result = await callBuyer(post(), integration(post(), { testBehaviour: 'accept' }), lead(), {
+        test: false,
+        kind: 'post',
+      });
       expect(result.outcome).to.equal('rejected');
       expect(buyer.requests).to.have.length(1);
     });

@@ -8,7 +8,7 @@ import { EnvironmentValues } from '../../services/distribution/src/buyers/defini
 import { parseBuyerDocument } from '../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { callBuyer } from '../../services/distribution/src/buyers/integration/buyer-call.js';
 import { lead } from '../unit/integration/exchange-fixtures.js';
-import { startLocalServer, type LocalServer } from './local-server.js';
+import { type LocalServer, startLocalServer } from './local-server.js';
 
 const XML_OK = '<?xml version="1.0"?><result><status>accepted</status><id>X-9</id></result>';
 
@@ -65,12 +65,12 @@ ${body}
       values(),
     );
     expect(JSON.stringify(definition)).not.to.match(/tok-live-1|k&<1>/);
-    const result = await post(definition, values(), { firstName: 'José', lastName: 'O\'Neil & <Sons>' });
+    const result = await post(definition, values(), { firstName: 'José', lastName: "O'Neil & <Sons>" });
     expect(result).to.deep.include({ outcome: 'accepted', reply: { outcome: 'accepted', reference: 'X-9' } });
     const [received] = buyer.requests;
     const expected =
       '<?xml version="1.0" encoding="UTF-8"?><Lead source="leadflow"><Key>k&amp;&lt;1&gt;</Key>' +
-      '<Applicant><First>José</First><Last>O\'Neil &amp; &lt;Sons&gt;</Last></Applicant></Lead>';
+      "<Applicant><First>José</First><Last>O'Neil &amp; &lt;Sons&gt;</Last></Applicant></Lead>";
     expect(received.body).to.equal(expected);
     expect(Buffer.from(received.body, 'utf8').includes(Buffer.from([0x4a, 0x6f, 0x73, 0xc3, 0xa9]))).to.equal(true);
     expect(received.headers['content-length']).to.equal(String(Buffer.byteLength(expected)));
@@ -95,7 +95,10 @@ ${body}
       '<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
         '<a:SubmitLead xmlns:a="urn:acme"><a:Name full="A&quot;B &lt;x&gt;">A&quot;B</a:Name><a:Zip>62701</a:Zip></a:SubmitLead></soap:Body></soap:Envelope>',
     );
-    expect(received.headers).to.include({ 'content-type': 'text/xml; charset=utf-8', soapaction: '"urn:acme#SubmitLead"' });
+    expect(received.headers).to.include({
+      'content-type': 'text/xml; charset=utf-8',
+      soapaction: '"urn:acme#SubmitLead"',
+    });
   });
 
   it('sends a GET with the mapping as its query string, and no body or Content-Length', async () => {
@@ -127,7 +130,11 @@ integration:
   it('sends nothing, and says why in the error code, when a reference no longer resolves', async () => {
     const definition = buyerFrom(xmlBuyer('xml', '    mapping: {Lead/State: state}'), values());
     const result = await post(definition, new EnvironmentValues({ ACME_URL: buyer.url('/acme') }));
-    expect(result).to.deep.include({ outcome: 'error', httpStatus: null, reply: { outcome: 'error', error: 'unresolved_reference' } });
+    expect(result).to.deep.include({
+      outcome: 'error',
+      httpStatus: null,
+      reply: { outcome: 'error', error: 'unresolved_reference' },
+    });
     expect(buyer.requests).to.have.length(0);
   });
 
@@ -138,6 +145,9 @@ integration:
     writeFileSync(secretsFile, 'acme:\n  token: tok-live-2\n  apiKey: k\n');
     current.reload();
     await post(definition, current);
-    expect(buyer.requests.map((request) => request.headers.authorization)).to.deep.equal(['Bearer tok-live-1', 'Bearer tok-live-2']);
+    expect(buyer.requests.map((request) => request.headers.authorization)).to.deep.equal([
+      'Bearer tok-live-1',
+      'Bearer tok-live-2',
+    ]);
   });
 });

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
-import { DEFAULT_MAX_REPLY_BYTES, sendToBuyer, type TransportOptions } from '../../services/distribution/src/buyers/integration/transport.js';
 import type { BuyerRequest } from '../../services/distribution/src/buyers/integration/request-builder.js';
-import { json, startLocalServer, type Handler, type LocalServer } from './local-server.js';
+import {
+  DEFAULT_MAX_REPLY_BYTES,
+  sendToBuyer,
+  type TransportOptions,
+} from '../../services/distribution/src/buyers/integration/transport.js';
+import { type Handler, json, type LocalServer, startLocalServer } from './local-server.js';
 
 const LOCAL: TransportOptions = { timeoutMs: 5_000, local: true };
 // Bounds for timing checks: wide enough that a loaded CI machine cannot make them fail.
@@ -22,11 +26,20 @@ describe('sendToBuyer against real HTTP servers', () => {
   it('delivers the request and returns the reply', async () => {
     const buyer = await serve((_, response) => json(response, 200, { status: 'accepted' }));
     const result = await sendToBuyer(post(buyer.url('/leads?src=lf')), LOCAL);
-    expect(result).to.include({ kind: 'reply', status: 200, contentType: 'application/json', body: '{"status":"accepted"}' });
+    expect(result).to.include({
+      kind: 'reply',
+      status: 200,
+      contentType: 'application/json',
+      body: '{"status":"accepted"}',
+    });
     expect(result.latencyMs).to.be.a('number').and.at.least(0);
     expect(buyer.requests).to.have.length(1);
     expect(buyer.requests[0]).to.include({ method: 'POST', path: '/leads?src=lf', body: '{"leadId":"lead-1"}' });
-    expect(buyer.requests[0].headers).to.include({ 'x-api-key': 'k-1', 'content-type': 'application/json', 'content-length': '19' });
+    expect(buyer.requests[0].headers).to.include({
+      'x-api-key': 'k-1',
+      'content-type': 'application/json',
+      'content-length': '19',
+    });
   });
 
   it('returns a 5xx as a reply with its status', async () => {
@@ -50,8 +63,12 @@ describe('sendToBuyer against real HTTP servers', () => {
     const result = await sendToBuyer(post(buyer.url()), { ...LOCAL, timeoutMs: 300 });
     const elapsed = performance.now() - started;
     expect(result.kind).to.equal('timeout');
-    expect(elapsed).to.be.at.least(290).and.below(300 + SLACK_MS);
-    expect(result.latencyMs).to.be.at.least(290).and.below(300 + SLACK_MS);
+    expect(elapsed)
+      .to.be.at.least(290)
+      .and.below(300 + SLACK_MS);
+    expect(result.latencyMs)
+      .to.be.at.least(290)
+      .and.below(300 + SLACK_MS);
   });
 
   it('gives up on a body that trickles past the timeout', async () => {
@@ -88,7 +105,9 @@ describe('sendToBuyer against real HTTP servers', () => {
   it('reports a body shorter than its Content-Length, never returning the part', async () => {
     const buyer = await serve((_, response) => {
       const socket = response.socket!;
-      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"status":"accepted"');
+      socket.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"status":"accepted"',
+      );
       socket.end();
     });
     expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'failed', error: 'reset' });
@@ -128,12 +147,18 @@ describe('sendToBuyer against real HTTP servers', () => {
     const whole = await sendToBuyer(post(buyer.url()), { ...LOCAL, maxReplyBytes: 1000 });
     expect(whole).to.include({ kind: 'reply', status: 200 });
     expect(whole.kind === 'reply' && whole.body.length).to.equal(1000);
-    expect(await sendToBuyer(post(buyer.url()), { ...LOCAL, maxReplyBytes: 999 })).to.include({ kind: 'failed', error: 'too_large' });
+    expect(await sendToBuyer(post(buyer.url()), { ...LOCAL, maxReplyBytes: 999 })).to.include({
+      kind: 'failed',
+      error: 'too_large',
+    });
   });
 
   it('refuses http:// for a buyer not marked local, sending nothing', async () => {
     const buyer = await serve((_, response) => json(response, 200, {}));
-    expect(await sendToBuyer(post(buyer.url()), { ...LOCAL, local: false })).to.include({ kind: 'failed', error: 'not_allowed' });
+    expect(await sendToBuyer(post(buyer.url()), { ...LOCAL, local: false })).to.include({
+      kind: 'failed',
+      error: 'not_allowed',
+    });
     expect(buyer.connections()).to.equal(0);
   });
 
@@ -165,7 +190,10 @@ describe('sendToBuyer against real HTTP servers', () => {
 
   it('reports a TLS failure', async () => {
     const buyer = await serve((_, response) => json(response, 200, {}));
-    expect(await sendToBuyer(post(`https://127.0.0.1:${buyer.port}/`), LOCAL)).to.include({ kind: 'failed', error: 'tls' });
+    expect(await sendToBuyer(post(`https://127.0.0.1:${buyer.port}/`), LOCAL)).to.include({
+      kind: 'failed',
+      error: 'tls',
+    });
   });
 
   it('reports a header the operator got wrong, sending nothing', async () => {
@@ -177,7 +205,8 @@ describe('sendToBuyer against real HTTP servers', () => {
 
   it('reuses one connection for consecutive calls', async () => {
     const buyer = await serve((_, response) => json(response, 200, { status: 'accepted' }));
-    for (let call = 0; call < 3; call++) expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'reply', status: 200 });
+    for (let call = 0; call < 3; call++)
+      expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'reply', status: 200 });
     expect(buyer.requests).to.have.length(3);
     expect(buyer.connections()).to.equal(1);
   });

@@ -18,11 +18,20 @@ describe('npm start banner', () => {
 
   it('prints the demo key only when given as created, and never the metrics token', () => {
     const demoKey = { file: '/data/demo-key.txt' };
-    const later = startBanner({ ...facts, httpHost: '127.0.0.1', demoKey, metricsTokenFile: '/data/metrics-token.txt' }).join('\n');
+    const later = startBanner({
+      ...facts,
+      httpHost: '127.0.0.1',
+      demoKey,
+      metricsTokenFile: '/data/metrics-token.txt',
+    }).join('\n');
     expect(later).to.include('$(cat /data/demo-key.txt)');
     expect(later).to.include('Authorization: Bearer $(cat /data/metrics-token.txt)');
     expect(later).to.not.include('lfpk_');
-    const first = startBanner({ ...facts, httpHost: '127.0.0.1', demoKey: { ...demoKey, createdKey: 'lfpk_demo' } }).join('\n');
+    const first = startBanner({
+      ...facts,
+      httpHost: '127.0.0.1',
+      demoKey: { ...demoKey, createdKey: 'lfpk_demo' },
+    }).join('\n');
     expect(first).to.include('shown this once (kept in /data/demo-key.txt): lfpk_demo');
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -18,7 +18,9 @@ interface Launcher {
 /** `npm start` (the launcher and its three children) as real processes, with none of this process's LEADFLOW_ settings. */
 async function startLauncher(env: Record<string, string>): Promise<Launcher> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('LEADFLOW_') && name !== 'REDIS_URL' && name !== 'DATABASE_URL'),
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('LEADFLOW_') && name !== 'REDIS_URL' && name !== 'DATABASE_URL',
+    ),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/main.ts'], {
     cwd: REPO_ROOT,

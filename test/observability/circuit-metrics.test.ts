@@ -30,7 +30,8 @@ describe('observability: circuit breaker metrics after a failing buyer', functio
   it('shows the circuit open (2) once the buyer failed enough, and the leads that skipped it', async () => {
     const { broken } = await stack.distribution.applyBuyers([testBuyer('broken', buyers.url('/broken'))]);
     const { key } = await stack.distribution.createPublisher();
-    const metrics = async () => (await scrape(`http://127.0.0.1:${stack.distribution.service.metricsPort}/metrics`)).text;
+    const metrics = async () =>
+      (await scrape(`http://127.0.0.1:${stack.distribution.service.metricsPort}/metrics`)).text;
 
     await stack.post(key, validLeadBody());
     expect(sampled(await metrics(), 'leadflow_circuit_state', { buyer_id: broken! })).to.equal(0);
@@ -38,8 +39,12 @@ describe('observability: circuit breaker metrics after a failing buyer', functio
     for (let i = 1; i <= FAILURE_THRESHOLD; i++) await stack.post(key, validLeadBody());
     const text = await metrics();
     expect(sampled(text, 'leadflow_circuit_state', { buyer_id: broken! })).to.equal(2);
-    expect(sampled(text, 'leadflow_buyer_attempts_total', { buyer_id: broken!, kind: 'post', outcome: 'error' })).to.equal(FAILURE_THRESHOLD);
+    expect(
+      sampled(text, 'leadflow_buyer_attempts_total', { buyer_id: broken!, kind: 'post', outcome: 'error' }),
+    ).to.equal(FAILURE_THRESHOLD);
     expect(sampled(text, 'leadflow_buyer_skips_total', { buyer_id: broken!, reason: 'circuit_open' })).to.equal(1);
-    expect(sampled(text, 'leadflow_leads_total', { outcome: 'rejected', test: 'false' })).to.equal(FAILURE_THRESHOLD + 1);
+    expect(sampled(text, 'leadflow_leads_total', { outcome: 'rejected', test: 'false' })).to.equal(
+      FAILURE_THRESHOLD + 1,
+    );
   });
 });

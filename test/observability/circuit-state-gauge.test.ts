@@ -8,7 +8,8 @@ describe('observability: the circuit state gauge', () => {
     let now = 0;
     const breakers = new CircuitBreakers({ failureThreshold: 1, coolDownMs: 1000, now: () => now });
     const metrics = new DistributionMetrics(() => breakers.states());
-    const state = async (buyerId: string) => sampled(await metrics.registry.metrics(), 'leadflow_circuit_state', { buyer_id: buyerId });
+    const state = async (buyerId: string) =>
+      sampled(await metrics.registry.metrics(), 'leadflow_circuit_state', { buyer_id: buyerId });
 
     breakers.recordSuccess('buy_steady');
     breakers.recordFailure('buy_flaky');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { validLeadBody } from '../support/leads.js';
@@ -48,7 +48,9 @@ describe('observability: gateway rate-limit metrics and access to /metrics', fun
     expect(statuses).to.deep.equal([200, 200, 429]);
     const text = await metricsText();
     expect(sampled(text, 'leadflow_rate_limited_total')).to.equal(1);
-    expect(sampled(text, 'leadflow_http_requests_total', { route: '/api/intake/{webmasterKey}', status: '429' })).to.equal(1);
+    expect(
+      sampled(text, 'leadflow_http_requests_total', { route: '/api/intake/{webmasterKey}', status: '429' }),
+    ).to.equal(1);
   });
 
   it('counts every request the gateway counted alone because Redis does not answer', async () => {

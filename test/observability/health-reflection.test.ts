@@ -2,7 +2,14 @@ import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { check, healthClient, reflect, reflectionClient, type HealthClient, type ReflectionClient } from './support/grpc-clients.js';
+import {
+  check,
+  type HealthClient,
+  healthClient,
+  type ReflectionClient,
+  reflect,
+  reflectionClient,
+} from './support/grpc-clients.js';
 
 const DISTRIBUTION_SERVICE = 'leadflow.distribution.v1.DistributionService';
 const ADMIN_SERVICE = 'leadflow.admin.v1.AdminService';

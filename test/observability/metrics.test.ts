@@ -33,7 +33,10 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
     buyers.behave('/picky', { kind: 'reject', reason: 'outside our footprint' });
     stack = await startTestStack(database);
     ids = await stack.distribution.applyBuyers([
-      testBuyer('capped', buyers.url('/capped'), { caps: { leadsPerDay: 1 }, pricing: { type: 'fixed', price: '30.00' } }),
+      testBuyer('capped', buyers.url('/capped'), {
+        caps: { leadsPerDay: 1 },
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
       testBuyer('picky', buyers.url('/picky'), { pricing: { type: 'fixed', price: '25.00' } }),
     ]);
     ({ key } = await stack.distribution.createPublisher());
@@ -80,7 +83,8 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   });
 
   it('gateway: counts requests by route template, method and status', () => {
-    const requests = (status: string) => sampled(gatewayText, 'leadflow_http_requests_total', { route: INTAKE_ROUTE, method: 'POST', status });
+    const requests = (status: string) =>
+      sampled(gatewayText, 'leadflow_http_requests_total', { route: INTAKE_ROUTE, method: 'POST', status });
     expect(requests('200')).to.equal(4);
     expect(requests('400')).to.equal(1);
     expect(requests('401')).to.equal(1);
@@ -89,7 +93,9 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   it('gateway: observes processingTime of every answer that carries one', () => {
     expect(sampled(gatewayText, 'leadflow_http_processing_time_seconds_count')).to.equal(4);
     const sum = sampled(gatewayText, 'leadflow_http_processing_time_seconds_sum')!;
-    const answered = answers.filter((answer) => answer.status === 200).reduce((total, answer) => total + answer.body.processingTime, 0);
+    const answered = answers
+      .filter((answer) => answer.status === 200)
+      .reduce((total, answer) => total + answer.body.processingTime, 0);
     expect(sum).to.be.closeTo(answered / 1000, 1e-6);
     expect(sampled(gatewayText, 'leadflow_http_processing_time_seconds_bucket', { le: '0.001' })).to.be.a('number');
     expect(sampled(gatewayText, 'leadflow_http_processing_time_seconds_bucket', { le: '30' })).to.equal(4);
@@ -98,7 +104,9 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   it('gateway: names an unmatched request "unmatched", never by its path', async () => {
     await fetch(`${stack.baseUrl}/api/intake/${UNKNOWN_KEY}/extra`);
     const { text } = await gatewayMetrics();
-    expect(sampled(text, 'leadflow_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).to.equal(1);
+    expect(
+      sampled(text, 'leadflow_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }),
+    ).to.equal(1);
     expect(text).to.not.include(UNKNOWN_KEY);
   });
 
@@ -112,7 +120,8 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   });
 
   it('distribution: counts leads by outcome and test flag', () => {
-    const leads = (outcome: string, test: string) => sampled(distributionText, 'leadflow_leads_total', { outcome, test });
+    const leads = (outcome: string, test: string) =>
+      sampled(distributionText, 'leadflow_leads_total', { outcome, test });
     expect(leads('sold', 'false')).to.equal(1);
     expect(leads('rejected', 'false')).to.equal(1);
     expect(leads('invalid', 'false')).to.equal(1);
@@ -125,16 +134,21 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
       sampled(distributionText, 'leadflow_buyer_attempts_total', { buyer_id: ids[buyer]!, kind: 'post', outcome });
     expect(attempts('capped', 'accepted')).to.equal(1);
     expect(attempts('picky', 'rejected')).to.equal(1);
-    expect(sampled(distributionText, 'leadflow_buyer_skips_total', { buyer_id: ids.capped!, reason: 'capped' })).to.equal(1);
+    expect(
+      sampled(distributionText, 'leadflow_buyer_skips_total', { buyer_id: ids.capped!, reason: 'capped' }),
+    ).to.equal(1);
     expect(sampled(distributionText, 'leadflow_caps_reached_total', { buyer_id: ids.capped! })).to.equal(1);
     expect(sampled(distributionText, 'leadflow_caps_reached_total', { buyer_id: ids.picky! })).to.equal(undefined);
   });
 
   it("distribution: observes buyer latency of live leads' calls", () => {
-    const count = (buyer: string) => sampled(distributionText, 'leadflow_buyer_latency_seconds_count', { buyer_id: ids[buyer]!, kind: 'post' });
+    const count = (buyer: string) =>
+      sampled(distributionText, 'leadflow_buyer_latency_seconds_count', { buyer_id: ids[buyer]!, kind: 'post' });
     expect(count('capped')).to.equal(1);
     expect(count('picky')).to.equal(1);
-    expect(sampled(distributionText, 'leadflow_buyer_latency_seconds_bucket', { buyer_id: ids.capped!, le: '+Inf' })).to.equal(1);
+    expect(
+      sampled(distributionText, 'leadflow_buyer_latency_seconds_bucket', { buyer_id: ids.capped!, le: '+Inf' }),
+    ).to.equal(1);
   });
 
   it('distribution: shows the circuit state of every buyer it called, closed here', () => {
@@ -143,8 +157,15 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   });
 
   it('distribution: counts handled gRPC calls by method and code', () => {
-    expect(sampled(distributionText, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'OK' })).to.equal(5);
-    expect(sampled(distributionText, 'leadflow_grpc_server_handled_total', { method: 'leadflow.admin.v1.AdminService/ApplyBuyers', code: 'OK' })).to.equal(1);
+    expect(
+      sampled(distributionText, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'OK' }),
+    ).to.equal(5);
+    expect(
+      sampled(distributionText, 'leadflow_grpc_server_handled_total', {
+        method: 'leadflow.admin.v1.AdminService/ApplyBuyers',
+        code: 'OK',
+      }),
+    ).to.equal(1);
   });
 
   it('carries no key, PII, lead id or clickid in any label', () => {

@@ -1,12 +1,12 @@
-import { context, INVALID_SPAN_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { credentials, status } from '@grpc/grpc-js';
+import { context, INVALID_SPAN_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { loadDistributionConfig } from '../../services/common/config.js';
 import { createLogger } from '../../services/common/logger.js';
-import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
+import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
@@ -23,7 +23,10 @@ const BUYER_PATH = `/leads/inbound?api_key=${BUYER_SECRET}`;
 
 function memoryLines(): { lines: () => Record<string, unknown>[]; destination: { write(line: string): void } } {
   const written: string[] = [];
-  return { lines: () => written.map((line) => JSON.parse(line)), destination: { write: (line) => void written.push(line) } };
+  return {
+    lines: () => written.map((line) => JSON.parse(line)),
+    destination: { write: (line) => void written.push(line) },
+  };
 }
 
 function spanText(span: ReadableSpan): string {
@@ -62,21 +65,29 @@ describe('observability: trace ids in logs, buyer hosts in spans (tracing on)', 
         bearer(service.adminToken),
       );
       const lead = Lead.fromPartial(validLeadBody({ ssn: SSN }) as Partial<Lead>);
-      const failure = await call(client.submitLead.bind(client), { webmasterKey: created.key, lead, nonStringFields: [] }).then(
+      const failure = await call(client.submitLead.bind(client), {
+        webmasterKey: created.key,
+        lead,
+        nonStringFields: [],
+      }).then(
         () => undefined,
         (error: { code: number }) => error.code,
       );
       // A failed sale step costs the lead nothing: the caller is told to retry.
       expect(failure).to.equal(status.UNAVAILABLE);
 
-      const server = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER && span.name === SUBMIT_LEAD)!;
+      const server = exporter
+        .getFinishedSpans()
+        .find((span) => span.kind === SpanKind.SERVER && span.name === SUBMIT_LEAD)!;
       const failed = lines().find((line) => line.msg === 'a sale step failed; the lead is left for the retry');
       expect(failed).to.include({ trace_id: server.spanContext().traceId });
       expect(failed?.leadId).to.be.a('string');
       expect(JSON.stringify(lines())).to.not.include(created.key).and.not.include(SSN);
 
       const metrics = (await scrape(`http://127.0.0.1:${service.metricsPort}/metrics`)).text;
-      expect(sampled(metrics, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'UNAVAILABLE' })).to.equal(1);
+      expect(
+        sampled(metrics, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'UNAVAILABLE' }),
+      ).to.equal(1);
     } finally {
       admin.close();
       client.close();
@@ -87,7 +98,9 @@ describe('observability: trace ids in logs, buyer hosts in spans (tracing on)', 
   it('leaves the ids out where the active span is a no-op one (tracing off)', () => {
     const { lines, destination } = memoryLines();
     const logger = createLogger('test', 'info', destination);
-    context.with(trace.setSpan(context.active(), trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), () => logger.info('no trace'));
+    context.with(trace.setSpan(context.active(), trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), () =>
+      logger.info('no trace'),
+    );
     expect(lines()[0]).to.not.have.any.keys('trace_id', 'span_id');
   });
 

@@ -1,16 +1,21 @@
 import { expect } from 'chai';
-import { isSensitiveLeadField } from '../../services/common/lead-fields.js';
 import { loadDistributionConfig } from '../../services/common/config.js';
+import { isSensitiveLeadField } from '../../services/common/lead-fields.js';
 import { createDatabase, type Db } from '../../services/distribution/src/db/database.js';
 import type { LeadRow } from '../../services/distribution/src/db/schema.js';
-import { KeyedHasher } from '../../services/distribution/src/security/keyed-hash.js';
 import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
+import { KeyedHasher } from '../../services/distribution/src/security/keyed-hash.js';
 import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { bearer, call } from '../support/grpc.js';
-import { describeEachDatabase, productionSecretsEnv, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
+import {
+  describeEachDatabase,
+  productionSecretsEnv,
+  sqliteDatabase,
+  type TestDatabase,
+} from '../support/test-database.js';
 import { plainOccurrences, uniqueLead } from './data-files.js';
 import { legacyLeadRow, migrateToLegacySchema } from './legacy-leads.js';
 import { age, leadRows, submitLead } from './pii-leads.js';
@@ -52,11 +57,20 @@ describe('personal data at rest on the embedded default: the data directory read
     const ciphertext = stored.sensitive.split('.').pop()!;
     expect(await plainOccurrences(dir, { ciphertext })).to.have.length.above(0);
     await age(stack.service.db, [leadId], 10);
-    const { purged } = await call(stack.admin.purgeSensitiveData.bind(stack.admin), { olderThanDays: 7 }, bearer(stack.service.adminToken));
+    const { purged } = await call(
+      stack.admin.purgeSensitiveData.bind(stack.admin),
+      { olderThanDays: 7 },
+      bearer(stack.service.adminToken),
+    );
     expect(purged).to.equal(1);
     expect(await plainOccurrences(dir, { ...lead.personal, ciphertext })).to.deep.equal([]);
     const [after] = await leadRows(stack.service.db, [leadId]);
-    expect(after).to.include({ ssn_hash: stored.ssn_hash, email_hash: stored.email_hash, phone_hash: stored.phone_hash, sensitive: '' });
+    expect(after).to.include({
+      ssn_hash: stored.ssn_hash,
+      email_hash: stored.email_hash,
+      phone_hash: stored.phone_hash,
+      sensitive: '',
+    });
   });
 });
 
@@ -78,7 +92,10 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
 
   async function seedLegacyDatabase(db: Db): Promise<void> {
     await migrateToLegacySchema(db, ring);
-    await db.insertInto('publishers').values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 }).execute();
+    await db
+      .insertInto('publishers')
+      .values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 })
+      .execute();
     const rows = [];
     for (let n = 0; n < LEGACY_LEADS; n++) {
       const lead = uniqueLead();
@@ -93,8 +110,12 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
         const personal = Object.fromEntries(Object.entries(fields).filter(([field]) => isSensitiveLeadField(field)));
         const sealed = {
           ...row,
-          fields: JSON.stringify(Object.fromEntries(Object.entries(fields).filter(([field]) => !isSensitiveLeadField(field)))),
-          sensitive: ring.cipher.encrypt(JSON.stringify({ ...personal, ...JSON.parse(ring.cipher.decrypt(row.sensitive)) })),
+          fields: JSON.stringify(
+            Object.fromEntries(Object.entries(fields).filter(([field]) => !isSensitiveLeadField(field))),
+          ),
+          sensitive: ring.cipher.encrypt(
+            JSON.stringify({ ...personal, ...JSON.parse(ring.cipher.decrypt(row.sensitive)) }),
+          ),
         };
         sealedBefore.set(row.id!, sealed.sensitive);
         rows.push(sealed);
@@ -103,7 +124,11 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
         rows.push(row);
       }
     }
-    for (let i = 0; i < rows.length; i += 200) await db.insertInto('leads').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await db
+        .insertInto('leads')
+        .values(rows.slice(i, i + 200))
+        .execute();
   }
 
   before(async function () {
@@ -124,11 +149,15 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
 
   it('refuses to start with keys that cannot read the stored leads, changing nothing', async () => {
     const other = productionSecretsEnv();
-    const failure = await startTestDistribution(database(), { env: { ...secretsEnv, LEADFLOW_PII_KEYS: other.LEADFLOW_PII_KEYS!, LEADFLOW_HMAC_KEY: other.LEADFLOW_HMAC_KEY! } }).then(
+    const failure = await startTestDistribution(database(), {
+      env: { ...secretsEnv, LEADFLOW_PII_KEYS: other.LEADFLOW_PII_KEYS!, LEADFLOW_HMAC_KEY: other.LEADFLOW_HMAC_KEY! },
+    }).then(
       (started) => started.close().then(() => undefined),
       (error: Error) => error,
     );
-    expect(failure?.message).to.match(/^the key ring does not match this database: no PII key of the ring decrypts its leads; start with the secrets that belong to this database/);
+    expect(failure?.message).to.match(
+      /^the key ring does not match this database: no PII key of the ring decrypts its leads; start with the secrets that belong to this database/,
+    );
     const db = openDb();
     try {
       const [row] = await leadRows(db, [legacyIds[0]!]);
@@ -155,11 +184,16 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
   });
 
   it('leaves alone the leads already encrypted (a run stopped halfway resumes)', async () => {
-    for (const row of await leadRows(stack!.service.db, sealedIds)) expect(row.sensitive).to.equal(sealedBefore.get(row.id));
+    for (const row of await leadRows(stack!.service.db, sealedIds))
+      expect(row.sensitive).to.equal(sealedBefore.get(row.id));
   });
 
   it('shows the upgraded leads masked', async () => {
-    const { lead } = await call(stack!.client.getLead.bind(stack!.client), { leadId: legacyIds[0]! }, bearer(stack!.service.adminToken));
+    const { lead } = await call(
+      stack!.client.getLead.bind(stack!.client),
+      { leadId: legacyIds[0]! },
+      bearer(stack!.service.adminToken),
+    );
     const personal = sent.get(legacyIds[0]!)!;
     expect(lead!.fields.firstName).to.equal(`Z${'*'.repeat(personal.firstName!.length - 1)}`);
     expect(lead!.fields.cellPhone).to.equal(`******${personal.cellPhone!.slice(-4)}`);
@@ -169,7 +203,10 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     const db = stack!.service.db;
     const auth = bearer(stack!.service.adminToken);
     const straggler = uniqueLead();
-    const [sealedLater, purgedLater] = [legacyLeadRow(straggler.body, ring, 'pub_legacy'), legacyLeadRow(uniqueLead().body, ring, 'pub_legacy')];
+    const [sealedLater, purgedLater] = [
+      legacyLeadRow(straggler.body, ring, 'pub_legacy'),
+      legacyLeadRow(uniqueLead().body, ring, 'pub_legacy'),
+    ];
     await db.insertInto('leads').values([sealedLater, purgedLater]).execute();
 
     const { lead } = await call(stack!.client.getLead.bind(stack!.client), { leadId: sealedLater.id! }, auth);
@@ -183,7 +220,11 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     expect(JSON.parse(ring.cipher.decrypt(sealed.sensitive))).to.deep.equal(straggler.personal);
 
     // Written again in the old form, then purged: the purge strips the plain fields too.
-    await db.updateTable('leads').set({ fields: purgedLater.fields, sensitive: purgedLater.sensitive }).where('id', '=', purgedLater.id!).execute();
+    await db
+      .updateTable('leads')
+      .set({ fields: purgedLater.fields, sensitive: purgedLater.sensitive })
+      .where('id', '=', purgedLater.id!)
+      .execute();
     await age(db, [purgedLater.id!], 10);
     const { purged } = await call(stack!.admin.purgeSensitiveData.bind(stack!.admin), { olderThanDays: 7 }, auth);
     expect(purged).to.equal(1);
@@ -198,7 +239,10 @@ describe('upgrade on the embedded default: the data directory read byte by byte'
   let dir: string;
   let stack: TestDistribution | undefined;
   const secretsEnv = productionSecretsEnv();
-  const ring: KeyRing = { cipher: new PiiCipher(secretsEnv.LEADFLOW_PII_KEYS!), hasher: new KeyedHasher(secretsEnv.LEADFLOW_HMAC_KEY!) };
+  const ring: KeyRing = {
+    cipher: new PiiCipher(secretsEnv.LEADFLOW_PII_KEYS!),
+    hasher: new KeyedHasher(secretsEnv.LEADFLOW_HMAC_KEY!),
+  };
   const watched = uniqueLead();
 
   before(async () => {
@@ -207,8 +251,14 @@ describe('upgrade on the embedded default: the data directory read byte by byte'
     const db = createDatabase(loadDistributionConfig({ ...database.env, ...secretsEnv }));
     try {
       await migrateToLegacySchema(db, ring);
-      await db.insertInto('publishers').values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 }).execute();
-      await db.insertInto('leads').values([legacyLeadRow(watched.body, ring, 'pub_legacy'), legacyLeadRow(uniqueLead().body, ring, 'pub_legacy')]).execute();
+      await db
+        .insertInto('publishers')
+        .values({ id: 'pub_legacy', name: 'Legacy', rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 0 })
+        .execute();
+      await db
+        .insertInto('leads')
+        .values([legacyLeadRow(watched.body, ring, 'pub_legacy'), legacyLeadRow(uniqueLead().body, ring, 'pub_legacy')])
+        .execute();
     } finally {
       await db.destroy();
     }
@@ -220,7 +270,13 @@ describe('upgrade on the embedded default: the data directory read byte by byte'
 
   it('finds the values in plain text before the upgrade', async () => {
     const found = await plainOccurrences(dir, watched.personal);
-    expect(found.map((place) => place.split(': ')[1])).to.include.members(['firstName', 'email', 'address', 'homePhone', 'userIp']);
+    expect(found.map((place) => place.split(': ')[1])).to.include.members([
+      'firstName',
+      'email',
+      'address',
+      'homePhone',
+      'userIp',
+    ]);
   });
 
   it('finds none of them in any file once the service has upgraded the database', async () => {

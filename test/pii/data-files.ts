@@ -38,7 +38,8 @@ export async function dataDirBytes(dir: string): Promise<Map<string, Buffer>> {
 export async function plainOccurrences(dir: string, values: Record<string, string>): Promise<string[]> {
   const found: string[] = [];
   for (const [file, bytes] of await dataDirBytes(dir)) {
-    for (const [field, value] of Object.entries(values)) if (bytes.includes(Buffer.from(value, 'utf8'))) found.push(`${file}: ${field}`);
+    for (const [field, value] of Object.entries(values))
+      if (bytes.includes(Buffer.from(value, 'utf8'))) found.push(`${file}: ${field}`);
   }
   return found;
 }

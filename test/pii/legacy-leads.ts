@@ -1,6 +1,6 @@
+import { Migrator } from 'kysely';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
-import { Migrator } from 'kysely';
 import type { Db } from '../../services/distribution/src/db/database.js';
 import { migrations } from '../../services/distribution/src/db/migrations/index.js';
 import type { NewLeadRow } from '../../services/distribution/src/db/schema.js';
@@ -24,12 +24,26 @@ export async function migrateToLegacySchema(db: Db, ring: KeyRing): Promise<void
 }
 
 /** A lead row as that release stored it, for a lead posted with `body`. */
-export function legacyLeadRow(body: Record<string, unknown>, ring: KeyRing, publisherId: string, now = Date.now()): NewLeadRow {
-  const lead = Lead.fromPartial(Object.fromEntries(Object.entries(body).filter(([field]) => isLeadField(field))) as Partial<Lead>);
+export function legacyLeadRow(
+  body: Record<string, unknown>,
+  ring: KeyRing,
+  publisherId: string,
+  now = Date.now(),
+): NewLeadRow {
+  const lead = Lead.fromPartial(
+    Object.fromEntries(Object.entries(body).filter(([field]) => isLeadField(field))) as Partial<Lead>,
+  );
   const validation = validateLead(lead, [], new Date(now));
   if (!validation.ok) throw new Error(`invalid lead: ${JSON.stringify(validation.errors)}`);
   const valid = validation.lead;
-  const identity = { id: newId('lead', now), publisherId, fingerprint: 'legacy', claimToken: 'legacy', now, person: personHashes(valid, ring.hasher) };
+  const identity = {
+    id: newId('lead', now),
+    publisherId,
+    fingerprint: 'legacy',
+    claimToken: 'legacy',
+    now,
+    person: personHashes(valid, ring.hasher),
+  };
   const row = leadRow(valid, identity, ring.cipher);
   const personal: Record<string, string> = JSON.parse(ring.cipher.decrypt(row.sensitive));
   const encrypted = Object.fromEntries(Object.entries(personal).filter(([field]) => LEGACY_ENCRYPTED.has(field)));

@@ -34,7 +34,8 @@ export function personLead(n: number): { body: Record<string, unknown>; sensitiv
 export async function submitLead(stack: TestDistribution, key: string, body: Record<string, unknown>): Promise<string> {
   const answer = await stack.submit(key, body);
   const outcome = answer.outcome;
-  if (outcome?.$case !== 'sold' && outcome?.$case !== 'rejected') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
+  if (outcome?.$case !== 'sold' && outcome?.$case !== 'rejected')
+    throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
   return outcome.value.leadId;
 }
 

@@ -3,7 +3,7 @@ import { ConfigError, loadDistributionConfig } from '../../services/common/confi
 import { createLogger } from '../../services/common/logger.js';
 import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
 import { PiiLifecycle } from '../../services/distribution/src/security/pii-lifecycle.js';
-import { schedulePurge, type PurgeSchedule } from '../../services/distribution/src/security/pii-purge-schedule.js';
+import { type PurgeSchedule, schedulePurge } from '../../services/distribution/src/security/pii-purge-schedule.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { age, leadRows, personLead, piiKey, submitLead } from './pii-leads.js';
@@ -20,7 +20,10 @@ describe('LEADFLOW_PII_RETENTION_DAYS', () => {
     expect(loadDistributionConfig({ LEADFLOW_PII_RETENTION_DAYS: '1' }).piiRetentionDays).to.equal(1);
     expect(loadDistributionConfig({ LEADFLOW_PII_RETENTION_DAYS: '3650' }).piiRetentionDays).to.equal(3650);
     for (const value of ['0', '3651', '-5', '30.5', 'thirty']) {
-      expect(() => loadDistributionConfig({ LEADFLOW_PII_RETENTION_DAYS: value }), value).to.throw(ConfigError, /^LEADFLOW_PII_RETENTION_DAYS must be/);
+      expect(() => loadDistributionConfig({ LEADFLOW_PII_RETENTION_DAYS: value }), value).to.throw(
+        ConfigError,
+        /^LEADFLOW_PII_RETENTION_DAYS must be/,
+      );
     }
   });
 });
@@ -57,7 +60,12 @@ describeEachDatabase('PII purge schedule', (database) => {
 
   const start = () => {
     const lifecycle = new PiiLifecycle(db(), new PiiCipher(piiKey('k1')));
-    schedule = schedulePurge(lifecycle, { retentionDays: 30, logger: createLogger('test', 'silent'), firstRunMs: 10, everyMs: 50 });
+    schedule = schedulePurge(lifecycle, {
+      retentionDays: 30,
+      logger: createLogger('test', 'silent'),
+      firstRunMs: 10,
+      everyMs: 50,
+    });
   };
 
   it('purges shortly after start, then again at every interval, leaving recent leads alone', async () => {

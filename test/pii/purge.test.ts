@@ -1,4 +1,4 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { LeadRow } from '../../services/distribution/src/db/schema.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
@@ -20,7 +20,8 @@ describeEachDatabase('PII purge', (database) => {
 
   const db = () => stack.service.db;
   const auth = () => bearer(stack.service.adminToken);
-  const purge = (olderThanDays: number) => call(stack.admin.purgeSensitiveData.bind(stack.admin), { olderThanDays }, auth());
+  const purge = (olderThanDays: number) =>
+    call(stack.admin.purgeSensitiveData.bind(stack.admin), { olderThanDays }, auth());
   const getLead = (leadId: string) => call(stack.client.getLead.bind(stack.client), { leadId }, auth());
 
   before(async () => {
@@ -44,7 +45,7 @@ describeEachDatabase('PII purge', (database) => {
     expect(new Set(original.map((row) => row.ssn_hash)).size).to.equal(3);
   });
 
-  it("purges the sensitive fields of leads older than N days only, keeping their hashes and outcome", async () => {
+  it('purges the sensitive fields of leads older than N days only, keeping their hashes and outcome', async () => {
     expect((await purge(7)).purged).to.equal(2);
     const [first, second, fresh] = await leadRows(db(), [...oldIds, freshId]);
     for (const [purged, stored] of [
@@ -52,7 +53,9 @@ describeEachDatabase('PII purge', (database) => {
       [second, original[1]],
     ] as const) {
       expect(purged.sensitive).to.equal('');
-      expect(purged.sensitive_purged_at).to.be.a('number').within(Date.now() - 60_000, Date.now());
+      expect(purged.sensitive_purged_at)
+        .to.be.a('number')
+        .within(Date.now() - 60_000, Date.now());
       // Everything but the ciphertext and the purge time is as it was.
       expect({ ...purged, sensitive: stored.sensitive, sensitive_purged_at: null }).to.deep.equal(stored);
     }
@@ -89,14 +92,23 @@ describeEachDatabase('PII purge', (database) => {
       zip: '94102',
     });
     const fresh = await getLead(freshId);
-    expect(fresh.lead!.fields).to.include({ ssn: '*****1003', driversLicenseNumber: '*1003', firstName: 'M****', email: 'p*******@example.com' });
+    expect(fresh.lead!.fields).to.include({
+      ssn: '*****1003',
+      driversLicenseNumber: '*1003',
+      firstName: 'M****',
+      email: 'p*******@example.com',
+    });
   });
 
   it('still recognises a purged person in the duplicate check', async () => {
     const again = await stack.submit(key, personLead(1).body);
     expect(again.outcome?.$case).to.equal('rejected');
     const leadId = again.outcome?.$case === 'rejected' ? again.outcome.value.leadId : '';
-    const attempts = await db().selectFrom('buyer_attempts').select(['kind', 'reason']).where('lead_id', '=', leadId).execute();
+    const attempts = await db()
+      .selectFrom('buyer_attempts')
+      .select(['kind', 'reason'])
+      .where('lead_id', '=', leadId)
+      .execute();
     expect(attempts).to.deep.equal([{ kind: 'skip', reason: 'duplicate' }]);
     // A person never seen before still sells.
     expect((await stack.submit(key, personLead(4).body)).outcome?.$case).to.equal('sold');
@@ -110,7 +122,11 @@ describeEachDatabase('PII purge', (database) => {
       for (let n = 10; n < 22; n++) aged.push(await submitLead(stack, key, personLead(n).body));
       await age(db(), aged, 20);
       const purgeOn = (instance: TestDistribution) =>
-        call(instance.admin.purgeSensitiveData.bind(instance.admin), { olderThanDays: 7 }, bearer(instance.service.adminToken));
+        call(
+          instance.admin.purgeSensitiveData.bind(instance.admin),
+          { olderThanDays: 7 },
+          bearer(instance.service.adminToken),
+        );
       const counts = await Promise.all([purge(7), purgeOn(second), purge(7), purgeOn(second)]);
       expect(counts.reduce((sum, { purged }) => sum + purged, 0)).to.equal(aged.length);
       for (const row of await leadRows(db(), aged)) expect(row).to.include({ sensitive: '' });
@@ -131,7 +147,11 @@ describeEachDatabase('PII purge', (database) => {
     await age(db(), [freshId], 3);
     const env = { LEADFLOW_ADMIN_ADDRESS: stack.address, LEADFLOW_ADMIN_TOKEN: stack.service.adminToken };
     const text = await runLeadflow(['pii', 'purge', '--older-than-days', '2'], env);
-    expect(text).to.deep.equal({ code: 0, stdout: 'Purged the sensitive fields of 1 lead created more than 2 days ago.\n', stderr: '' });
+    expect(text).to.deep.equal({
+      code: 0,
+      stdout: 'Purged the sensitive fields of 1 lead created more than 2 days ago.\n',
+      stderr: '',
+    });
     const json = await runLeadflow(['pii', 'purge', '--older-than-days', '2', '--json'], env);
     expect(json.code).to.equal(0);
     expect(JSON.parse(json.stdout)).to.deep.equal({ purged: 0 });
@@ -141,7 +161,10 @@ describeEachDatabase('PII purge', (database) => {
 
   it('checks --older-than-days before calling the service', async () => {
     for (const argv of [[], ['--older-than-days', '0'], ['--older-than-days', '3651'], ['--older-than-days', 'ten']]) {
-      const run = await runLeadflow(['pii', 'purge', ...argv], { LEADFLOW_ADMIN_ADDRESS: '127.0.0.1:1', LEADFLOW_ADMIN_TOKEN: 'unused' });
+      const run = await runLeadflow(['pii', 'purge', ...argv], {
+        LEADFLOW_ADMIN_ADDRESS: '127.0.0.1:1',
+        LEADFLOW_ADMIN_TOKEN: 'unused',
+      });
       expect(run.code, argv.join(' ')).to.equal(2);
       expect(run.stderr).to.match(/^leadflow: --older-than-days (is required|must be a whole number from 1 to 3650)\n/);
     }

@@ -1,4 +1,4 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
 import { stackCli } from '../cli/run-leadflow.js';
@@ -23,7 +23,8 @@ describeEachDatabase('PII key rotation', (database) => {
     return stack;
   };
   const auth = () => bearer(running().service.adminToken);
-  const reencrypt = (batchSize: number) => call(running().admin.reencryptSensitiveData.bind(running().admin), { batchSize }, auth());
+  const reencrypt = (batchSize: number) =>
+    call(running().admin.reencryptSensitiveData.bind(running().admin), { batchSize }, auth());
   /** Stops the running service and starts one over the same database holding `piiKeys`. */
   const restartWith = async (piiKeys: string) => {
     await stack?.close();
@@ -47,7 +48,9 @@ describeEachDatabase('PII key rotation', (database) => {
     // A purged lead has nothing to re-encrypt.
     purgedId = [...sent.keys()][19];
     await age(running().service.db, [purgedId], 10);
-    expect((await call(running().admin.purgeSensitiveData.bind(running().admin), { olderThanDays: 7 }, auth())).purged).to.equal(1);
+    expect(
+      (await call(running().admin.purgeSensitiveData.bind(running().admin), { olderThanDays: 7 }, auth())).purged,
+    ).to.equal(1);
     sent.delete(purgedId);
     await restartWith(`${k2},${k1}`);
   });
@@ -81,7 +84,11 @@ describeEachDatabase('PII key rotation', (database) => {
   it('is resumable: a second run re-encrypts nothing', async () => {
     expect(await reencrypt(0)).to.deep.equal({ reencrypted: 0, activeKeyId: 'k2' });
     const run = await stackCli(running()).leadflow(['pii', 'reencrypt']);
-    expect(run).to.deep.equal({ code: 0, stdout: 'Re-encrypted 0 leads: every stored lead is now under key k2.\n', stderr: '' });
+    expect(run).to.deep.equal({
+      code: 0,
+      stdout: 'Re-encrypted 0 leads: every stored lead is now under key k2.\n',
+      stderr: '',
+    });
   });
 
   it('serves every lead from a service that holds only the new key', async () => {
@@ -99,7 +106,11 @@ describeEachDatabase('PII key rotation', (database) => {
     const [victim] = sent.keys();
     const db = running().service.db;
     const original = (await leadRows(db, [victim]))[0].sensitive;
-    await db.updateTable('leads').set({ sensitive: new PiiCipher(k1).encrypt(JSON.stringify(sent.get(victim))) }).where('id', '=', victim).execute();
+    await db
+      .updateTable('leads')
+      .set({ sensitive: new PiiCipher(k1).encrypt(JSON.stringify(sent.get(victim))) })
+      .where('id', '=', victim)
+      .execute();
     try {
       const error = (await reencrypt(0).catch((failure: ServiceError) => failure)) as ServiceError;
       expect(error.code).to.equal(status.FAILED_PRECONDITION);

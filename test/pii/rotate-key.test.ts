@@ -24,7 +24,10 @@ describe('leadflow pii rotate-key on the embedded default', () => {
   const readSecrets = async (): Promise<StoredSecrets> => JSON.parse(await readFile(secretsFile(), 'utf8'));
   /** The CLI as an operator runs it on the machine of the embedded default: data dir and port, no other setting. */
   const leadflow = (...argv: string[]) =>
-    runLeadflow(argv, { LEADFLOW_DATA_DIR: dataDir, ...(stack ? { LEADFLOW_GRPC_PORT: String(stack.service.port) } : {}) });
+    runLeadflow(argv, {
+      LEADFLOW_DATA_DIR: dataDir,
+      ...(stack ? { LEADFLOW_GRPC_PORT: String(stack.service.port) } : {}),
+    });
   const startService = async () => {
     stack = await startTestDistribution(database);
   };
@@ -99,7 +102,10 @@ describe('leadflow pii rotate-key on the embedded default', () => {
 
   it('refuses when LEADFLOW_PII_KEYS is set, leaving secrets.json alone', async () => {
     const before = await readFile(secretsFile(), 'utf8');
-    const run = await runLeadflow(['pii', 'rotate-key'], { LEADFLOW_DATA_DIR: dataDir, LEADFLOW_PII_KEYS: piiKey('prod') });
+    const run = await runLeadflow(['pii', 'rotate-key'], {
+      LEADFLOW_DATA_DIR: dataDir,
+      LEADFLOW_PII_KEYS: piiKey('prod'),
+    });
     expect(run.code).to.equal(1);
     expect(run.stderr).to.match(/^leadflow: LEADFLOW_PII_KEYS is set: the PII keys live in the environment/);
     expect(await readFile(secretsFile(), 'utf8')).to.equal(before);
@@ -120,7 +126,11 @@ describe('leadflow pii rotate-key on the embedded default', () => {
     await mkdir(damaged);
     await writeFile(path.join(damaged, SECRETS_FILE), '{"piiKeys": "k1:c2VjcmV0LWtleS1tYXRlcmlhbA==",');
     const run = await runLeadflow(['pii', 'rotate-key'], { LEADFLOW_DATA_DIR: damaged });
-    expect(run).to.deep.equal({ code: 1, stdout: '', stderr: `leadflow: cannot rotate the PII key in ${damaged}: it is not valid JSON\n` });
+    expect(run).to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr: `leadflow: cannot rotate the PII key in ${damaged}: it is not valid JSON\n`,
+    });
   });
 
   it('is listed with the other pii commands', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
 import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';

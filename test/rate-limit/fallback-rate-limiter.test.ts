@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
-import { freePort } from '../support/ports.js';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
 import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
 import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
+import { freePort } from '../support/ports.js';
 import {
   capturingLogger,
   INFO,
+  type LogLine,
   RedisServerProcess,
   skipUnlessAvailable,
-  waitFor,
   WARN,
-  type LogLine,
+  waitFor,
 } from './support.js';
 
 async function timed(call: () => Promise<RateLimitDecision>): Promise<{ decision: RateLimitDecision; ms: number }> {
@@ -23,7 +23,7 @@ async function timed(call: () => Promise<RateLimitDecision>): Promise<{ decision
   return { decision, ms: performance.now() - started };
 }
 
-describe('FallbackRateLimiter (own redis-server, killed and restarted)', function () {
+describe('FallbackRateLimiter (own redis-server, killed and restarted)', () => {
   const keyPrefix = `leadflow:test:rl:${randomUUID()}:`;
   // Looks like a publisher key on purpose: it must not reach the logs.
   const bucket = `lf_live_${randomUUID()}`;
@@ -74,7 +74,10 @@ describe('FallbackRateLimiter (own redis-server, killed and restarted)', functio
       duringOutage.push(decision);
     }
     const concurrent = await Promise.all(Array.from({ length: 20 }, () => limiter.consume(`${bucket}-other`, 5)));
-    expect(duringOutage.filter((decision) => decision.allowed), 'the local count starts empty').to.have.length(5);
+    expect(
+      duringOutage.filter((decision) => decision.allowed),
+      'the local count starts empty',
+    ).to.have.length(5);
     expect(concurrent.filter((decision) => decision.allowed)).to.have.length(5);
     expect(fallbacks).to.equal(40);
     const warnings = lines.filter((line) => line.level === WARN);

@@ -1,5 +1,5 @@
-import fc from 'fast-check';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 
 const SECOND = 1000;
@@ -137,7 +137,9 @@ describe('LocalRateLimiter', () => {
     expect(bounded.bucketCount).to.equal(1000);
     expect(await bounded.consume('address-4999', 2), 'a recent bucket keeps its count').to.include({ remaining: 0 });
     expect(await bounded.consume('address-0', 20), 'the oldest was forgotten').to.include({ remaining: 19 });
-    expect(await bounded.consume('publisher', 1_000_000), 'a busy bucket stays').to.include({ remaining: 1_000_000 - 52 });
+    expect(await bounded.consume('publisher', 1_000_000), 'a busy bucket stays').to.include({
+      remaining: 1_000_000 - 52,
+    });
   });
 
   it('rejects a limit that is not a positive integer', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
 import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
 import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
-import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
 import { deleteKeys, REDIS_URL, requireSharedRedis } from './support.js';
 
 async function connectedClient(): Promise<Redis> {
@@ -26,7 +26,7 @@ async function consumeMany(limiter: RedisRateLimiter, bucket: string, limit: num
   return decisions;
 }
 
-describe('RedisRateLimiter (Redis at REDIS_URL)', function () {
+describe('RedisRateLimiter (Redis at REDIS_URL)', () => {
   const keyPrefix = `leadflow:test:rl:${randomUUID()}:`;
   const limiters: RedisRateLimiter[] = [];
   let inspector: Redis | undefined;

@@ -25,8 +25,12 @@ export async function readStore(db: Db, scope: Scope): Promise<Store> {
       (scope.includeTest || lead.is_test === 0),
   );
   const ids = new Set(leads.map((lead) => lead.id));
-  const attempts = (await db.selectFrom('buyer_attempts').selectAll().execute()).filter((attempt) => ids.has(attempt.lead_id));
-  const ledger = (await db.selectFrom('ledger_entries').selectAll().execute()).filter((entry) => ids.has(entry.lead_id));
+  const attempts = (await db.selectFrom('buyer_attempts').selectAll().execute()).filter((attempt) =>
+    ids.has(attempt.lead_id),
+  );
+  const ledger = (await db.selectFrom('ledger_entries').selectAll().execute()).filter((entry) =>
+    ids.has(entry.lead_id),
+  );
   return { leads, attempts, ledger };
 }
 
@@ -40,7 +44,14 @@ const sum = (entries: LedgerEntryRow[], type: LedgerEntryRow['entry_type']) =>
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
 /** One row from its leads, the leads it sold, the ledger entries and the calls it counts. */
-function row(key: string, name: string, leads: LeadRow[], sold: LeadRow[], ledger: LedgerEntryRow[], attempts: BuyerAttemptRow[]): ReportRow {
+function row(
+  key: string,
+  name: string,
+  leads: LeadRow[],
+  sold: LeadRow[],
+  ledger: LedgerEntryRow[],
+  attempts: BuyerAttemptRow[],
+): ReportRow {
   const posts = attempts.filter((attempt) => attempt.kind === 'post');
   const completed = leads.filter((lead) => lead.processing_ms !== null).map((lead) => lead.processing_ms!);
   return {
@@ -81,16 +92,29 @@ export function expectedTotal(store: Store): ReportRow {
 export function expectedByPublisher(store: Store, names: Map<string, string>): ReportRow[] {
   const publishers = [...new Set(store.leads.map((lead) => lead.publisher_id))];
   return publishers
-    .map((id) => leadsRow(store, id, names.get(id) ?? '', store.leads.filter((lead) => lead.publisher_id === id)))
+    .map((id) =>
+      leadsRow(
+        store,
+        id,
+        names.get(id) ?? '',
+        store.leads.filter((lead) => lead.publisher_id === id),
+      ),
+    )
     .sort((a, b) => a.name.localeCompare(b.name) || a.key.localeCompare(b.key));
 }
 
 /** By buyer: the leads posted to it, the ones sold to it and their ledger entries, its calls. */
 export function expectedByBuyer(store: Store, names: Map<string, string>): ReportRow[] {
-  const buyers = [...new Set(store.attempts.filter((attempt) => attempt.kind === 'post').map((attempt) => attempt.buyer_id))];
+  const buyers = [
+    ...new Set(store.attempts.filter((attempt) => attempt.kind === 'post').map((attempt) => attempt.buyer_id)),
+  ];
   return buyers
     .map((id) => {
-      const posted = new Set(store.attempts.filter((attempt) => attempt.buyer_id === id && attempt.kind === 'post').map((attempt) => attempt.lead_id));
+      const posted = new Set(
+        store.attempts
+          .filter((attempt) => attempt.buyer_id === id && attempt.kind === 'post')
+          .map((attempt) => attempt.lead_id),
+      );
       const sold = store.leads.filter((lead) => lead.status === 'sold' && lead.buyer_id === id);
       const soldIds = new Set(sold.map((lead) => lead.id));
       return row(
@@ -107,14 +131,29 @@ export function expectedByBuyer(store: Store, names: Map<string, string>): Repor
 
 /** By the local day or hour of each lead's own created_at. */
 export function expectedByTime(store: Store, unit: 'day' | 'hour', timezone: string): ReportRow[] {
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    hourCycle: 'h23',
+  });
   const bucket = (lead: LeadRow) => {
-    const part = (type: string) => format.formatToParts(lead.created_at).find((candidate) => candidate.type === type)!.value;
+    const part = (type: string) =>
+      format.formatToParts(lead.created_at).find((candidate) => candidate.type === type)!.value;
     const day = `${part('year')}-${part('month')}-${part('day')}`;
     return unit === 'day' ? day : `${day}T${part('hour')}`;
   };
   const buckets = [...new Set(store.leads.map(bucket))].sort();
-  return buckets.map((key) => leadsRow(store, key, '', store.leads.filter((lead) => bucket(lead) === key)));
+  return buckets.map((key) =>
+    leadsRow(
+      store,
+      key,
+      '',
+      store.leads.filter((lead) => bucket(lead) === key),
+    ),
+  );
 }
 
 export async function namesOf(db: Db, table: 'publishers' | 'buyers'): Promise<Map<string, string>> {

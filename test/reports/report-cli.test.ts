@@ -1,14 +1,24 @@
 import { expect } from 'chai';
-import { stackCli, type StackCli } from '../cli/run-leadflow.js';
+import { type StackCli, stackCli } from '../cli/run-leadflow.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { ACME, BRIGHT, FEBRUARY_PROCESSING_MS, MARCH_2026, NIGHT_OWL, startReportMarket, type ReportMarket } from './report-market.js';
+import {
+  ACME,
+  BRIGHT,
+  FEBRUARY_PROCESSING_MS,
+  MARCH_2026,
+  NIGHT_OWL,
+  type ReportMarket,
+  startReportMarket,
+} from './report-market.js';
 
 const CSV_HEADER =
   'key,name,leads,sold,sold_rate,revenue_usd,payout_usd,margin_usd,processing_p50_ms,processing_p95_ms,posts,buyer_accept_rate,timeouts,errors,unknown_outcomes';
 
 /** The cells of CSV lines as RFC 4180 reads them: quoted fields may hold commas and doubled quotes. */
 function csvCells(line: string): string[] {
-  return [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map(([, field]) => (field!.startsWith('"') ? field!.slice(1, -1).replaceAll('""', '"') : field!));
+  return [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map(([, field]) =>
+    field!.startsWith('"') ? field!.slice(1, -1).replaceAll('""', '"') : field!,
+  );
 }
 
 describeEachDatabase('reports: leadflow report', (database) => {
@@ -33,8 +43,21 @@ describeEachDatabase('reports: leadflow report', (database) => {
       /^PUBLISHER\s+ID\s+LEADS\s+SOLD\s+SOLD %\s+REVENUE\s+PAYOUT\s+MARGIN\s+P50 MS\s+P95 MS\s+POSTS\s+ACCEPT %\s+TIMEOUTS\s+ERRORS\s+UNKNOWN$/,
     );
     const acme = lines.find((line) => line.startsWith(ACME))!;
-    expect(acme.split(/\s{2,}/).slice(1, 8)).to.deep.equal([market.publishers.acme, '4', '3', '75.0%', '$80.00', '$64.00', '$16.00']);
-    expect(lines.find((line) => line.startsWith(BRIGHT))!.split(/\s{2,}/).slice(2, 5)).to.deep.equal(['2', '2', '100.0%']);
+    expect(acme.split(/\s{2,}/).slice(1, 8)).to.deep.equal([
+      market.publishers.acme,
+      '4',
+      '3',
+      '75.0%',
+      '$80.00',
+      '$64.00',
+      '$16.00',
+    ]);
+    expect(
+      lines
+        .find((line) => line.startsWith(BRIGHT))!
+        .split(/\s{2,}/)
+        .slice(2, 5),
+    ).to.deep.equal(['2', '2', '100.0%']);
     const { total } = await market.report({ groupBy: 'publisher' });
     const totalCells = lines.at(-1)!.split(/\s{2,}/);
     expect(totalCells.slice(0, 7)).to.deep.equal([
@@ -49,7 +72,17 @@ describeEachDatabase('reports: leadflow report', (database) => {
   });
 
   it('prints CSV that no spreadsheet runs as a formula: a name starting with = gets an apostrophe', async () => {
-    const run = await cli.leadflow(['report', '--by', 'publisher', '--format', 'csv', '--from', '2026-02-01', '--to', '2026-03-01']);
+    const run = await cli.leadflow([
+      'report',
+      '--by',
+      'publisher',
+      '--format',
+      'csv',
+      '--from',
+      '2026-02-01',
+      '--to',
+      '2026-03-01',
+    ]);
     expect(run.code).to.equal(0);
     const row = csvCells(run.stdout.split('\n')[1]!);
     expect(row[1]).to.equal(`'${NIGHT_OWL}`);
@@ -71,7 +104,9 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(lines[0]).to.equal(CSV_HEADER);
     expect(lines.at(-1)).to.equal('');
     const acme = lines.find((line) => line.startsWith(`${market.publishers.acme},`))!;
-    expect(acme.startsWith(`${market.publishers.acme},"Acme, ""Loans"" Inc",4,3,0.75,80.00,64.00,16.00,`)).to.equal(true);
+    expect(acme.startsWith(`${market.publishers.acme},"Acme, ""Loans"" Inc",4,3,0.75,80.00,64.00,16.00,`)).to.equal(
+      true,
+    );
     expect(csvCells(acme)).to.have.length(15);
     expect(csvCells(acme)[1]).to.equal(ACME);
 
@@ -102,13 +137,42 @@ describeEachDatabase('reports: leadflow report', (database) => {
   });
 
   it('takes --from and --to as days in --timezone', async () => {
-    const newYork = await cli.json('report', '--by', 'day', '--from', '2026-03-08', '--to', '2026-03-09', '--timezone', 'America/New_York');
-    expect(newYork.rows.map((row: { key: string; leads: number }) => [row.key, row.leads])).to.deep.equal([['2026-03-08', 2]]);
+    const newYork = await cli.json(
+      'report',
+      '--by',
+      'day',
+      '--from',
+      '2026-03-08',
+      '--to',
+      '2026-03-09',
+      '--timezone',
+      'America/New_York',
+    );
+    expect(newYork.rows.map((row: { key: string; leads: number }) => [row.key, row.leads])).to.deep.equal([
+      ['2026-03-08', 2],
+    ]);
     const utc = await cli.json('report', '--by', 'day', '--from', '2026-03-08', '--to', '2026-03-09');
-    expect(utc.rows.map((row: { key: string; leads: number }) => [row.key, row.leads])).to.deep.equal([['2026-03-08', 2]]);
+    expect(utc.rows.map((row: { key: string; leads: number }) => [row.key, row.leads])).to.deep.equal([
+      ['2026-03-08', 2],
+    ]);
     expect(utc.rows[0].revenueCents).to.equal(5000);
-    const march = await cli.leadflow(['report', '--by', 'day', '--from', '2026-03-01', '--to', '2026-04-01', '--timezone', 'America/New_York']);
-    expect(march.stdout.split('\n').slice(1, 4).map((line) => line.split(/\s{2,}/).slice(0, 2))).to.deep.equal([
+    const march = await cli.leadflow([
+      'report',
+      '--by',
+      'day',
+      '--from',
+      '2026-03-01',
+      '--to',
+      '2026-04-01',
+      '--timezone',
+      'America/New_York',
+    ]);
+    expect(
+      march.stdout
+        .split('\n')
+        .slice(1, 4)
+        .map((line) => line.split(/\s{2,}/).slice(0, 2)),
+    ).to.deep.equal([
       ['2026-03-07', '1'],
       ['2026-03-08', '2'],
       ['2026-03-09', '3'],
@@ -126,10 +190,18 @@ describeEachDatabase('reports: leadflow report', (database) => {
     };
     expect(await usage([])).to.equal('leadflow: --by is required');
     expect(await usage(['--by', 'week'])).to.equal('leadflow: --by must be one of publisher, buyer, day, hour');
-    expect(await usage(['--by', 'day', '--format', 'xml'])).to.equal('leadflow: --format must be one of table, json, csv');
-    expect(await usage(['--by', 'day', '--format', 'csv', '--json'])).to.equal('leadflow: --json contradicts --format csv');
-    expect(await usage(['--by', 'day', '--from', '2026-02-30'])).to.equal('leadflow: --from must be a date such as 2026-11-01');
-    expect(await usage(['--by', 'day', '--from', '2026-12-01', '--to', '2026-11-01'])).to.equal('leadflow: --from must be before --to');
+    expect(await usage(['--by', 'day', '--format', 'xml'])).to.equal(
+      'leadflow: --format must be one of table, json, csv',
+    );
+    expect(await usage(['--by', 'day', '--format', 'csv', '--json'])).to.equal(
+      'leadflow: --json contradicts --format csv',
+    );
+    expect(await usage(['--by', 'day', '--from', '2026-02-30'])).to.equal(
+      'leadflow: --from must be a date such as 2026-11-01',
+    );
+    expect(await usage(['--by', 'day', '--from', '2026-12-01', '--to', '2026-11-01'])).to.equal(
+      'leadflow: --from must be before --to',
+    );
     expect(await usage(['--by', 'day', '--timezone', 'Mars/Olympus_Mons'])).to.equal(
       'leadflow: --timezone must be an IANA time zone such as America/New_York',
     );

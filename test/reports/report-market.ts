@@ -42,7 +42,8 @@ export interface ReportMarket {
 
 async function soldOrRejected(stack: TestDistribution, key: string, body: Record<string, unknown>): Promise<string> {
   const { outcome } = await stack.submit(key, body);
-  if (outcome?.$case !== 'sold' && outcome?.$case !== 'rejected') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
+  if (outcome?.$case !== 'sold' && outcome?.$case !== 'rejected')
+    throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
   return outcome.value.leadId;
 }
 
@@ -59,7 +60,11 @@ export async function startReportMarket(database: TestDatabase): Promise<ReportM
   const admin = stack.admin;
   const token = () => bearer(stack.service.adminToken);
   const createPublisher = async (name: string, payoutShareBps: number) => {
-    const created = await call(admin.createPublisher.bind(admin), { name, rateLimitPerMinute: 10_000, payoutShareBps }, token());
+    const created = await call(
+      admin.createPublisher.bind(admin),
+      { name, rateLimitPerMinute: 10_000, payoutShareBps },
+      token(),
+    );
     return { id: created.publisher!.id, key: created.key };
   };
   const acme = await createPublisher(ACME, 8000);
@@ -81,7 +86,8 @@ export async function startReportMarket(database: TestDatabase): Promise<ReportM
   const buyers = { flaky: ids.Flaky!, slow: ids.Slow!, picky: ids.Picky!, alpha: ids.Alpha!, beta: ids.Beta! };
 
   const liveFromMs = Date.now();
-  const submit = (key: string, overrides: Record<string, unknown> = {}) => soldOrRejected(stack, key, validLeadBody(overrides));
+  const submit = (key: string, overrides: Record<string, unknown> = {}) =>
+    soldOrRejected(stack, key, validLeadBody(overrides));
   // Test leads first: the first buyer takes them without a call, whatever its circuit.
   await submit(acme.key, { testMode: '1' });
   await submit(acme.key, { testMode: '1' });
@@ -113,7 +119,11 @@ export async function startReportMarket(database: TestDatabase): Promise<ReportM
     publishers: { acme: acme.id, bright: bright.id, nightOwl: nightOwl.id },
     buyers,
     report: (request) =>
-      call(admin.getReport.bind(admin), { groupBy: '', fromMs: 0, toMs: 0, timezone: '', includeTest: false, ...request }, token()),
+      call(
+        admin.getReport.bind(admin),
+        { groupBy: '', fromMs: 0, toMs: 0, timezone: '', includeTest: false, ...request },
+        token(),
+      ),
     async close() {
       await stack.close();
       await server.close();

@@ -42,7 +42,11 @@ describe('reports: percentiles and local time', () => {
   it('relies on every zone being a whole number of quarter hours off UTC', () => {
     for (const timezone of Intl.supportedValuesOf('timeZone')) {
       const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' });
-      for (let instant = Date.parse('2026-01-01T00:00:00Z'); instant < Date.parse('2027-01-01T00:00:00Z'); instant += 7 * 86_400_000) {
+      for (
+        let instant = Date.parse('2026-01-01T00:00:00Z');
+        instant < Date.parse('2027-01-01T00:00:00Z');
+        instant += 7 * 86_400_000
+      ) {
         const offset = format.formatToParts(instant).find((part) => part.type === 'timeZoneName')!.value;
         // "GMT", or "GMT+05:45"; an offset with seconds would not match.
         const match = /^GMT(?:[+-](\d\d):(\d\d))?$/.exec(offset);

@@ -1,11 +1,27 @@
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import type { GetReportRequest } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import type { Db } from '../../services/distribution/src/db/database.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { expectedByBuyer, expectedByPublisher, expectedByTime, expectedTotal, namesOf, readStore, type Scope } from './expected-report.js';
-import { ACME, BRIGHT, FEBRUARY_2026, MARCH_2026, NIGHT_OWL, startReportMarket, type ReportMarket } from './report-market.js';
+import {
+  expectedByBuyer,
+  expectedByPublisher,
+  expectedByTime,
+  expectedTotal,
+  namesOf,
+  readStore,
+  type Scope,
+} from './expected-report.js';
+import {
+  ACME,
+  BRIGHT,
+  FEBRUARY_2026,
+  MARCH_2026,
+  NIGHT_OWL,
+  type ReportMarket,
+  startReportMarket,
+} from './report-market.js';
 
 const GROUPINGS = ['publisher', 'buyer', 'day', 'hour'] as const;
 
@@ -22,10 +38,26 @@ async function tableTotals(db: Db) {
     revenueCents: -cents('buyer_charge'),
     payoutCents: cents('publisher_payout'),
     marginCents: cents('platform_margin'),
-    sales: await count(db.selectFrom('sales').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()),
-    liveLeads: await count(db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('n')).where('is_test', '=', 0).executeTakeFirstOrThrow()),
+    sales: await count(
+      db
+        .selectFrom('sales')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ),
+    liveLeads: await count(
+      db
+        .selectFrom('leads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('is_test', '=', 0)
+        .executeTakeFirstOrThrow(),
+    ),
     soldLiveLeads: await count(
-      db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('n')).where('is_test', '=', 0).where('status', '=', 'sold').executeTakeFirstOrThrow(),
+      db
+        .selectFrom('leads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('is_test', '=', 0)
+        .where('status', '=', 'sold')
+        .executeTakeFirstOrThrow(),
     ),
   };
 }
@@ -60,21 +92,44 @@ describeEachDatabase('reports: GetReport', (database) => {
       expect(total!.revenueCents).to.equal(total!.payoutCents + total!.marginCents);
       if (groupBy === 'buyer') continue;
       // Publishers, days and hours split the leads: their rows add up to the total.
-      for (const figure of ['leads', 'sold', 'revenueCents', 'payoutCents', 'marginCents', 'posts', 'timeouts', 'errors', 'unknownOutcomes'] as const) {
-        expect(rows.reduce((sum, row) => sum + row[figure], 0), `${groupBy} ${figure}`).to.equal(total![figure]);
+      for (const figure of [
+        'leads',
+        'sold',
+        'revenueCents',
+        'payoutCents',
+        'marginCents',
+        'posts',
+        'timeouts',
+        'errors',
+        'unknownOutcomes',
+      ] as const) {
+        expect(
+          rows.reduce((sum, row) => sum + row[figure], 0),
+          `${groupBy} ${figure}`,
+        ).to.equal(total![figure]);
       }
     }
   });
 
   it('reports the live market by publisher: leads, sales and money per publisher, names from the publishers', async () => {
     const { rows, total } = await market.report(live({ groupBy: 'publisher' }));
-    expect(rows.map((row) => [row.name, row.key, row.leads, row.sold, row.revenueCents, row.payoutCents, row.marginCents])).to.deep.equal([
+    expect(
+      rows.map((row) => [row.name, row.key, row.leads, row.sold, row.revenueCents, row.payoutCents, row.marginCents]),
+    ).to.deep.equal([
       // Alpha pays $25 (two Acme leads, both Bright leads), Beta $30 (one Acme lead); payouts are 80 % and 70 %.
       [ACME, market.publishers.acme, 4, 3, 8000, 6400, 1600],
       [BRIGHT, market.publishers.bright, 2, 2, 5000, 3500, 1500],
     ]);
     expect(rows[0]!.soldRate).to.equal(0.75);
-    expect(total).to.include({ key: 'total', leads: 6, sold: 5, soldRate: 5 / 6, revenueCents: 13000, payoutCents: 9900, marginCents: 3100 });
+    expect(total).to.include({
+      key: 'total',
+      leads: 6,
+      sold: 5,
+      soldRate: 5 / 6,
+      revenueCents: 13000,
+      payoutCents: 9900,
+      marginCents: 3100,
+    });
     const store = await readStore(db, { fromMs: market.liveFromMs });
     expect(rows).to.deep.equal(expectedByPublisher(store, await namesOf(db, 'publishers')));
     expect(total).to.deep.equal(expectedTotal(store));
@@ -84,15 +139,44 @@ describeEachDatabase('reports: GetReport', (database) => {
     const { rows, total } = await market.report(live({ groupBy: 'buyer' }));
     const byName = new Map(rows.map((row) => [row.name, row]));
     expect([...byName.keys()]).to.deep.equal(['Alpha', 'Beta', 'Flaky', 'Picky', 'Slow']);
-    expect(byName.get('Alpha')).to.include({ key: market.buyers.alpha, leads: 6, sold: 4, posts: 6, revenueCents: 10000, buyerAcceptRate: 4 / 6 });
-    expect(byName.get('Beta')).to.include({ leads: 2, sold: 1, posts: 2, revenueCents: 3000, payoutCents: 2400, buyerAcceptRate: 0.5 });
+    expect(byName.get('Alpha')).to.include({
+      key: market.buyers.alpha,
+      leads: 6,
+      sold: 4,
+      posts: 6,
+      revenueCents: 10000,
+      buyerAcceptRate: 4 / 6,
+    });
+    expect(byName.get('Beta')).to.include({
+      leads: 2,
+      sold: 1,
+      posts: 2,
+      revenueCents: 3000,
+      payoutCents: 2400,
+      buyerAcceptRate: 0.5,
+    });
     expect(byName.get('Picky')).to.include({ leads: 6, sold: 0, posts: 6, buyerAcceptRate: 0, timeouts: 0, errors: 0 });
     // Five failures in a row open a circuit: the sixth lead skipped Flaky and Slow.
-    expect(byName.get('Flaky')).to.include({ leads: 5, posts: 5, errors: 5, timeouts: 0, unknownOutcomes: 0, revenueCents: 0 });
+    expect(byName.get('Flaky')).to.include({
+      leads: 5,
+      posts: 5,
+      errors: 5,
+      timeouts: 0,
+      unknownOutcomes: 0,
+      revenueCents: 0,
+    });
     // Its contract counts an unanswered post as declined: a timeout, not an unknown outcome.
     expect(byName.get('Slow')).to.include({ leads: 5, posts: 5, errors: 0, timeouts: 5, unknownOutcomes: 0 });
     // The total counts each lead once, however many buyers saw it; the calls add up.
-    expect(total).to.include({ leads: 6, sold: 5, revenueCents: 13000, posts: 24, errors: 5, timeouts: 5, unknownOutcomes: 0 });
+    expect(total).to.include({
+      leads: 6,
+      sold: 5,
+      revenueCents: 13000,
+      posts: 24,
+      errors: 5,
+      timeouts: 5,
+      unknownOutcomes: 0,
+    });
     expect(total!.buyerAcceptRate).to.equal(5 / 24);
 
     const store = await readStore(db, { fromMs: market.liveFromMs });
@@ -173,7 +257,14 @@ describeEachDatabase('reports: GetReport', (database) => {
     expect(before.total!.leads).to.equal(1);
     const empty = await market.report({ groupBy: 'buyer', fromMs: at + 1, toMs: at + 2 });
     expect(empty.rows).to.deep.equal([]);
-    expect(empty.total).to.include({ leads: 0, sold: 0, revenueCents: 0, processingP50Ms: 0, soldRate: 0, buyerAcceptRate: 0 });
+    expect(empty.total).to.include({
+      leads: 0,
+      sold: 0,
+      revenueCents: 0,
+      processingP50Ms: 0,
+      soldRate: 0,
+      buyerAcceptRate: 0,
+    });
   });
 
   it('refuses an unknown grouping, an unknown time zone and an empty range as invalid arguments', async () => {
@@ -187,7 +278,9 @@ describeEachDatabase('reports: GetReport', (database) => {
     };
     expect(await refusal({ groupBy: 'week' })).to.equal('group_by must be one of publisher, buyer, day, hour');
     expect(await refusal({ groupBy: '' })).to.include('group_by must be one of');
-    expect(await refusal({ groupBy: 'day', timezone: 'Mars/Olympus_Mons' })).to.include('timezone must be an IANA time zone');
+    expect(await refusal({ groupBy: 'day', timezone: 'Mars/Olympus_Mons' })).to.include(
+      'timezone must be an IANA time zone',
+    );
     expect(await refusal({ groupBy: 'day', fromMs: 2000, toMs: 1000 })).to.equal('from_ms must be before to_ms');
     expect(await refusal({ groupBy: 'day', fromMs: -5 })).to.include('epoch milliseconds');
   });

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { endsOnItsOwn, listening, spawnDistribution, stop, type DistributionProcess } from './distribution-process.js';
+import { type DistributionProcess, endsOnItsOwn, listening, spawnDistribution, stop } from './distribution-process.js';
 
 describe('the embedded data directory, with distribution services as processes', function () {
   this.timeout(120_000);
@@ -27,8 +27,15 @@ describe('the embedded data directory, with distribution services as processes',
     const service = await start({ umask: '000' });
     await listening(service);
     const modes: Record<string, string> = {};
-    for (const entry of await readdir(dataDir)) modes[entry] = ((await stat(path.join(dataDir, entry))).mode & 0o777).toString(8);
-    expect(Object.keys(modes)).to.include.members(['leadflow.sqlite', 'leadflow.sqlite-wal', 'leadflow.sqlite-shm', 'secrets.json', 'leadflow.lock']);
+    for (const entry of await readdir(dataDir))
+      modes[entry] = ((await stat(path.join(dataDir, entry))).mode & 0o777).toString(8);
+    expect(Object.keys(modes)).to.include.members([
+      'leadflow.sqlite',
+      'leadflow.sqlite-wal',
+      'leadflow.sqlite-shm',
+      'secrets.json',
+      'leadflow.lock',
+    ]);
     for (const [file, mode] of Object.entries(modes)) expect(mode, file).to.equal('600');
   });
 
@@ -38,7 +45,9 @@ describe('the embedded data directory, with distribution services as processes',
     const second = await start();
     const { code, output } = await endsOnItsOwn(second);
     expect(code).to.equal(1);
-    expect(output).to.include(`leadflow-distribution: ${dataDir} is in use by another distribution service (pid ${first.child.pid} on `);
+    expect(output).to.include(
+      `leadflow-distribution: ${dataDir} is in use by another distribution service (pid ${first.child.pid} on `,
+    );
     expect(output).to.include('one service per embedded data directory');
     // The first one is unharmed.
     expect(first.child.exitCode).to.equal(null);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +15,22 @@ export interface DistributionProcess {
 }
 
 /** A distribution service as its own process on free ports, under `umask` when given. */
-export async function spawnDistribution(env: Record<string, string>, options: { umask?: string } = {}): Promise<DistributionProcess> {
+export async function spawnDistribution(
+  env: Record<string, string>,
+  options: { umask?: string } = {},
+): Promise<DistributionProcess> {
   const [grpcPort] = await freePorts(1);
   const argv = [process.execPath, '--import', 'tsx', ENTRY];
-  const [command, ...args] = options.umask === undefined ? argv : ['/bin/sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...argv];
+  const [command, ...args] =
+    options.umask === undefined ? argv : ['/bin/sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...argv];
   const child = spawn(command!, args, {
-    env: { ...process.env, LEADFLOW_GRPC_PORT: String(grpcPort), LEADFLOW_METRICS_PORT: '0', LEADFLOW_LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      LEADFLOW_GRPC_PORT: String(grpcPort),
+      LEADFLOW_METRICS_PORT: '0',
+      LEADFLOW_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const chunks: string[] = [];
@@ -34,7 +44,8 @@ export async function spawnDistribution(env: Record<string, string>, options: { 
 export async function listening(service: DistributionProcess, timeoutMs = 60_000): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
   while (!service.output().includes('distribution service listening')) {
-    if (service.child.exitCode !== null) throw new Error(`the service ended (${service.child.exitCode}): ${service.output()}`);
+    if (service.child.exitCode !== null)
+      throw new Error(`the service ended (${service.child.exitCode}): ${service.output()}`);
     if (Date.now() > giveUpAt) throw new Error(`the service did not start: ${service.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

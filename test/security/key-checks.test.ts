@@ -1,7 +1,7 @@
 import { expect } from 'chai';
+import { piiKey } from '../pii/pii-leads.js';
 import { startTestDistribution } from '../support/distribution.js';
 import { describeEachDatabase, productionSecretsEnv } from '../support/test-database.js';
-import { piiKey } from '../pii/pii-leads.js';
 
 describeEachDatabase('key check values: a ring that does not match the data is refused at start', (database) => {
   const secrets = productionSecretsEnv();
@@ -30,7 +30,9 @@ describeEachDatabase('key check values: a ring that does not match the data is r
   it('refuses another key under a recorded key id, naming the id and no key', async () => {
     const other = piiKey('k1');
     const message = await refusal({ LEADFLOW_PII_KEYS: other });
-    expect(message).to.match(/^the key ring does not match this database: PII key k1 is not the key of that id its leads were encrypted with/);
+    expect(message).to.match(
+      /^the key ring does not match this database: PII key k1 is not the key of that id its leads were encrypted with/,
+    );
     expect(message).not.to.include(other.slice(3));
   });
 

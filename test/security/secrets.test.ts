@@ -11,7 +11,9 @@ const SECRETS = 'secrets.json';
 
 /** Every 8-character slice of every value: none of it may appear in what the service prints. */
 function slices(values: string[]): string[] {
-  return values.flatMap((value) => Array.from({ length: Math.max(0, value.length - 7) }, (_, i) => value.slice(i, i + 8)));
+  return values.flatMap((value) =>
+    Array.from({ length: Math.max(0, value.length - 7) }, (_, i) => value.slice(i, i + 8)),
+  );
 }
 
 describe('secrets at start-up, with distribution services as processes', function () {
@@ -33,7 +35,8 @@ describe('secrets at start-up, with distribution services as processes', functio
 
   /** The database as a backup holds it, without secrets.json unless asked. */
   const restoreDatabase = async () => {
-    for (const file of ['leadflow.sqlite', 'leadflow.sqlite-wal']) await copyFile(path.join(original, file), path.join(restored, file)).catch(() => undefined);
+    for (const file of ['leadflow.sqlite', 'leadflow.sqlite-wal'])
+      await copyFile(path.join(original, file), path.join(restored, file)).catch(() => undefined);
   };
   const startOn = (env: Record<string, string> = {}) => spawnDistribution({ LEADFLOW_DATA_DIR: restored, ...env });
 
@@ -41,7 +44,9 @@ describe('secrets at start-up, with distribution services as processes', functio
     await restoreDatabase();
     const { code, output } = await endsOnItsOwn(await startOn());
     expect(code).to.equal(1);
-    expect(output).to.include(`${restored} holds a database but no secrets.json: restore ${path.join(restored, SECRETS)} from the same backup`);
+    expect(output).to.include(
+      `${restored} holds a database but no secrets.json: restore ${path.join(restored, SECRETS)} from the same backup`,
+    );
     await readFile(path.join(restored, SECRETS)).then(
       () => expect.fail('secrets.json was generated'),
       (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ENOENT'),
@@ -58,7 +63,9 @@ describe('secrets at start-up, with distribution services as processes', functio
       }),
     );
     expect(code).to.equal(1);
-    expect(output).to.include('leadflow-distribution: the key ring does not match this database: the HMAC key is not the one');
+    expect(output).to.include(
+      'leadflow-distribution: the key ring does not match this database: the HMAC key is not the one',
+    );
   });
 
   it('starts on a restored database with its own secrets.json', async () => {
@@ -72,11 +79,15 @@ describe('secrets at start-up, with distribution services as processes', functio
   it('reports a corrupt secrets.json without a byte of its secrets', async () => {
     const secrets = JSON.parse(await readFile(path.join(original, SECRETS), 'utf8'));
     // A secret first, then a fault a few characters after it: JSON.parse's message would quote it.
-    await writeFile(path.join(restored, SECRETS), `{"hmacKey": "${secrets.hmacKey}", "piiKeys": ${secrets.piiKeys}", "adminToken": "${secrets.adminToken}"}`);
+    await writeFile(
+      path.join(restored, SECRETS),
+      `{"hmacKey": "${secrets.hmacKey}", "piiKeys": ${secrets.piiKeys}", "adminToken": "${secrets.adminToken}"}`,
+    );
     const { code, output } = await endsOnItsOwn(await startOn());
     expect(code).to.equal(1);
     expect(output).to.include(`${path.join(restored, SECRETS)} is not valid JSON`);
-    for (const slice of slices([secrets.hmacKey, secrets.piiKeys, secrets.adminToken])) expect(output).not.to.include(slice);
+    for (const slice of slices([secrets.hmacKey, secrets.piiKeys, secrets.adminToken]))
+      expect(output).not.to.include(slice);
   });
 
   for (const [what, token] of [
@@ -105,7 +116,11 @@ describe('secrets at start-up, with distribution services as processes', functio
 describe('token strength', () => {
   it('accepts the tokens operators generate', () => {
     for (let i = 0; i < 200; i++) {
-      for (const token of [randomBytes(16).toString('hex'), randomBytes(32).toString('base64'), `lfadm_${randomBytes(32).toString('base64url')}`]) {
+      for (const token of [
+        randomBytes(16).toString('hex'),
+        randomBytes(32).toString('base64'),
+        `lfadm_${randomBytes(32).toString('base64url')}`,
+      ]) {
         expect(tokenWeakness(token), token).to.equal(undefined);
       }
     }
@@ -128,11 +143,20 @@ describe('weak tokens in the configuration of either process', () => {
         .with.property('message')
         .that.does.not.include(token);
     }
-    expect(loadGatewayConfig({ LEADFLOW_METRICS_TOKEN: randomBytes(32).toString('base64') }).metricsToken).to.be.a('string');
+    expect(loadGatewayConfig({ LEADFLOW_METRICS_TOKEN: randomBytes(32).toString('base64') }).metricsToken).to.be.a(
+      'string',
+    );
   });
 
   it('refuses the templates REPLACE_ME for every secret of the distribution service', () => {
-    const secrets = { LEADFLOW_ADMIN_TOKEN: 'REPLACE_ME', LEADFLOW_PII_KEYS: 'REPLACE_ME', LEADFLOW_HMAC_KEY: 'REPLACE_ME' };
-    expect(() => loadDistributionConfig({ DATABASE_URL: 'mysql://db/leadflow', ...secrets })).to.throw(ConfigError, /^LEADFLOW_ADMIN_TOKEN is refused: it is a placeholder/);
+    const secrets = {
+      LEADFLOW_ADMIN_TOKEN: 'REPLACE_ME',
+      LEADFLOW_PII_KEYS: 'REPLACE_ME',
+      LEADFLOW_HMAC_KEY: 'REPLACE_ME',
+    };
+    expect(() => loadDistributionConfig({ DATABASE_URL: 'mysql://db/leadflow', ...secrets })).to.throw(
+      ConfigError,
+      /^LEADFLOW_ADMIN_TOKEN is refused: it is a placeholder/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { SubmitLeadResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { endpointStats, leadIdOf, personLead, simBuyer, skipReasons, useMarket, type Market } from './support.js';
+import { endpointStats, leadIdOf, type Market, personLead, simBuyer, skipReasons, useMarket } from './support.js';
 
 const CONCURRENT_LEADS = 50;
 /** Every buyer answers after a little while, so that the 50 leads really are in flight together. */
@@ -10,14 +10,20 @@ const LATENCY = { uniform: [20, 80] as [number, number] };
 describeEachDatabase('selling: caps under 50 concurrent leads are never overshot', (database) => {
   const market = useMarket(database);
 
-  const sendAtOnce = (m: Market, count = CONCURRENT_LEADS) => Promise.all(Array.from({ length: count }, () => m.submit(personLead())));
+  const sendAtOnce = (m: Market, count = CONCURRENT_LEADS) =>
+    Promise.all(Array.from({ length: count }, () => m.submit(personLead())));
 
-  const buyerOf = (answer: SubmitLeadResponse) => (answer.outcome?.$case === 'sold' ? answer.outcome.value.buyerId : undefined);
+  const buyerOf = (answer: SubmitLeadResponse) =>
+    answer.outcome?.$case === 'sold' ? answer.outcome.value.buyerId : undefined;
 
   /** The cap counters of a buyer by period prefix ("h", "d", "m"), and its sales. */
   async function books(m: Market, buyerId: string) {
     const counters = await m.db.selectFrom('buyer_cap_counters').selectAll().where('buyer_id', '=', buyerId).execute();
-    const sales = await m.db.selectFrom('sales').select(['lead_id', 'charge_cents']).where('buyer_id', '=', buyerId).execute();
+    const sales = await m.db
+      .selectFrom('sales')
+      .select(['lead_id', 'charge_cents'])
+      .where('buyer_id', '=', buyerId)
+      .execute();
     const byKind = (kind: string) => counters.filter((row) => row.period.startsWith(`${kind}:`));
     return { counters, byKind, sales, spendCents: sales.reduce((sum, sale) => sum + sale.charge_cents, 0) };
   }
@@ -36,7 +42,11 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
       { path: '/backup/post', kind: 'direct_post', price: { fixed: 10 }, latencyMs: LATENCY },
     ]);
     const ids = await m.apply([
-      simBuyer('hourly-capped', simulator.url, { post: '/capped/post', caps: { leadsPerHour: 7 }, pricing: { type: 'fixed', price: '30.00' } }),
+      simBuyer('hourly-capped', simulator.url, {
+        post: '/capped/post',
+        caps: { leadsPerHour: 7 },
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
       simBuyer('hourly-backup', simulator.url, { post: '/backup/post', pricing: { type: 'fixed', price: '10.00' } }),
     ]);
 
@@ -57,8 +67,16 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
 
   it('rejects the leads beyond the cap when there is no other buyer, with capped skips', async () => {
     const m = market();
-    const simulator = await m.simulate([{ path: '/alone/post', kind: 'direct_post', price: { fixed: 30 }, latencyMs: LATENCY }]);
-    const ids = await m.apply([simBuyer('capped-alone', simulator.url, { post: '/alone/post', caps: { leadsPerHour: 7 }, pricing: { type: 'fixed', price: '30.00' } })]);
+    const simulator = await m.simulate([
+      { path: '/alone/post', kind: 'direct_post', price: { fixed: 30 }, latencyMs: LATENCY },
+    ]);
+    const ids = await m.apply([
+      simBuyer('capped-alone', simulator.url, {
+        post: '/alone/post',
+        caps: { leadsPerHour: 7 },
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
+    ]);
 
     const answers = await sendAtOnce(m);
     const sold = answers.filter((answer) => answer.outcome?.$case === 'sold');
@@ -68,8 +86,12 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
     if (hours.length === 1) expect(sold).to.have.length(7);
     expect(sales.length).to.equal(sold.length);
     expect(sales.length).to.equal(hours.reduce((sum, hour) => sum + hour.leads, 0));
-    expect(answers.filter((answer) => answer.outcome?.$case === 'rejected')).to.have.length(CONCURRENT_LEADS - sold.length);
-    expect(endpointStats(simulator, '/alone/post').posts, 'the buyer never saw more leads than its cap').to.equal(sold.length);
+    expect(answers.filter((answer) => answer.outcome?.$case === 'rejected')).to.have.length(
+      CONCURRENT_LEADS - sold.length,
+    );
+    expect(endpointStats(simulator, '/alone/post').posts, 'the buyer never saw more leads than its cap').to.equal(
+      sold.length,
+    );
     await expectCappedSkips(m, answers, ids['capped-alone']!);
   });
 
@@ -80,8 +102,15 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
       { path: '/budget-backup/post', kind: 'direct_post', price: { fixed: 5 }, latencyMs: LATENCY },
     ]);
     const ids = await m.apply([
-      simBuyer('budget', simulator.url, { post: '/budget/post', caps: { spendPerDay: '70.00' }, pricing: { type: 'fixed', price: '10.00' } }),
-      simBuyer('budget-backup', simulator.url, { post: '/budget-backup/post', pricing: { type: 'fixed', price: '5.00' } }),
+      simBuyer('budget', simulator.url, {
+        post: '/budget/post',
+        caps: { spendPerDay: '70.00' },
+        pricing: { type: 'fixed', price: '10.00' },
+      }),
+      simBuyer('budget-backup', simulator.url, {
+        post: '/budget-backup/post',
+        pricing: { type: 'fixed', price: '5.00' },
+      }),
     ]);
 
     const answers = await sendAtOnce(m);
@@ -105,7 +134,13 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
       { path: '/bidder/ping', kind: 'ping', bid: { fixed: 15 }, latencyMs: LATENCY },
       { path: '/bidder/post', kind: 'post', ping: '/bidder/ping', latencyMs: LATENCY },
     ]);
-    const ids = await m.apply([simBuyer('budget-bidder', simulator.url, { ping: '/bidder/ping', post: '/bidder/post', caps: { spendPerDay: '100.00' } })]);
+    const ids = await m.apply([
+      simBuyer('budget-bidder', simulator.url, {
+        ping: '/bidder/ping',
+        post: '/bidder/post',
+        caps: { spendPerDay: '100.00' },
+      }),
+    ]);
 
     const answers = await sendAtOnce(m, 30);
     const sold = answers.filter((answer) => answer.outcome?.$case === 'sold');
@@ -126,14 +161,23 @@ describeEachDatabase('selling: caps under 50 concurrent leads are never overshot
       { path: '/answer-priced-backup/post', kind: 'direct_post', price: { fixed: 5 }, latencyMs: LATENCY },
     ]);
     const ids = await m.apply([
-      simBuyer('answer-priced', simulator.url, { post: '/answer-priced/post', caps: { spendPerDay: '50.00' }, pricing: { type: 'bid' } }),
-      simBuyer('answer-priced-backup', simulator.url, { post: '/answer-priced-backup/post', tier: 2, pricing: { type: 'fixed', price: '5.00' } }),
+      simBuyer('answer-priced', simulator.url, {
+        post: '/answer-priced/post',
+        caps: { spendPerDay: '50.00' },
+        pricing: { type: 'bid' },
+      }),
+      simBuyer('answer-priced-backup', simulator.url, {
+        post: '/answer-priced-backup/post',
+        tier: 2,
+        pricing: { type: 'fixed', price: '5.00' },
+      }),
     ]);
 
     const answers = await sendAtOnce(m, 20);
     const { byKind, sales, spendCents } = await books(m, ids['answer-priced']!);
     expect(answers.every((answer) => answer.outcome?.$case === 'sold')).to.equal(true);
-    for (const day of byKind('d')) expect(day.spend_cents, `${day.period}: spend counted against the $50.00 cap`).to.be.at.most(5000);
+    for (const day of byKind('d'))
+      expect(day.spend_cents, `${day.period}: spend counted against the $50.00 cap`).to.be.at.most(5000);
     expect(spendCents, 'charged to the buyer in one day, against a $50.00 cap').to.be.at.most(5000);
     expect(sales.length).to.be.at.most(2);
   });

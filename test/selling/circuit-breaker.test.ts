@@ -18,7 +18,12 @@ describeEachDatabase('selling: circuit breaker per buyer', (database) => {
     ]);
     const ids = await apply([
       // Its timeouts count as declines, so that each lead goes on to the backup.
-      simBuyer('hanging', simulator.url, { post: '/hanging/post', timeoutMs: HANG_TIMEOUT_MS, onTimeout: 'decline', pricing: { type: 'fixed', price: '40.00' } }),
+      simBuyer('hanging', simulator.url, {
+        post: '/hanging/post',
+        timeoutMs: HANG_TIMEOUT_MS,
+        onTimeout: 'decline',
+        pricing: { type: 'fixed', price: '40.00' },
+      }),
       simBuyer('backup', simulator.url, { post: '/backup/post', pricing: { type: 'fixed', price: '20.00' } }),
     ]);
 
@@ -35,7 +40,9 @@ describeEachDatabase('selling: circuit breaker per buyer', (database) => {
       expect(sold.buyerId).to.equal(ids.backup);
       expect(ms, 'no wait on the paused buyer').to.be.below(HANG_TIMEOUT_MS / 2);
       const trail = await attempts(sold.leadId);
-      expect(rowsOf(trail, ids.hanging!).map((row) => [row.kind, row.reason])).to.deep.equal([['skip', 'circuit_open']]);
+      expect(rowsOf(trail, ids.hanging!).map((row) => [row.kind, row.reason])).to.deep.equal([
+        ['skip', 'circuit_open'],
+      ]);
     }
     expect(endpointStats(simulator, '/hanging/post').posts).to.equal(FAILURE_THRESHOLD);
   });

@@ -1,7 +1,19 @@
 import { expect } from 'chai';
-import { FAULT_KINDS, type EndpointConfig, type FaultKind } from '../../services/simulator/index.js';
+import { type EndpointConfig, FAULT_KINDS, type FaultKind } from '../../services/simulator/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { endpointStats, expectPostsInOrder, personLead, postsOf, rejectedOf, rowsOf, simBuyer, skipReasons, soldOf, useMarket, type ReplyFormat } from './support.js';
+import {
+  endpointStats,
+  expectPostsInOrder,
+  personLead,
+  postsOf,
+  type ReplyFormat,
+  rejectedOf,
+  rowsOf,
+  simBuyer,
+  skipReasons,
+  soldOf,
+  useMarket,
+} from './support.js';
 
 const DEADLINE_MS = 1500;
 /** What a loaded machine may add on top of the deadline: recording the outcome, gRPC, scheduling. */
@@ -23,8 +35,17 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
     const ids = await apply([
       simBuyer('hang-a', simulator.url, { ping: '/hang-a/ping', post: '/hang-a/post', timeoutMs: 1000 }),
       simBuyer('hang-b', simulator.url, { ping: '/hang-b/ping', post: '/hang-b/post', timeoutMs: 1000 }),
-      simBuyer('after-pings', simulator.url, { post: '/direct/post', timeoutMs: 1000, pricing: { type: 'fixed', price: '40.00' } }),
-      simBuyer('tier-two', simulator.url, { post: '/tier2/post', tier: 2, timeoutMs: 1000, pricing: { type: 'fixed', price: '20.00' } }),
+      simBuyer('after-pings', simulator.url, {
+        post: '/direct/post',
+        timeoutMs: 1000,
+        pricing: { type: 'fixed', price: '40.00' },
+      }),
+      simBuyer('tier-two', simulator.url, {
+        post: '/tier2/post',
+        tier: 2,
+        timeoutMs: 1000,
+        pricing: { type: 'fixed', price: '20.00' },
+      }),
     ]);
 
     const { answer, ms } = await timed(personLead());
@@ -40,11 +61,16 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
       trail = await attempts(sold.leadId);
     }
     for (const bidder of ['hang-a', 'hang-b']) {
-      expect(rowsOf(trail, ids[bidder]!).map((row) => [row.kind, row.outcome, row.reason]), bidder).to.deep.equal([
-        ['ping', 'timeout', 'answered after the ping window: not used'],
-      ]);
+      expect(
+        rowsOf(trail, ids[bidder]!).map((row) => [row.kind, row.outcome, row.reason]),
+        bidder,
+      ).to.deep.equal([['ping', 'timeout', 'answered after the ping window: not used']]);
     }
-    const lead = await db.selectFrom('leads').select(['status', 'processing_ms']).where('id', '=', sold.leadId).executeTakeFirstOrThrow();
+    const lead = await db
+      .selectFrom('leads')
+      .select(['status', 'processing_ms'])
+      .where('id', '=', sold.leadId)
+      .executeTakeFirstOrThrow();
     expect(lead.status).to.equal('sold');
     expect(lead.processing_ms).to.be.below(DEADLINE_MS);
   });
@@ -58,8 +84,18 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
     ]);
     const ids = await apply([
       // Its one timeout would not fit once the ping is back; its post timeout does.
-      simBuyer('bidder', simulator.url, { ping: '/bidder/ping', post: '/bidder/post', timeoutMs: 1450, pingTimeoutMs: 400, postTimeoutMs: 900 }),
-      simBuyer('patient', simulator.url, { post: '/patient/post', timeoutMs: 1450, pricing: { type: 'fixed', price: '60.00' } }),
+      simBuyer('bidder', simulator.url, {
+        ping: '/bidder/ping',
+        post: '/bidder/post',
+        timeoutMs: 1450,
+        pingTimeoutMs: 400,
+        postTimeoutMs: 900,
+      }),
+      simBuyer('patient', simulator.url, {
+        post: '/patient/post',
+        timeoutMs: 1450,
+        pricing: { type: 'fixed', price: '60.00' },
+      }),
     ]);
     const { answer, ms } = await timed(personLead());
     const sold = soldOf(answer);
@@ -81,9 +117,22 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
       { path: '/quick/post', kind: 'direct_post', price: { fixed: 30 } },
     ]);
     const ids = await apply([
-      simBuyer('hangs', simulator.url, { post: '/hangs/post', timeoutMs: 600, onTimeout: 'decline', pricing: { type: 'fixed', price: '40.00' } }),
-      simBuyer('slow-timeout', simulator.url, { post: '/slow-timeout/post', timeoutMs: 1000, pricing: { type: 'fixed', price: '35.00' } }),
-      simBuyer('quick', simulator.url, { post: '/quick/post', timeoutMs: 300, pricing: { type: 'fixed', price: '30.00' } }),
+      simBuyer('hangs', simulator.url, {
+        post: '/hangs/post',
+        timeoutMs: 600,
+        onTimeout: 'decline',
+        pricing: { type: 'fixed', price: '40.00' },
+      }),
+      simBuyer('slow-timeout', simulator.url, {
+        post: '/slow-timeout/post',
+        timeoutMs: 1000,
+        pricing: { type: 'fixed', price: '35.00' },
+      }),
+      simBuyer('quick', simulator.url, {
+        post: '/quick/post',
+        timeoutMs: 300,
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
     ]);
 
     const { answer, ms } = await timed(personLead());
@@ -108,9 +157,21 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
       { path: '/normal/post', kind: 'direct_post', price: { fixed: 20 } },
     ]);
     const ids = await apply([
-      simBuyer('patient', simulator.url, { ping: '/patient/ping', post: '/patient/post', timeoutMs: DEADLINE_MS + 500 }),
-      simBuyer('patient-direct', simulator.url, { post: '/patient-direct/post', timeoutMs: DEADLINE_MS + 500, pricing: { type: 'fixed', price: '80.00' } }),
-      simBuyer('normal', simulator.url, { post: '/normal/post', timeoutMs: 500, pricing: { type: 'fixed', price: '20.00' } }),
+      simBuyer('patient', simulator.url, {
+        ping: '/patient/ping',
+        post: '/patient/post',
+        timeoutMs: DEADLINE_MS + 500,
+      }),
+      simBuyer('patient-direct', simulator.url, {
+        post: '/patient-direct/post',
+        timeoutMs: DEADLINE_MS + 500,
+        pricing: { type: 'fixed', price: '80.00' },
+      }),
+      simBuyer('normal', simulator.url, {
+        post: '/normal/post',
+        timeoutMs: 500,
+        pricing: { type: 'fixed', price: '20.00' },
+      }),
     ]);
 
     const sold = soldOf(await submit(personLead()));
@@ -139,10 +200,23 @@ describeEachDatabase('selling: timeouts and garbage are never a sale', (database
     const endpoints: EndpointConfig[] = [{ path: '/backup/post', kind: 'direct_post', price: { fixed: 5 } }];
     for (const { name, fault, format, where } of faulty) {
       const errors = { [fault]: 1 };
-      if (where === 'direct') endpoints.push({ path: `/${name}/post`, kind: 'direct_post', price: { fixed: 30 }, format, errors });
+      if (where === 'direct')
+        endpoints.push({ path: `/${name}/post`, kind: 'direct_post', price: { fixed: 30 }, format, errors });
       else {
-        endpoints.push({ path: `/${name}/ping`, kind: 'ping', bid: { fixed: 30 }, format, ...(where === 'ping' && { errors }) });
-        endpoints.push({ path: `/${name}/post`, kind: 'post', ping: `/${name}/ping`, format, ...(where === 'post' && { errors }) });
+        endpoints.push({
+          path: `/${name}/ping`,
+          kind: 'ping',
+          bid: { fixed: 30 },
+          format,
+          ...(where === 'ping' && { errors }),
+        });
+        endpoints.push({
+          path: `/${name}/post`,
+          kind: 'post',
+          ping: `/${name}/ping`,
+          format,
+          ...(where === 'post' && { errors }),
+        });
       }
     }
     const simulator = await simulate(endpoints);
@@ -168,36 +242,79 @@ describeEachDatabase('selling: timeouts and garbage are never a sale', (database
     for (const { name, fault, where } of faulty) {
       const rows = rowsOf(trail, ids[name]!);
       const failed = fault === 'hang' ? 'timeout' : 'error';
-      if (where === 'direct') expect(rows.map((row) => [row.kind, row.outcome]), name).to.deep.equal([['post', failed]]);
+      if (where === 'direct')
+        expect(
+          rows.map((row) => [row.kind, row.outcome]),
+          name,
+        ).to.deep.equal([['post', failed]]);
       if (where === 'ping') {
-        expect(rows.map((row) => [row.kind, row.outcome, row.bid_cents]), name).to.deep.equal([['ping', failed, null]]);
-        expect(endpointStats(simulator, `/${name}/post`).posts, `${name}: a failed ping is no bid, nothing posted`).to.equal(0);
+        expect(
+          rows.map((row) => [row.kind, row.outcome, row.bid_cents]),
+          name,
+        ).to.deep.equal([['ping', failed, null]]);
+        expect(
+          endpointStats(simulator, `/${name}/post`).posts,
+          `${name}: a failed ping is no bid, nothing posted`,
+        ).to.equal(0);
       }
       if (where === 'post') {
-        expect(rows.map((row) => [row.kind, row.outcome]), name).to.deep.equal([
+        expect(
+          rows.map((row) => [row.kind, row.outcome]),
+          name,
+        ).to.deep.equal([
           ['ping', 'accepted'],
           ['post', failed],
         ]);
       }
-      expect(rows.every((row) => row.price_cents === null), `${name}: no price recorded`).to.equal(true);
-      expect(endpointStats(simulator, where === 'ping' ? `/${name}/ping` : `/${name}/post`).errors[fault], `${name}: the fault was served`).to.equal(1);
+      expect(
+        rows.every((row) => row.price_cents === null),
+        `${name}: no price recorded`,
+      ).to.equal(true);
+      expect(
+        endpointStats(simulator, where === 'ping' ? `/${name}/ping` : `/${name}/post`).errors[fault],
+        `${name}: the fault was served`,
+      ).to.equal(1);
     }
-    expect(postsOf(trail).filter((post) => post.outcome === 'accepted').map((post) => post.buyer_id)).to.deep.equal([ids.backup]);
-    const sales = await db.selectFrom('sales').select(['buyer_id', 'charge_cents']).where('lead_id', '=', sold.leadId).execute();
+    expect(
+      postsOf(trail)
+        .filter((post) => post.outcome === 'accepted')
+        .map((post) => post.buyer_id),
+    ).to.deep.equal([ids.backup]);
+    const sales = await db
+      .selectFrom('sales')
+      .select(['buyer_id', 'charge_cents'])
+      .where('lead_id', '=', sold.leadId)
+      .execute();
     expect(sales).to.deep.equal([{ buyer_id: ids.backup, charge_cents: 500 }]);
     expect(await count('ledger_entries', { column: 'lead_id', value: sold.leadId })).to.equal(3);
   });
 
   it('rejects the lead when every buyer fails and each counts a timeout as a decline', async () => {
     const { simulate, apply, submit, attempts, count } = market();
-    const endpoints: EndpointConfig[] = FAULT_KINDS.map((fault) => ({ path: `/only-${fault}/post`, kind: 'direct_post', price: { fixed: 25 }, errors: { [fault]: 1 } }));
+    const endpoints: EndpointConfig[] = FAULT_KINDS.map((fault) => ({
+      path: `/only-${fault}/post`,
+      kind: 'direct_post',
+      price: { fixed: 25 },
+      errors: { [fault]: 1 },
+    }));
     const simulator = await simulate(endpoints);
-    const ids = await apply(FAULT_KINDS.map((fault) => simBuyer(`only-${fault}`, simulator.url, { post: `/only-${fault}/post`, timeoutMs: HANG_TIMEOUT_MS, onTimeout: 'decline', pricing: { type: 'fixed', price: '25.00' } })));
+    const ids = await apply(
+      FAULT_KINDS.map((fault) =>
+        simBuyer(`only-${fault}`, simulator.url, {
+          post: `/only-${fault}/post`,
+          timeoutMs: HANG_TIMEOUT_MS,
+          onTimeout: 'decline',
+          pricing: { type: 'fixed', price: '25.00' },
+        }),
+      ),
+    );
 
     const rejected = rejectedOf(await submit(personLead()));
     expect(rejected.reason).to.equal('No buyer accepted the lead');
     const trail = await attempts(rejected.leadId);
-    const outcomes = Object.fromEntries(FAULT_KINDS.map((fault) => [fault, postsOf(trail, ids[`only-${fault}`]!).map((post) => post.outcome)]));
+    const outcomes = Object.fromEntries(
+      FAULT_KINDS.map((fault) => [fault, postsOf(trail, ids[`only-${fault}`]!).map((post) => post.outcome)]),
+    );
     expect(outcomes).to.deep.equal({
       status500: ['error'],
       status503: ['error'],

@@ -12,7 +12,11 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
       { path: '/lenient/post', kind: 'direct_post', price: { fixed: 20 } },
     ]);
     const ids = await apply([
-      simBuyer('strict', simulator.url, { post: '/strict/post', duplicates: { lookbackDays: 30 }, pricing: { type: 'fixed', price: '30.00' } }),
+      simBuyer('strict', simulator.url, {
+        post: '/strict/post',
+        duplicates: { lookbackDays: 30 },
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
       simBuyer('lenient', simulator.url, { post: '/lenient/post', pricing: { type: 'fixed', price: '20.00' } }),
     ]);
 
@@ -27,7 +31,9 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
       expect(skipReasons(await attempts(again.leadId), ids.strict!), shared).to.deep.equal(['duplicate']);
       const third = soldOf(await submit(personLead({ [shared]: first[shared] })));
       expect(third.buyerId, `${shared}: a buyer without a policy buys the person again`).to.equal(ids.lenient);
-      expect(rowsOf(await attempts(third.leadId), ids.lenient!).map((row) => [row.kind, row.outcome])).to.deep.equal([['post', 'accepted']]);
+      expect(rowsOf(await attempts(third.leadId), ids.lenient!).map((row) => [row.kind, row.outcome])).to.deep.equal([
+        ['post', 'accepted'],
+      ]);
     }
     expect(endpointStats(simulator, '/strict/post').posts).to.equal(3);
     expect(endpointStats(simulator, '/lenient/post').accepted).to.equal(6);
@@ -46,7 +52,11 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
         duplicates: { lookbackDays: 30, includeRejected: true },
         pricing: { type: 'fixed', price: '30.00' },
       }),
-      simBuyer('bought-only', simulator.url, { post: '/forgets/post', duplicates: { lookbackDays: 30 }, pricing: { type: 'fixed', price: '29.00' } }),
+      simBuyer('bought-only', simulator.url, {
+        post: '/forgets/post',
+        duplicates: { lookbackDays: 30 },
+        pricing: { type: 'fixed', price: '29.00' },
+      }),
       simBuyer('rej-backup', simulator.url, { post: '/rej-backup/post', pricing: { type: 'fixed', price: '10.00' } }),
     ]);
 
@@ -60,7 +70,10 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
     const second = soldOf(await submit(personLead({ ssn: first.ssn })));
     const trail = await attempts(second.leadId);
     expect(skipReasons(trail, ids['remembers-rejections']!)).to.deep.equal(['duplicate']);
-    expect(postsOf(trail, ids['bought-only']!).map((post) => post.outcome), 'a rejection is no purchase').to.deep.equal(['rejected']);
+    expect(
+      postsOf(trail, ids['bought-only']!).map((post) => post.outcome),
+      'a rejection is no purchase',
+    ).to.deep.equal(['rejected']);
     expect(endpointStats(simulator, '/remembers/post').posts).to.equal(1);
     expect(endpointStats(simulator, '/forgets/post').posts).to.equal(2);
   });
@@ -72,8 +85,17 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
       { path: '/tested-backup/post', kind: 'direct_post', price: { fixed: 10 } },
     ]);
     const ids = await apply([
-      simBuyer('tested', simulator.url, { post: '/tested/post', duplicates: { lookbackDays: 30 }, testBehaviour: 'accept', pricing: { type: 'fixed', price: '30.00' } }),
-      simBuyer('tested-backup', simulator.url, { post: '/tested-backup/post', testBehaviour: 'accept', pricing: { type: 'fixed', price: '10.00' } }),
+      simBuyer('tested', simulator.url, {
+        post: '/tested/post',
+        duplicates: { lookbackDays: 30 },
+        testBehaviour: 'accept',
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
+      simBuyer('tested-backup', simulator.url, {
+        post: '/tested-backup/post',
+        testBehaviour: 'accept',
+        pricing: { type: 'fixed', price: '10.00' },
+      }),
     ]);
 
     const person = personLead();
@@ -96,7 +118,11 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
       { path: '/racy-backup/post', kind: 'direct_post', price: { fixed: 10 } },
     ]);
     const ids = await apply([
-      simBuyer('racy', simulator.url, { post: '/racy/post', duplicates: { lookbackDays: 30 }, pricing: { type: 'fixed', price: '30.00' } }),
+      simBuyer('racy', simulator.url, {
+        post: '/racy/post',
+        duplicates: { lookbackDays: 30 },
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
       simBuyer('racy-backup', simulator.url, { post: '/racy-backup/post', pricing: { type: 'fixed', price: '10.00' } }),
     ]);
 
@@ -105,7 +131,10 @@ describeEachDatabase('selling: duplicates per buyer', (database) => {
     const answers = await Promise.all([submit(person), submit({ ...person, clickid: `${person.clickid}-double` })]);
     const buyers = answers.map((answer) => soldOf(answer).buyerId);
     const racySales = await db.selectFrom('sales').select('lead_id').where('buyer_id', '=', ids.racy!).execute();
-    expect(racySales, `sales to the buyer with a duplicate policy (answers went to ${buyers.join(', ')})`).to.have.length(1);
+    expect(
+      racySales,
+      `sales to the buyer with a duplicate policy (answers went to ${buyers.join(', ')})`,
+    ).to.have.length(1);
     expect(buyers).to.have.members([ids.racy, ids['racy-backup']]);
   });
 });

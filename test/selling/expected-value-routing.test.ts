@@ -3,7 +3,16 @@ import type { EndpointConfig } from '../../services/simulator/index.js';
 import { stackCli } from '../cli/run-leadflow.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { expectBalancedLedger, inParallel, leadIdOf, personLead, postsOf, simBuyer, useMarket, type Market } from './support.js';
+import {
+  expectBalancedLedger,
+  inParallel,
+  leadIdOf,
+  type Market,
+  personLead,
+  postsOf,
+  simBuyer,
+  useMarket,
+} from './support.js';
 
 /*
  * One tier of three bidders: a slow buyer bidding $50 whose posts take 1.5 s and are seldom accepted,
@@ -27,14 +36,34 @@ const SHORT_BUDGET = { LEADFLOW_SELL_DEADLINE_MS: '2000' };
 async function applyMarket(market: Market, seed: number): Promise<Record<string, string>> {
   const simulator = await market.simulate(MARKET, seed);
   return market.apply([
-    simBuyer('slow-rich', simulator.url, { ping: '/slow-rich/ping', post: '/slow-rich/post', timeoutMs: 1700, pingTimeoutMs: 300 }),
-    simBuyer('fast-a', simulator.url, { ping: '/fast-a/ping', post: '/fast-a/post', timeoutMs: 500, pingTimeoutMs: 300 }),
-    simBuyer('fast-b', simulator.url, { ping: '/fast-b/ping', post: '/fast-b/post', timeoutMs: 500, pingTimeoutMs: 300 }),
+    simBuyer('slow-rich', simulator.url, {
+      ping: '/slow-rich/ping',
+      post: '/slow-rich/post',
+      timeoutMs: 1700,
+      pingTimeoutMs: 300,
+    }),
+    simBuyer('fast-a', simulator.url, {
+      ping: '/fast-a/ping',
+      post: '/fast-a/post',
+      timeoutMs: 500,
+      pingTimeoutMs: 300,
+    }),
+    simBuyer('fast-b', simulator.url, {
+      ping: '/fast-b/ping',
+      post: '/fast-b/post',
+      timeoutMs: 500,
+      pingTimeoutMs: 300,
+    }),
   ]);
 }
 
 /** Sells a batch of leads through `stack` as `key`'s publisher; the lead ids and the revenue (charges) in cents. */
-async function sellBatch(market: Market, stack: TestDistribution, key: string, count: number): Promise<{ leadIds: string[]; revenueCents: number }> {
+async function sellBatch(
+  market: Market,
+  stack: TestDistribution,
+  key: string,
+  count: number,
+): Promise<{ leadIds: string[]; revenueCents: number }> {
   const answers = await inParallel(count, AT_ONCE, () => stack.submit(key, personLead()));
   const leadIds = answers.map(leadIdOf);
   const sales = await expectBalancedLedger(market.db, leadIds);
@@ -42,71 +71,97 @@ async function sellBatch(market: Market, stack: TestDistribution, key: string, c
 }
 
 /** The buyers posted to, in order, for each lead. */
-async function postOrders(market: Market, leadIds: readonly string[], names: Record<string, string>): Promise<string[][]> {
+async function postOrders(
+  market: Market,
+  leadIds: readonly string[],
+  names: Record<string, string>,
+): Promise<string[][]> {
   const nameOf = new Map(Object.entries(names).map(([name, id]) => [id, name]));
-  return Promise.all(leadIds.map(async (leadId) => postsOf(await market.attempts(leadId)).map((post) => nameOf.get(post.buyer_id)!)));
+  return Promise.all(
+    leadIds.map(async (leadId) => postsOf(await market.attempts(leadId)).map((post) => nameOf.get(post.buyer_id)!)),
+  );
 }
 
 // Two instances on one store side by side: MySQL, as several instances are deployed (one embedded SQLite
 // data directory serves one instance).
-describeEachDatabase('selling: deadline-aware expected-value post order', (database) => {
-  const market = useMarket(database, { env: SHORT_BUDGET });
+describeEachDatabase(
+  'selling: deadline-aware expected-value post order',
+  (database) => {
+    const market = useMarket(database, { env: SHORT_BUDGET });
 
-  it('with a 2 s budget, sells more than the plain price order by posting the fast likely buyers before the slow rich one', async () => {
-    const ids = await applyMarket(market(), 11);
-    const priceOrdered = await startTestDistribution(database(), { env: { ...SHORT_BUDGET, LEADFLOW_POST_ORDER: 'price' } });
-    try {
-      const publisher = await priceOrdered.createPublisher(1_000_000);
-      const plain = await sellBatch(market(), priceOrdered, publisher.key, LEADS);
-      const learning = await sellBatch(market(), market().stack, market().key, LEADS);
+    it('with a 2 s budget, sells more than the plain price order by posting the fast likely buyers before the slow rich one', async () => {
+      const ids = await applyMarket(market(), 11);
+      const priceOrdered = await startTestDistribution(database(), {
+        env: { ...SHORT_BUDGET, LEADFLOW_POST_ORDER: 'price' },
+      });
+      try {
+        const publisher = await priceOrdered.createPublisher(1_000_000);
+        const plain = await sellBatch(market(), priceOrdered, publisher.key, LEADS);
+        const learning = await sellBatch(market(), market().stack, market().key, LEADS);
 
-      // Price order: every lead goes to the slow buyer first, and then there is no time for another post.
-      for (const order of await postOrders(market(), plain.leadIds, ids)) expect(order).to.deep.equal(['slow-rich']);
-      // Expected value: once the slow buyer's figures are learned, the fast buyers are posted first.
-      const orders = await postOrders(market(), learning.leadIds, ids);
-      const fastFirst = orders.filter((order) => order[0] !== 'slow-rich').length;
-      expect(fastFirst, JSON.stringify(orders)).to.be.at.least(LEADS - 2 * AT_ONCE);
-      expect(learning.revenueCents, `expected value ${learning.revenueCents}, price order ${plain.revenueCents}`).to.be.above(plain.revenueCents * 1.5);
-    } finally {
-      await priceOrdered.close();
-    }
-  });
-
-  it('with a 10 s budget, posts in plain price order, on an instance that starts with the figures others learned', async () => {
-    const ids = await applyMarket(market(), 12);
-    // The slow buyer's figures are learned on the suite's instance, from posts in price order.
-    await sellBatch(market(), market().stack, market().key, 6);
-    const patient = await startTestDistribution(database(), { env: { LEADFLOW_SELL_DEADLINE_MS: '10000' } });
-    try {
-      const shown = await stackCli(patient).json('buyer', 'show', ids['slow-rich']!);
-      expect(shown.summary.learned.posts, 'figures read from storage at start').to.be.at.least(6);
-      expect(shown.summary.learned.p50Ms).to.be.within(1400, 1700);
-      expect(shown.summary.learned.acceptRate).to.be.below(0.5);
-
-      const publisher = await patient.createPublisher(1_000_000);
-      const batch = await sellBatch(market(), patient, publisher.key, 8);
-      for (const order of await postOrders(market(), batch.leadIds, ids)) {
-        expect(['slow-rich', 'fast-a', 'fast-b'].slice(0, order.length), 'a prefix of the price order').to.deep.equal(order);
-        expect(order[0]).to.equal('slow-rich');
+        // Price order: every lead goes to the slow buyer first, and then there is no time for another post.
+        for (const order of await postOrders(market(), plain.leadIds, ids)) expect(order).to.deep.equal(['slow-rich']);
+        // Expected value: once the slow buyer's figures are learned, the fast buyers are posted first.
+        const orders = await postOrders(market(), learning.leadIds, ids);
+        const fastFirst = orders.filter((order) => order[0] !== 'slow-rich').length;
+        expect(fastFirst, JSON.stringify(orders)).to.be.at.least(LEADS - 2 * AT_ONCE);
+        expect(
+          learning.revenueCents,
+          `expected value ${learning.revenueCents}, price order ${plain.revenueCents}`,
+        ).to.be.above(plain.revenueCents * 1.5);
+      } finally {
+        await priceOrdered.close();
       }
-    } finally {
-      await patient.close();
-    }
-  });
+    });
 
-  it('shows the learned figures in leadflow buyer show and in the metrics', async () => {
-    const ids = await applyMarket(market(), 13);
-    await sellBatch(market(), market().stack, market().key, 6);
-    const cli = stackCli(market().stack);
-    const text = await cli.leadflow(['buyer', 'show', 'slow-rich']);
-    expect(text.stdout).to.match(/^learned:\s+\d+% accepted, \d+% unanswered, post p50 1[45]\d\d ms, p90 1[4-7]\d\d ms \(\d+ recent posts\)$/m);
-    const { summary } = await cli.json('buyer', 'show', ids['fast-a']!);
-    expect(summary.learned).to.have.keys(['posts', 'acceptRate', 'unansweredRate', 'p50Ms', 'p90Ms']);
+    it('with a 10 s budget, posts in plain price order, on an instance that starts with the figures others learned', async () => {
+      const ids = await applyMarket(market(), 12);
+      // The slow buyer's figures are learned on the suite's instance, from posts in price order.
+      await sellBatch(market(), market().stack, market().key, 6);
+      const patient = await startTestDistribution(database(), { env: { LEADFLOW_SELL_DEADLINE_MS: '10000' } });
+      try {
+        const shown = await stackCli(patient).json('buyer', 'show', ids['slow-rich']!);
+        expect(shown.summary.learned.posts, 'figures read from storage at start').to.be.at.least(6);
+        expect(shown.summary.learned.p50Ms).to.be.within(1400, 1700);
+        expect(shown.summary.learned.acceptRate).to.be.below(0.5);
 
-    const metrics = await (await fetch(`http://127.0.0.1:${market().stack.service.metricsPort}/metrics`)).text();
-    const slow = ids['slow-rich']!;
-    expect(metrics).to.match(new RegExp(`^leadflow_buyer_learned_accept_ratio\\{buyer_id="${slow}"\\} 0\\.\\d+$`, 'm'));
-    expect(metrics).to.match(new RegExp(`^leadflow_buyer_learned_post_latency_seconds\\{buyer_id="${slow}",quantile="0\\.5"\\} 1\\.[45]\\d*$`, 'm'));
-    expect(metrics).to.match(new RegExp(`^leadflow_buyer_learned_posts\\{buyer_id="${slow}"\\} \\d+$`, 'm'));
-  });
-}, ['mysql']);
+        const publisher = await patient.createPublisher(1_000_000);
+        const batch = await sellBatch(market(), patient, publisher.key, 8);
+        for (const order of await postOrders(market(), batch.leadIds, ids)) {
+          expect(['slow-rich', 'fast-a', 'fast-b'].slice(0, order.length), 'a prefix of the price order').to.deep.equal(
+            order,
+          );
+          expect(order[0]).to.equal('slow-rich');
+        }
+      } finally {
+        await patient.close();
+      }
+    });
+
+    it('shows the learned figures in leadflow buyer show and in the metrics', async () => {
+      const ids = await applyMarket(market(), 13);
+      await sellBatch(market(), market().stack, market().key, 6);
+      const cli = stackCli(market().stack);
+      const text = await cli.leadflow(['buyer', 'show', 'slow-rich']);
+      expect(text.stdout).to.match(
+        /^learned:\s+\d+% accepted, \d+% unanswered, post p50 1[45]\d\d ms, p90 1[4-7]\d\d ms \(\d+ recent posts\)$/m,
+      );
+      const { summary } = await cli.json('buyer', 'show', ids['fast-a']!);
+      expect(summary.learned).to.have.keys(['posts', 'acceptRate', 'unansweredRate', 'p50Ms', 'p90Ms']);
+
+      const metrics = await (await fetch(`http://127.0.0.1:${market().stack.service.metricsPort}/metrics`)).text();
+      const slow = ids['slow-rich']!;
+      expect(metrics).to.match(
+        new RegExp(`^leadflow_buyer_learned_accept_ratio\\{buyer_id="${slow}"\\} 0\\.\\d+$`, 'm'),
+      );
+      expect(metrics).to.match(
+        new RegExp(
+          `^leadflow_buyer_learned_post_latency_seconds\\{buyer_id="${slow}",quantile="0\\.5"\\} 1\\.[45]\\d*$`,
+          'm',
+        ),
+      );
+      expect(metrics).to.match(new RegExp(`^leadflow_buyer_learned_posts\\{buyer_id="${slow}"\\} \\d+$`, 'm'));
+    });
+  },
+  ['mysql'],
+);

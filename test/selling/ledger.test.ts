@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import type { SubmitLeadResponse } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { endpointStats, expectBalancedLedger, inParallel, leadIdOf, personLead, postsOf, simBuyer, soldOf, useMarket } from './support.js';
+import {
+  endpointStats,
+  expectBalancedLedger,
+  inParallel,
+  leadIdOf,
+  personLead,
+  postsOf,
+  simBuyer,
+  soldOf,
+  useMarket,
+} from './support.js';
 
 describeEachDatabase('selling: the ledger', (database) => {
   const market = useMarket(database);
@@ -14,7 +24,13 @@ describeEachDatabase('selling: the ledger', (database) => {
       [
         { path: '/bids-json/ping', kind: 'ping', bid: { uniform: [12, 45] }, acceptRate: 0.8 },
         { path: '/bids-json/post', kind: 'post', ping: '/bids-json/ping', acceptRate: 0.7 },
-        { path: '/bids-xml/ping', kind: 'ping', bid: { normal: { mean: 25, sd: 8, min: 10, max: 50 } }, format: 'xml', acceptRate: 0.8 },
+        {
+          path: '/bids-xml/ping',
+          kind: 'ping',
+          bid: { normal: { mean: 25, sd: 8, min: 10, max: 50 } },
+          format: 'xml',
+          acceptRate: 0.8,
+        },
         { path: '/bids-xml/post', kind: 'post', ping: '/bids-xml/ping', format: 'xml', acceptRate: 0.7 },
         { path: '/by-state/post', kind: 'direct_post', price: { fixed: 1 }, format: 'text', acceptRate: 0.6 },
         { path: '/backstop/post', kind: 'direct_post', price: { fixed: 1 } },
@@ -22,7 +38,11 @@ describeEachDatabase('selling: the ledger', (database) => {
       99,
     );
     const ids = await m.apply([
-      simBuyer('bids-json', simulator.url, { ping: '/bids-json/ping', post: '/bids-json/post', payout: { revenueShare: 0.75 } }),
+      simBuyer('bids-json', simulator.url, {
+        ping: '/bids-json/ping',
+        post: '/bids-json/post',
+        payout: { revenueShare: 0.75 },
+      }),
       simBuyer('bids-xml', simulator.url, { ping: '/bids-xml/ping', post: '/bids-xml/post', format: 'xml' }),
       simBuyer('by-state', simulator.url, {
         post: '/by-state/post',
@@ -37,7 +57,12 @@ describeEachDatabase('selling: the ledger', (database) => {
         },
         payout: { fixed: '11.11', publishers: { [other.id]: { revenueShare: 0.6 } } },
       }),
-      simBuyer('backstop', simulator.url, { post: '/backstop/post', tier: 2, pricing: { type: 'fixed', price: '13.37' }, payout: { revenueShare: 0.7 } }),
+      simBuyer('backstop', simulator.url, {
+        post: '/backstop/post',
+        tier: 2,
+        pricing: { type: 'fixed', price: '13.37' },
+        payout: { revenueShare: 0.7 },
+      }),
     ]);
 
     const states = [
@@ -79,15 +104,25 @@ describeEachDatabase('selling: the ledger', (database) => {
         charge = 1337;
         payout = share(1337, 7000);
       }
-      expect(sale, sold.leadId).to.include({ charge_cents: charge, payout_cents: payout, margin_cents: charge - payout, publisher_id: publisher.id });
+      expect(sale, sold.leadId).to.include({
+        charge_cents: charge,
+        payout_cents: payout,
+        margin_cents: charge - payout,
+        publisher_id: publisher.id,
+      });
       expect(sold.priceCents, 'the publisher is told its payout').to.equal(payout);
       expect(payout, 'at least the floor').to.be.at.least(Math.round(Number(body.price) * 100));
-      expect(postsOf(trail).find((post) => post.outcome === 'accepted')).to.include({ buyer_id: sale.buyer_id, price_cents: charge });
+      expect(postsOf(trail).find((post) => post.outcome === 'accepted')).to.include({
+        buyer_id: sale.buyer_id,
+        price_cents: charge,
+      });
     }
 
     // The bidders' own books: what the simulator accepted is what leadflow charged them.
     for (const name of ['bids-json', 'bids-xml']) {
-      const charged = sales.filter((sale) => sale.buyer_id === ids[name]).reduce((sum, sale) => sum + sale.charge_cents, 0);
+      const charged = sales
+        .filter((sale) => sale.buyer_id === ids[name])
+        .reduce((sum, sale) => sum + sale.charge_cents, 0);
       expect(endpointStats(simulator, `/${name}/post`).acceptedCents, name).to.equal(charged);
     }
 
@@ -100,7 +135,11 @@ describeEachDatabase('selling: the ledger', (database) => {
       .execute();
     const salesSums = await m.db
       .selectFrom('sales')
-      .select([sql<string>`sum(charge_cents)`.as('charged'), sql<string>`sum(payout_cents)`.as('paid'), sql<string>`sum(margin_cents)`.as('kept')])
+      .select([
+        sql<string>`sum(charge_cents)`.as('charged'),
+        sql<string>`sum(payout_cents)`.as('paid'),
+        sql<string>`sum(margin_cents)`.as('kept'),
+      ])
       .where('lead_id', 'in', leadIds)
       .executeTakeFirstOrThrow();
     const byType = Object.fromEntries(ledgerSums.map((row) => [row.entry_type, Number(row.total)]));
@@ -115,7 +154,9 @@ describeEachDatabase('selling: the ledger', (database) => {
     it('answers a retry with the stored sale and writes one sale and one set of entries', async () => {
       const { simulate, apply, submit, db } = market();
       const simulator = await simulate([{ path: '/retry/post', kind: 'direct_post', price: { fixed: 25 } }]);
-      const ids = await apply([simBuyer('retry-buyer', simulator.url, { post: '/retry/post', pricing: { type: 'fixed', price: '25.00' } })]);
+      const ids = await apply([
+        simBuyer('retry-buyer', simulator.url, { post: '/retry/post', pricing: { type: 'fixed', price: '25.00' } }),
+      ]);
 
       const body = personLead();
       const first = await submit(body);
@@ -129,7 +170,9 @@ describeEachDatabase('selling: the ledger', (database) => {
       }
       const sales = await expectBalancedLedger(db, [sold.leadId]);
       expect(sales).to.have.length(1);
-      expect(await db.selectFrom('ledger_entries').select('id').where('lead_id', '=', sold.leadId).execute()).to.have.length(3);
+      expect(
+        await db.selectFrom('ledger_entries').select('id').where('lead_id', '=', sold.leadId).execute(),
+      ).to.have.length(3);
       expect(endpointStats(simulator, '/retry/post').posts).to.equal(1);
     });
 
@@ -139,7 +182,9 @@ describeEachDatabase('selling: the ledger', (database) => {
         { path: '/retry-ping/ping', kind: 'ping', bid: { fixed: 31.17 }, latencyMs: { fixed: 100 } },
         { path: '/retry-ping/post', kind: 'post', ping: '/retry-ping/ping', latencyMs: { fixed: 100 } },
       ]);
-      const ids = await apply([simBuyer('retry-bidder', simulator.url, { ping: '/retry-ping/ping', post: '/retry-ping/post' })]);
+      const ids = await apply([
+        simBuyer('retry-bidder', simulator.url, { ping: '/retry-ping/ping', post: '/retry-ping/post' }),
+      ]);
 
       const body = personLead();
       // Whether every copy gets an answer rather than an error is the next test's business; here: one charge.
@@ -154,9 +199,24 @@ describeEachDatabase('selling: the ledger', (database) => {
       expect(answers.filter((answer) => !answer.replayed)).to.have.length(1);
       const sales = await expectBalancedLedger(db, [sold.leadId]);
       expect(sales.map((sale) => sale.charge_cents)).to.deep.equal([3117]);
-      expect(await db.selectFrom('sales').select('id').where('publisher_id', '=', sales[0]!.publisher_id).where('buyer_id', '=', ids['retry-bidder']!).execute()).to.have.length(1);
-      expect(await db.selectFrom('ledger_entries').select('id').where('lead_id', '=', sold.leadId).execute()).to.have.length(3);
-      expect(await db.selectFrom('leads').select('id').where('clickid', '=', body.clickid as string).execute()).to.have.length(1);
+      expect(
+        await db
+          .selectFrom('sales')
+          .select('id')
+          .where('publisher_id', '=', sales[0]!.publisher_id)
+          .where('buyer_id', '=', ids['retry-bidder']!)
+          .execute(),
+      ).to.have.length(1);
+      expect(
+        await db.selectFrom('ledger_entries').select('id').where('lead_id', '=', sold.leadId).execute(),
+      ).to.have.length(3);
+      expect(
+        await db
+          .selectFrom('leads')
+          .select('id')
+          .where('clickid', '=', body.clickid as string)
+          .execute(),
+      ).to.have.length(1);
       expect(endpointStats(simulator, '/retry-ping/ping').pings).to.equal(1);
       expect(endpointStats(simulator, '/retry-ping/post')).to.include({ posts: 1, accepted: 1 });
     });
@@ -164,7 +224,9 @@ describeEachDatabase('selling: the ledger', (database) => {
     it('answers every copy of leads retried in bursts (20 copies a few milliseconds apart, 30 leads) with the one sale', async () => {
       const { simulate, apply, submit, db } = market();
       const simulator = await simulate([{ path: '/burst/post', kind: 'direct_post', price: { fixed: 22.22 } }]);
-      const ids = await apply([simBuyer('burst-buyer', simulator.url, { post: '/burst/post', pricing: { type: 'bid' } })]);
+      const ids = await apply([
+        simBuyer('burst-buyer', simulator.url, { post: '/burst/post', pricing: { type: 'bid' } }),
+      ]);
 
       const failures: string[] = [];
       const leadIds: string[] = [];
@@ -172,9 +234,12 @@ describeEachDatabase('selling: the ledger', (database) => {
         const body = personLead();
         // A publisher's client retrying on its own timer: copies arrive 0 to 6 ms apart.
         const copies = await Promise.allSettled(
-          Array.from({ length: 20 }, (_, i) => new Promise((resolve) => setTimeout(resolve, (i % 4) * (round % 3))).then(() => submit(body))),
+          Array.from({ length: 20 }, (_, i) =>
+            new Promise((resolve) => setTimeout(resolve, (i % 4) * (round % 3))).then(() => submit(body)),
+          ),
         );
-        for (const copy of copies) if (copy.status === 'rejected') failures.push(`lead ${round}: ${String(copy.reason)}`);
+        for (const copy of copies)
+          if (copy.status === 'rejected') failures.push(`lead ${round}: ${String(copy.reason)}`);
         const answers = copies.flatMap((copy) => (copy.status === 'fulfilled' ? [copy.value] : []));
         const sold = answers.map(soldOf);
         expect(new Set(sold.map((value) => value.leadId)).size, `lead ${round}: one lead`).to.equal(1);

@@ -7,7 +7,7 @@ import { runCli } from '../../services/cli/run-cli.js';
 import type { BuyerAttemptRow } from '../../services/distribution/src/db/schema.js';
 import type { EndpointConfig, Simulator } from '../../services/simulator/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { expectBalancedLedger, inParallel, personLead, startGateway, useMarket, type SaleRecord } from './support.js';
+import { expectBalancedLedger, inParallel, personLead, type SaleRecord, startGateway, useMarket } from './support.js';
 
 /*
  * The Bar of "Selling the lead": a market of simulated lenders, configured the way an operator
@@ -43,8 +43,21 @@ const STATES = [
 /** The lenders' side: nothing here knows how leadflow is configured to talk to them. */
 const LENDERS: EndpointConfig[] = [
   // Tier 1 ping-post lenders, each with its own reply format and habits.
-  { path: '/apex/ping', kind: 'ping', bid: { uniform: [8, 60] }, acceptRate: 0.85, latencyMs: { normal: { mean: 60, sd: 25, min: 10, max: 150 } } },
-  { path: '/apex/post', kind: 'post', ping: '/apex/ping', acceptRate: 0.6, latencyMs: { uniform: [20, 120] }, redirectUrl: 'https://apex.example/r/{leadRef}' },
+  {
+    path: '/apex/ping',
+    kind: 'ping',
+    bid: { uniform: [8, 60] },
+    acceptRate: 0.85,
+    latencyMs: { normal: { mean: 60, sd: 25, min: 10, max: 150 } },
+  },
+  {
+    path: '/apex/post',
+    kind: 'post',
+    ping: '/apex/ping',
+    acceptRate: 0.6,
+    latencyMs: { uniform: [20, 120] },
+    redirectUrl: 'https://apex.example/r/{leadRef}',
+  },
   {
     path: '/bluebird/ping',
     kind: 'ping',
@@ -54,9 +67,31 @@ const LENDERS: EndpointConfig[] = [
     latencyMs: { uniform: [30, 200] },
     requireAuth: { type: 'bearer', token: 'bluebird-secret' },
   },
-  { path: '/bluebird/post', kind: 'post', ping: '/bluebird/ping', format: 'xml', acceptRate: 0.8, latencyMs: { uniform: [20, 150] }, requireAuth: { type: 'bearer', token: 'bluebird-secret' } },
-  { path: '/cobalt/ping', kind: 'ping', format: 'text', bid: { uniform: [5, 45] }, acceptRate: 0.9, latencyMs: { uniform: [10, 100] } },
-  { path: '/cobalt/post', kind: 'post', ping: '/cobalt/ping', format: 'text', acceptRate: 0.5, latencyMs: { uniform: [10, 100] } },
+  {
+    path: '/bluebird/post',
+    kind: 'post',
+    ping: '/bluebird/ping',
+    format: 'xml',
+    acceptRate: 0.8,
+    latencyMs: { uniform: [20, 150] },
+    requireAuth: { type: 'bearer', token: 'bluebird-secret' },
+  },
+  {
+    path: '/cobalt/ping',
+    kind: 'ping',
+    format: 'text',
+    bid: { uniform: [5, 45] },
+    acceptRate: 0.9,
+    latencyMs: { uniform: [10, 100] },
+  },
+  {
+    path: '/cobalt/post',
+    kind: 'post',
+    ping: '/cobalt/ping',
+    format: 'text',
+    acceptRate: 0.5,
+    latencyMs: { uniform: [10, 100] },
+  },
   // The flaky one: errors of every kind, now and then a hang.
   {
     path: '/flaky/ping',
@@ -78,7 +113,14 @@ const LENDERS: EndpointConfig[] = [
   // Tier 2.
   { path: '/echo/ping', kind: 'ping', bid: { uniform: [5, 25] }, acceptRate: 0.8, latencyMs: { uniform: [10, 90] } },
   { path: '/echo/post', kind: 'post', ping: '/echo/ping', acceptRate: 0.9, latencyMs: { uniform: [10, 90] } },
-  { path: '/foxtrot/post', kind: 'direct_post', format: 'xml', price: { fixed: 1 }, acceptRate: 0.7, latencyMs: { uniform: [10, 90] } },
+  {
+    path: '/foxtrot/post',
+    kind: 'direct_post',
+    format: 'xml',
+    price: { fixed: 1 },
+    acceptRate: 0.7,
+    latencyMs: { uniform: [10, 90] },
+  },
   // Tier 3: takes everything.
   { path: '/backstop/post', kind: 'direct_post', price: { fixed: 1 }, latencyMs: { uniform: [5, 40] } },
 ];
@@ -333,8 +375,19 @@ function termsOf(publisherId: string): Record<string, Terms> {
     cobalt: { notIn: ['NV'], tier: 1, pingPost: true, payout: () => publisherShare },
     flaky: { notIn: ['NV'], tier: 1, pingPost: true, payout: () => publisherShare },
     delta: { notIn: ['OH', 'NV'], tier: 1, pingPost: false, price: () => 2800, payout: () => publisherShare },
-    echo: { notIn: ['OH', 'NV'], tier: 2, pingPost: true, payout: (publisher) => (publisher === publisherId ? { fixedCents: 600 } : { share: 7000 }) },
-    foxtrot: { notIn: ['NV'], tier: 2, pingPost: false, price: (state) => ({ CA: 2400, TX: 2150, FL: 2150 })[state] ?? 1725, payout: () => publisherShare },
+    echo: {
+      notIn: ['OH', 'NV'],
+      tier: 2,
+      pingPost: true,
+      payout: (publisher) => (publisher === publisherId ? { fixedCents: 600 } : { share: 7000 }),
+    },
+    foxtrot: {
+      notIn: ['NV'],
+      tier: 2,
+      pingPost: false,
+      price: (state) => ({ CA: 2400, TX: 2150, FL: 2150 })[state] ?? 1725,
+      payout: () => publisherShare,
+    },
     backstop: { tier: 3, pingPost: false, price: () => 1200, payout: () => ({ share: 8500 }) },
   };
 }
@@ -361,18 +414,27 @@ interface SentLead {
  * Every rule of the header comment, checked against one lead's audit trail. Returns the mistakes found,
  * each naming the lead, so that the test reports all of them at once.
  */
-function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | undefined, names: Map<string, string>, terms: Record<string, Terms>, publisherId: string): string[] {
+function auditLead(
+  lead: SentLead,
+  trail: BuyerAttemptRow[],
+  sale: SaleRecord | undefined,
+  names: Map<string, string>,
+  terms: Record<string, Terms>,
+  publisherId: string,
+): string[] {
   const mistakes: string[] = [];
   const fail = (message: string) => mistakes.push(`${lead.leadId}: ${message}`);
   const nameOf = (id: string) => names.get(id) ?? id;
   const accepted = trail.filter((row) => row.kind === 'post' && row.outcome === 'accepted');
   if (accepted.length > 1) fail(`${accepted.length} accepted posts`);
-  if (sale && accepted[0]?.buyer_id !== sale.buyer_id) fail(`sale to ${nameOf(sale.buyer_id)} but the accepted post is ${accepted[0] && nameOf(accepted[0].buyer_id)}`);
+  if (sale && accepted[0]?.buyer_id !== sale.buyer_id)
+    fail(`sale to ${nameOf(sale.buyer_id)} but the accepted post is ${accepted[0] && nameOf(accepted[0].buyer_id)}`);
   if (!sale && accepted.length > 0) fail('an accepted post without a sale');
   // A post whose answer never came holds the lead for its buyer: it stands where a sale would.
   const held = trail.find((row) => row.kind === 'post' && row.outcome === 'unknown');
   if (held && sale) fail('sold although a post of it is unconfirmed');
-  if (held && trail.some((row) => row.kind === 'post' && row !== held && row.started_at > held.started_at)) fail('posted again after a post whose answer never came');
+  if (held && trail.some((row) => row.kind === 'post' && row !== held && row.started_at > held.started_at))
+    fail('posted again after a post whose answer never came');
 
   interface Offer {
     name: string;
@@ -395,15 +457,18 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
       if (ping?.outcome === 'accepted' && ping.bid_cents !== null) {
         const payout = payoutAt(t.payout(publisherId), ping.bid_cents);
         const meetsFloor = payout !== undefined && payout >= lead.floorCents;
-        if (meetsFloor === skips.includes('floor')) fail(`${name}: bid ${ping.bid_cents}, payout ${payout}, floor ${lead.floorCents}, skips ${skips}`);
+        if (meetsFloor === skips.includes('floor'))
+          fail(`${name}: bid ${ping.bid_cents}, payout ${payout}, floor ${lead.floorCents}, skips ${skips}`);
         if (meetsFloor) priceCents = ping.bid_cents;
       } else if (posted) fail(`${name}: posted without a bid`);
     } else {
       const price = t.price!(lead.state);
       const payout = payoutAt(t.payout(publisherId), price);
       const meetsFloor = payout !== undefined && payout >= lead.floorCents;
-      if (!meetsFloor && !skips.includes('floor')) fail(`${name}: payout ${payout} below the floor ${lead.floorCents}, yet not skipped for it`);
-      if (meetsFloor && skips.includes('floor')) fail(`${name}: skipped for the floor with payout ${payout} >= ${lead.floorCents}`);
+      if (!meetsFloor && !skips.includes('floor'))
+        fail(`${name}: payout ${payout} below the floor ${lead.floorCents}, yet not skipped for it`);
+      if (meetsFloor && skips.includes('floor'))
+        fail(`${name}: skipped for the floor with payout ${payout} >= ${lead.floorCents}`);
       // Skipped for what the lead is (closed, filtered, duplicate, floor): never an offer. A skip for
       // time, a cap or an open circuit counts as an offer passed over, which the rules allow either way.
       const skippedBefore = skips.some((reason) => !PASSED_OVER.has(reason));
@@ -420,7 +485,8 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
   for (const [tier, offers] of [...offersByTier].sort(([a], [b]) => a - b)) {
     if (tier < winnerTier) {
       for (const offer of offers) {
-        if (!offer.posted && !offer.passedOver) fail(`tier ${tier} left with ${offer.name} at ${offer.priceCents} neither posted nor passed over`);
+        if (!offer.posted && !offer.passedOver)
+          fail(`tier ${tier} left with ${offer.name} at ${offer.priceCents} neither posted nor passed over`);
       }
     } else if (tier === winnerTier) {
       const winner = offers.find((offer) => offer.name === winnerName);
@@ -428,166 +494,218 @@ function auditLead(lead: SentLead, trail: BuyerAttemptRow[], sale: SaleRecord | 
         fail(`the winner ${winnerName} is no offer of its tier`);
         continue;
       }
-      if (sale && winner.priceCents !== sale.charge_cents) fail(`${winnerName} charged ${sale.charge_cents}, its offer was ${winner.priceCents}`);
+      if (sale && winner.priceCents !== sale.charge_cents)
+        fail(`${winnerName} charged ${sale.charge_cents}, its offer was ${winner.priceCents}`);
       for (const offer of offers) {
         if (offer.priceCents > winner.priceCents && !offer.posted && !offer.passedOver) {
-          fail(`${winnerName} won at ${winner.priceCents} while ${offer.name} offered ${offer.priceCents} and was not tried`);
+          fail(
+            `${winnerName} won at ${winner.priceCents} while ${offer.name} offered ${offer.priceCents} and was not tried`,
+          );
         }
-        if (offer.priceCents < winner.priceCents && offer.posted) fail(`${offer.name} at ${offer.priceCents} posted although ${winnerName} bought at ${winner.priceCents}`);
+        if (offer.priceCents < winner.priceCents && offer.posted)
+          fail(`${offer.name} at ${offer.priceCents} posted although ${winnerName} bought at ${winner.priceCents}`);
       }
     } else {
-      for (const offer of offers) if (offer.posted) fail(`${offer.name} of tier ${tier} posted after tier ${winnerTier} sold`);
+      for (const offer of offers)
+        if (offer.posted) fail(`${offer.name} of tier ${tier} posted after tier ${winnerTier} sold`);
     }
   }
   if (sale || held) {
     for (const [buyerId, name] of names) {
-      if (terms[name]!.tier > winnerTier && trail.some((row) => row.buyer_id === buyerId && row.kind !== 'skip')) fail(`${name} of tier ${terms[name]!.tier} called after tier ${winnerTier} sold`);
+      if (terms[name]!.tier > winnerTier && trail.some((row) => row.buyer_id === buyerId && row.kind !== 'skip'))
+        fail(`${name} of tier ${terms[name]!.tier} called after tier ${winnerTier} sold`);
     }
   }
   if (sale) {
     const payout = payoutAt(terms[winnerName!]!.payout(publisherId), sale.charge_cents);
     if (sale.payout_cents !== payout) fail(`payout ${sale.payout_cents}, terms say ${payout}`);
-    if (Math.round((lead.answer.price ?? -1) * 100) !== sale.payout_cents) fail(`answered price ${lead.answer.price}, payout ${sale.payout_cents}`);
+    if (Math.round((lead.answer.price ?? -1) * 100) !== sale.payout_cents)
+      fail(`answered price ${lead.answer.price}, payout ${sale.payout_cents}`);
     if (lead.answer.buyerId !== sale.buyer_id) fail(`answered buyer ${lead.answer.buyerId}, sale to ${sale.buyer_id}`);
   }
   return mistakes;
 }
 
-describeEachDatabase('the Bar: a simulated market applied with `leadflow buyer apply`, 100 leads over HTTP', (database) => {
-  // The rules above are the price order's. The expected-value order departs from it when the time left
-  // is short (new buyers count as answering within their timeouts), and has its own test.
-  const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: String(DEADLINE_MS), LEADFLOW_POST_ORDER: 'price' } });
-  let dir: string;
-
-  before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'leadflow-market-'));
-  });
-  after(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  async function applyWithCli(file: string, stack: ReturnType<typeof market>['stack']): Promise<Map<string, string>> {
-    const output = { stdout: '', stderr: '' };
-    const code = await runCli(['buyer', 'apply', '-f', file], {
-      stdout: { write: (text: string) => (output.stdout += text) },
-      stderr: { write: (text: string) => (output.stderr += text) },
-      stdin: Readable.from(['']),
-      env: { LEADFLOW_ADMIN_TOKEN: stack.service.adminToken, LEADFLOW_ADMIN_ADDRESS: stack.address },
+describeEachDatabase(
+  'the Bar: a simulated market applied with `leadflow buyer apply`, 100 leads over HTTP',
+  (database) => {
+    // The rules above are the price order's. The expected-value order departs from it when the time left
+    // is short (new buyers count as answering within their timeouts), and has its own test.
+    const market = useMarket(database, {
+      env: { LEADFLOW_SELL_DEADLINE_MS: String(DEADLINE_MS), LEADFLOW_POST_ORDER: 'price' },
     });
-    expect(output.stderr).to.equal('');
-    expect(code).to.equal(0);
-    const lines = output.stdout.trim().split('\n');
-    expect(lines).to.have.length(8);
-    const names = new Map<string, string>();
-    for (const line of lines) {
-      const [action, name, id] = line.trim().split(/\s+/);
-      expect(action, line).to.equal('created');
-      names.set(id!, name!);
-    }
-    return names;
-  }
+    let dir: string;
 
-  it('sells every lead to the best eligible bid within the deadline, never twice, and the ledger balances to the cent', async () => {
-    const m = market();
-    const simulator: Simulator = await m.simulate(LENDERS, 2026);
-    const file = path.join(dir, `market-${database().kind}.yaml`);
-    await writeFile(file, buyerFile(simulator.url, m.publisherId));
-    const names = await applyWithCli(file, m.stack);
-    const idOf = new Map([...names].map(([id, name]) => [name, id]));
-    const terms = termsOf(m.publisherId);
+    before(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'leadflow-market-'));
+    });
+    after(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
 
-    const gateway = await startGateway(m.stack);
-    let sent: SentLead[];
-    try {
-      sent = await inParallel(LEADS, IN_FLIGHT, async (i) => {
-        const where = STATES[i % STATES.length]!;
-        const price = FLOORS[i % FLOORS.length]!;
-        const body = personLead({ ...where, price });
-        const started = performance.now();
-        const response = await fetch(`${gateway.baseUrl}/api/intake/${m.key}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        const answer = (await response.json()) as SentLead['answer'] & { leadId: string };
-        return {
-          leadId: answer.leadId,
-          state: where.state,
-          floorCents: Math.round(Number(price) * 100),
-          status: response.status,
-          answer,
-          wallMs: performance.now() - started,
-        };
+    async function applyWithCli(file: string, stack: ReturnType<typeof market>['stack']): Promise<Map<string, string>> {
+      const output = { stdout: '', stderr: '' };
+      const code = await runCli(['buyer', 'apply', '-f', file], {
+        stdout: { write: (text: string) => (output.stdout += text) },
+        stderr: { write: (text: string) => (output.stderr += text) },
+        stdin: Readable.from(['']),
+        env: { LEADFLOW_ADMIN_TOKEN: stack.service.adminToken, LEADFLOW_ADMIN_ADDRESS: stack.address },
       });
-    } finally {
-      await gateway.close();
-    }
-
-    expect(sent.filter((lead) => lead.status !== 200).map((lead) => lead.answer), 'every lead answered 200').to.deep.equal([]);
-    const leadIds = sent.map((lead) => lead.leadId);
-    expect(new Set(leadIds).size).to.equal(LEADS);
-
-    // Within the deadline.
-    const late = sent.filter((lead) => lead.answer.processingTime > DEADLINE_MS + SLACK_MS || lead.wallMs > DEADLINE_MS + SLACK_MS);
-    expect(late.map((lead) => [lead.leadId, lead.answer.processingTime, Math.round(lead.wallMs)]), 'answered after the deadline').to.deep.equal([]);
-    const stored = await m.db.selectFrom('leads').select(['id', 'status', 'processing_ms']).where('id', 'in', leadIds).execute();
-    expect(stored.filter((row) => row.status === 'processing' || (row.processing_ms ?? Infinity) > DEADLINE_MS + SLACK_MS)).to.deep.equal([]);
-
-    // Never twice; the ledger to the cent.
-    const sales = await expectBalancedLedger(m.db, leadIds);
-    const sold = sent.filter((lead) => lead.answer.status === 'sold');
-    expect(sales).to.have.length(sold.length);
-    const attempts = await m.db.selectFrom('buyer_attempts').selectAll().where('lead_id', 'in', leadIds).orderBy('started_at').orderBy('id').execute();
-
-    // Every lead sold: the backstop takes any lead that reaches it in time, unless the lead is held for
-    // a buyer whose answer never came.
-    const unconfirmed = new Set(stored.filter((row) => row.status === 'unconfirmed').map((row) => row.id));
-    const unsold = sent.filter((lead) => lead.answer.status !== 'sold' && !unconfirmed.has(lead.leadId));
-    for (const lead of unsold) {
-      const skippedForTime = attempts.some((row) => row.lead_id === lead.leadId && row.reason === 'deadline');
-      expect(skippedForTime, `${lead.leadId} rejected (${lead.answer.reason}) without running out of time`).to.equal(true);
-    }
-    for (const leadId of unconfirmed) {
-      expect(attempts.some((row) => row.lead_id === leadId && row.kind === 'post' && row.outcome === 'unknown'), `${leadId} unconfirmed without an unanswered post`).to.equal(true);
-    }
-    expect(sold.length + unconfirmed.size, 'leads sold or held for a buyer').to.be.at.least(LEADS - 3);
-
-    // To the best eligible bid, by the engine's rules.
-    const mistakes = sent.flatMap((lead) =>
-      auditLead(
-        lead,
-        attempts.filter((row) => row.lead_id === lead.leadId),
-        sales.find((sale) => sale.lead_id === lead.leadId),
-        names,
-        terms,
-        m.publisherId,
-      ),
-    );
-    expect(mistakes).to.deep.equal([]);
-
-    // The lenders' side of the story: what they accepted is what leadflow sold them, and no bid posted twice.
-    const stats = simulator.stats();
-    const unknownPosts = (name: string) => attempts.filter((row) => row.buyer_id === idOf.get(name) && row.kind === 'post' && row.outcome === 'unknown').length;
-    for (const [name, t] of Object.entries(terms)) {
-      const counters = stats.endpoints[`/${name}/post`]!;
-      const salesOf = sales.filter((sale) => sale.buyer_id === idOf.get(name));
-      expect(counters.accepted, `${name}: accepted by the lender`).to.be.at.least(salesOf.length);
-      expect(counters.accepted, `${name}: accepted by the lender beyond leadflow's sales`).to.be.at.most(salesOf.length + unknownPosts(name));
-      if (t.pingPost) {
-        expect(counters.unmatchedPosts, `${name}: posts without a live bid`).to.equal(0);
-        if (unknownPosts(name) === 0) expect(counters.acceptedCents, `${name}: charged what it bid`).to.equal(salesOf.reduce((sum, sale) => sum + sale.charge_cents, 0));
-        expect(stats.endpoints[`/${name}/ping`]!.piiPings, `${name}: personal data in pings`).to.equal(0);
+      expect(output.stderr).to.equal('');
+      expect(code).to.equal(0);
+      const lines = output.stdout.trim().split('\n');
+      expect(lines).to.have.length(8);
+      const names = new Map<string, string>();
+      for (const line of lines) {
+        const [action, name, id] = line.trim().split(/\s+/);
+        expect(action, line).to.equal('created');
+        names.set(id!, name!);
       }
-      expect(counters.unauthorized, `${name}: unauthorized calls`).to.equal(0);
+      return names;
     }
-    expect(stats.unknownPaths).to.equal(0);
-    // The market is a market: leads went to every tier, many after a better offer turned them down,
-    // bids fell below floors, and the flaky lender failed.
-    const winners = new Set(sales.map((sale) => terms[names.get(sale.buyer_id)!]!.tier));
-    expect([...winners].sort()).to.deep.equal([1, 2, 3]);
-    const postsPerLead = sent.map((lead) => attempts.filter((row) => row.lead_id === lead.leadId && row.kind === 'post').length);
-    expect(postsPerLead.filter((posts) => posts > 1).length, 'leads posted more than once').to.be.at.least(10);
-    expect(attempts.filter((row) => row.reason === 'floor').length, 'floor skips').to.be.greaterThan(0);
-    expect(attempts.filter((row) => row.buyer_id === idOf.get('flaky') && (row.outcome === 'error' || row.outcome === 'timeout' || row.outcome === 'unknown')).length).to.be.greaterThan(0);
-  });
-});
+
+    it('sells every lead to the best eligible bid within the deadline, never twice, and the ledger balances to the cent', async () => {
+      const m = market();
+      const simulator: Simulator = await m.simulate(LENDERS, 2026);
+      const file = path.join(dir, `market-${database().kind}.yaml`);
+      await writeFile(file, buyerFile(simulator.url, m.publisherId));
+      const names = await applyWithCli(file, m.stack);
+      const idOf = new Map([...names].map(([id, name]) => [name, id]));
+      const terms = termsOf(m.publisherId);
+
+      const gateway = await startGateway(m.stack);
+      let sent: SentLead[];
+      try {
+        sent = await inParallel(LEADS, IN_FLIGHT, async (i) => {
+          const where = STATES[i % STATES.length]!;
+          const price = FLOORS[i % FLOORS.length]!;
+          const body = personLead({ ...where, price });
+          const started = performance.now();
+          const response = await fetch(`${gateway.baseUrl}/api/intake/${m.key}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          const answer = (await response.json()) as SentLead['answer'] & { leadId: string };
+          return {
+            leadId: answer.leadId,
+            state: where.state,
+            floorCents: Math.round(Number(price) * 100),
+            status: response.status,
+            answer,
+            wallMs: performance.now() - started,
+          };
+        });
+      } finally {
+        await gateway.close();
+      }
+
+      expect(
+        sent.filter((lead) => lead.status !== 200).map((lead) => lead.answer),
+        'every lead answered 200',
+      ).to.deep.equal([]);
+      const leadIds = sent.map((lead) => lead.leadId);
+      expect(new Set(leadIds).size).to.equal(LEADS);
+
+      // Within the deadline.
+      const late = sent.filter(
+        (lead) => lead.answer.processingTime > DEADLINE_MS + SLACK_MS || lead.wallMs > DEADLINE_MS + SLACK_MS,
+      );
+      expect(
+        late.map((lead) => [lead.leadId, lead.answer.processingTime, Math.round(lead.wallMs)]),
+        'answered after the deadline',
+      ).to.deep.equal([]);
+      const stored = await m.db
+        .selectFrom('leads')
+        .select(['id', 'status', 'processing_ms'])
+        .where('id', 'in', leadIds)
+        .execute();
+      expect(
+        stored.filter((row) => row.status === 'processing' || (row.processing_ms ?? Infinity) > DEADLINE_MS + SLACK_MS),
+      ).to.deep.equal([]);
+
+      // Never twice; the ledger to the cent.
+      const sales = await expectBalancedLedger(m.db, leadIds);
+      const sold = sent.filter((lead) => lead.answer.status === 'sold');
+      expect(sales).to.have.length(sold.length);
+      const attempts = await m.db
+        .selectFrom('buyer_attempts')
+        .selectAll()
+        .where('lead_id', 'in', leadIds)
+        .orderBy('started_at')
+        .orderBy('id')
+        .execute();
+
+      // Every lead sold: the backstop takes any lead that reaches it in time, unless the lead is held for
+      // a buyer whose answer never came.
+      const unconfirmed = new Set(stored.filter((row) => row.status === 'unconfirmed').map((row) => row.id));
+      const unsold = sent.filter((lead) => lead.answer.status !== 'sold' && !unconfirmed.has(lead.leadId));
+      for (const lead of unsold) {
+        const skippedForTime = attempts.some((row) => row.lead_id === lead.leadId && row.reason === 'deadline');
+        expect(skippedForTime, `${lead.leadId} rejected (${lead.answer.reason}) without running out of time`).to.equal(
+          true,
+        );
+      }
+      for (const leadId of unconfirmed) {
+        expect(
+          attempts.some((row) => row.lead_id === leadId && row.kind === 'post' && row.outcome === 'unknown'),
+          `${leadId} unconfirmed without an unanswered post`,
+        ).to.equal(true);
+      }
+      expect(sold.length + unconfirmed.size, 'leads sold or held for a buyer').to.be.at.least(LEADS - 3);
+
+      // To the best eligible bid, by the engine's rules.
+      const mistakes = sent.flatMap((lead) =>
+        auditLead(
+          lead,
+          attempts.filter((row) => row.lead_id === lead.leadId),
+          sales.find((sale) => sale.lead_id === lead.leadId),
+          names,
+          terms,
+          m.publisherId,
+        ),
+      );
+      expect(mistakes).to.deep.equal([]);
+
+      // The lenders' side of the story: what they accepted is what leadflow sold them, and no bid posted twice.
+      const stats = simulator.stats();
+      const unknownPosts = (name: string) =>
+        attempts.filter((row) => row.buyer_id === idOf.get(name) && row.kind === 'post' && row.outcome === 'unknown')
+          .length;
+      for (const [name, t] of Object.entries(terms)) {
+        const counters = stats.endpoints[`/${name}/post`]!;
+        const salesOf = sales.filter((sale) => sale.buyer_id === idOf.get(name));
+        expect(counters.accepted, `${name}: accepted by the lender`).to.be.at.least(salesOf.length);
+        expect(counters.accepted, `${name}: accepted by the lender beyond leadflow's sales`).to.be.at.most(
+          salesOf.length + unknownPosts(name),
+        );
+        if (t.pingPost) {
+          expect(counters.unmatchedPosts, `${name}: posts without a live bid`).to.equal(0);
+          if (unknownPosts(name) === 0)
+            expect(counters.acceptedCents, `${name}: charged what it bid`).to.equal(
+              salesOf.reduce((sum, sale) => sum + sale.charge_cents, 0),
+            );
+          expect(stats.endpoints[`/${name}/ping`]!.piiPings, `${name}: personal data in pings`).to.equal(0);
+        }
+        expect(counters.unauthorized, `${name}: unauthorized calls`).to.equal(0);
+      }
+      expect(stats.unknownPaths).to.equal(0);
+      // The market is a market: leads went to every tier, many after a better offer turned them down,
+      // bids fell below floors, and the flaky lender failed.
+      const winners = new Set(sales.map((sale) => terms[names.get(sale.buyer_id)!]!.tier));
+      expect([...winners].sort()).to.deep.equal([1, 2, 3]);
+      const postsPerLead = sent.map(
+        (lead) => attempts.filter((row) => row.lead_id === lead.leadId && row.kind === 'post').length,
+      );
+      expect(postsPerLead.filter((posts) => posts > 1).length, 'leads posted more than once').to.be.at.least(10);
+      expect(attempts.filter((row) => row.reason === 'floor').length, 'floor skips').to.be.greaterThan(0);
+      expect(
+        attempts.filter(
+          (row) =>
+            row.buyer_id === idOf.get('flaky') &&
+            (row.outcome === 'error' || row.outcome === 'timeout' || row.outcome === 'unknown'),
+        ).length,
+      ).to.be.greaterThan(0);
+    });
+  },
+);

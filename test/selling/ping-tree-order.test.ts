@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import type { EndpointConfig } from '../../services/simulator/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
-import { endpointStats, expectPostsInOrder, personLead, postsOf, rowsOf, simBuyer, soldOf, useMarket } from './support.js';
+import {
+  endpointStats,
+  expectPostsInOrder,
+  personLead,
+  postsOf,
+  rowsOf,
+  simBuyer,
+  soldOf,
+  useMarket,
+} from './support.js';
 
 describeEachDatabase('selling: tier order and best bid, simulated buyers over HTTP', (database) => {
   const market = useMarket(database);
@@ -18,9 +27,17 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
       const { simulate, apply, submit, attempts } = market();
       const simulator = await simulate(endpoints(1));
       const ids = await apply([
-        simBuyer('t1-fixed', simulator.url, { post: '/tier1/post', tier: 1, pricing: { type: 'fixed', price: '15.00' } }),
+        simBuyer('t1-fixed', simulator.url, {
+          post: '/tier1/post',
+          tier: 1,
+          pricing: { type: 'fixed', price: '15.00' },
+        }),
         simBuyer('t2-bidder', simulator.url, { ping: '/tier2/ping', post: '/tier2/post', tier: 2 }),
-        simBuyer('t2-fixed', simulator.url, { post: '/tier2-direct/post', tier: 2, pricing: { type: 'fixed', price: '50.00' } }),
+        simBuyer('t2-fixed', simulator.url, {
+          post: '/tier2-direct/post',
+          tier: 2,
+          pricing: { type: 'fixed', price: '50.00' },
+        }),
       ]);
 
       for (let i = 0; i < 3; i += 1) {
@@ -41,9 +58,17 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
       const { simulate, apply, submit, attempts, db } = market();
       const simulator = await simulate(endpoints(0));
       const ids = await apply([
-        simBuyer('t1-decliner', simulator.url, { post: '/tier1/post', tier: 1, pricing: { type: 'fixed', price: '15.00' } }),
+        simBuyer('t1-decliner', simulator.url, {
+          post: '/tier1/post',
+          tier: 1,
+          pricing: { type: 'fixed', price: '15.00' },
+        }),
         simBuyer('t2-bidder-b', simulator.url, { ping: '/tier2/ping', post: '/tier2/post', tier: 2 }),
-        simBuyer('t2-fixed-b', simulator.url, { post: '/tier2-direct/post', tier: 2, pricing: { type: 'fixed', price: '50.00' } }),
+        simBuyer('t2-fixed-b', simulator.url, {
+          post: '/tier2-direct/post',
+          tier: 2,
+          pricing: { type: 'fixed', price: '50.00' },
+        }),
       ]);
 
       const sold = soldOf(await submit(personLead()));
@@ -54,11 +79,25 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
         [ids['t1-decliner']!, 'rejected'],
         [ids['t2-bidder-b']!, 'accepted'],
       ]);
-      const [tier1Post, tier2Ping] = [postsOf(trail, ids['t1-decliner']!)[0]!, rowsOf(trail, ids['t2-bidder-b']!).find((row) => row.kind === 'ping')!];
-      expect(tier2Ping.started_at, 'tier 2 is pinged only after tier 1 turned the lead down').to.be.at.least(tier1Post.started_at);
+      const [tier1Post, tier2Ping] = [
+        postsOf(trail, ids['t1-decliner']!)[0]!,
+        rowsOf(trail, ids['t2-bidder-b']!).find((row) => row.kind === 'ping')!,
+      ];
+      expect(tier2Ping.started_at, 'tier 2 is pinged only after tier 1 turned the lead down').to.be.at.least(
+        tier1Post.started_at,
+      );
       expect(tier2Ping).to.include({ outcome: 'accepted', bid_cents: 6000 });
-      const sale = await db.selectFrom('sales').selectAll().where('lead_id', '=', sold.leadId).executeTakeFirstOrThrow();
-      expect(sale).to.include({ buyer_id: ids['t2-bidder-b'], charge_cents: 6000, payout_cents: 4800, margin_cents: 1200 });
+      const sale = await db
+        .selectFrom('sales')
+        .selectAll()
+        .where('lead_id', '=', sold.leadId)
+        .executeTakeFirstOrThrow();
+      expect(sale).to.include({
+        buyer_id: ids['t2-bidder-b'],
+        charge_cents: 6000,
+        payout_cents: 4800,
+        margin_cents: 1200,
+      });
       expect(endpointStats(simulator, '/tier2-direct/post').posts).to.equal(0);
     });
   });
@@ -96,11 +135,23 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
         [ids['b35-best'], 3500],
         [ids['c28-best'], 2800],
       ]);
-      expect(postsOf(trail).map((post) => [post.buyer_id, post.outcome, post.price_cents])).to.deep.equal([[ids['b35-best'], 'accepted', 3500]]);
-      const sale = await db.selectFrom('sales').selectAll().where('lead_id', '=', sold.leadId).executeTakeFirstOrThrow();
+      expect(postsOf(trail).map((post) => [post.buyer_id, post.outcome, post.price_cents])).to.deep.equal([
+        [ids['b35-best'], 'accepted', 3500],
+      ]);
+      const sale = await db
+        .selectFrom('sales')
+        .selectAll()
+        .where('lead_id', '=', sold.leadId)
+        .executeTakeFirstOrThrow();
       expect(sale).to.include({ charge_cents: 3500, payout_cents: 2800 });
-      for (const path of ['/a20/post', '/c28/post', '/d30/post']) expect(endpointStats(simulator, path).posts, path).to.equal(0);
-      expect(endpointStats(simulator, '/b35/post')).to.include({ posts: 1, accepted: 1, acceptedCents: 3500, unmatchedPosts: 0 });
+      for (const path of ['/a20/post', '/c28/post', '/d30/post'])
+        expect(endpointStats(simulator, path).posts, path).to.equal(0);
+      expect(endpointStats(simulator, '/b35/post')).to.include({
+        posts: 1,
+        accepted: 1,
+        acceptedCents: 3500,
+        unmatchedPosts: 0,
+      });
     });
 
     it('goes down the offers in price order, fixed-price direct posts ranked with the bids', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { json, startLocalServer, type LocalServer } from '../integration-http/local-server.js';
+import { json, type LocalServer, startLocalServer } from '../integration-http/local-server.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { expectBalancedLedger, personLead, soldOf, useMarket } from './support.js';
 
@@ -18,11 +18,19 @@ function pingPostBuyer(name: string, url: (path: string) => string, priceChange?
     integration: {
       local: true,
       timeoutMs: 2000,
-      ping: { url: url('/ping'), mapping: { state: 'state' }, response: { accepted: { path: '$.ok', equals: 'yes' }, price: '$.bid', reference: '$.id' } },
+      ping: {
+        url: url('/ping'),
+        mapping: { state: 'state' },
+        response: { accepted: { path: '$.ok', equals: 'yes' }, price: '$.bid', reference: '$.id' },
+      },
       post: {
         url: url('/post'),
         mapping: { ping: 'pingReference', ssn: 'ssn' },
-        response: { accepted: { path: '$.ok', equals: 'yes' }, price: '$.price', ...(priceChange ? { priceChange } : {}) },
+        response: {
+          accepted: { path: '$.ok', equals: 'yes' },
+          price: '$.price',
+          ...(priceChange ? { priceChange } : {}),
+        },
       },
     },
   };
@@ -33,7 +41,10 @@ function fixedBuyer(name: string, url: string) {
     name,
     tier: 2,
     pricing: { type: 'fixed', price: '5.00' },
-    integration: { local: true, post: { url, mapping: { ssn: 'ssn' }, response: { accepted: { path: '$.ok', equals: 'yes' } } } },
+    integration: {
+      local: true,
+      post: { url, mapping: { ssn: 'ssn' }, response: { accepted: { path: '$.ok', equals: 'yes' } } },
+    },
   };
 }
 
@@ -44,7 +55,9 @@ describeEachDatabase('priceChange: a post accepted at another price than the bid
   let postPrice: string;
   beforeEach(async () => {
     postPrice = '15.00';
-    lender = await startLocalServer((request, response) => json(response, 200, request.path === '/ping' ? BID : { ok: 'yes', price: postPrice }));
+    lender = await startLocalServer((request, response) =>
+      json(response, 200, request.path === '/ping' ? BID : { ok: 'yes', price: postPrice }),
+    );
     fallback = await startLocalServer((_, response) => json(response, 200, { ok: 'yes' }));
   });
   afterEach(async () => {
@@ -52,7 +65,8 @@ describeEachDatabase('priceChange: a post accepted at another price than the bid
     await fallback.close();
   });
 
-  const chargeOf = async (leadId: string) => (await expectBalancedLedger(market().db, [leadId])).map((sale) => sale.charge_cents);
+  const chargeOf = async (leadId: string) =>
+    (await expectBalancedLedger(market().db, [leadId])).map((sale) => sale.charge_cents);
 
   it('charges the lower price by default, and the bid when the answer asks more', async () => {
     const ids = await market().apply([pingPostBuyer('lower-by-default', lender.url)]);
@@ -71,24 +85,38 @@ describeEachDatabase('priceChange: a post accepted at another price than the bid
   });
 
   it('holds a lead accepted at a lower price under the floor with that buyer, never posting it to the next', async () => {
-    const ids = await market().apply([pingPostBuyer('under-the-floor', lender.url), fixedBuyer('next-tier', fallback.url('/post'))]);
+    const ids = await market().apply([
+      pingPostBuyer('under-the-floor', lender.url),
+      fixedBuyer('next-tier', fallback.url('/post')),
+    ]);
     // The bid's payout (80% of $20.00) meets the $14.00 floor; the answer's (80% of $15.00) does not.
     const answer = await market().submit(personLead({ price: '14.00' }));
     expect(answer.outcome?.$case).to.equal('unconfirmed');
     expect(fallback.requests).to.have.length(0);
     const leadId = answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
-    const posts = await market().db.selectFrom('lead_posts').select(['buyer_id', 'state']).where('lead_id', '=', leadId).execute();
+    const posts = await market()
+      .db.selectFrom('lead_posts')
+      .select(['buyer_id', 'state'])
+      .where('lead_id', '=', leadId)
+      .execute();
     expect(posts).to.deep.equal([{ buyer_id: ids['under-the-floor'], state: 'unknown' }]);
   });
 
   it('under reject sells to nobody: the lead is held unconfirmed for this buyer, never posted to the next', async () => {
-    const ids = await market().apply([pingPostBuyer('refuses-changes', lender.url, 'reject'), fixedBuyer('next-tier', fallback.url('/post'))]);
+    const ids = await market().apply([
+      pingPostBuyer('refuses-changes', lender.url, 'reject'),
+      fixedBuyer('next-tier', fallback.url('/post')),
+    ]);
     const answer = await market().submit(personLead());
     expect(answer.outcome?.$case).to.equal('unconfirmed');
     expect(fallback.requests, 'the next buyer never gets a lead another holds').to.have.length(0);
     const leadId = answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
     expect(await market().count('sales', { column: 'lead_id', value: leadId })).to.equal(0);
-    const posts = await market().db.selectFrom('lead_posts').select(['buyer_id', 'state']).where('lead_id', '=', leadId).execute();
+    const posts = await market()
+      .db.selectFrom('lead_posts')
+      .select(['buyer_id', 'state'])
+      .where('lead_id', '=', leadId)
+      .execute();
     expect(posts).to.deep.equal([{ buyer_id: ids['refuses-changes'], state: 'unknown' }]);
 
     postPrice = '20.00';

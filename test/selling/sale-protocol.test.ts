@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { status, type ServiceError } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
@@ -59,14 +59,30 @@ function answer(response: ServerResponse, code: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-const accept: Handler = (_, response) => answer(response, 200, { accepted: true, redirectUrl: 'https://lender.example/go' });
+const accept: Handler = (_, response) =>
+  answer(response, 200, { accepted: true, redirectUrl: 'https://lender.example/go' });
 /** Never answers: the post times out at the buyer's timeoutMs. */
 const hang: Handler = () => undefined;
 
-const EVERY_FIELD = { leadId: 'leadId', attemptId: 'attemptId', ...Object.fromEntries(LEAD_FIELDS.map((field) => [field, field])) };
+const EVERY_FIELD = {
+  leadId: 'leadId',
+  attemptId: 'attemptId',
+  ...Object.fromEntries(LEAD_FIELDS.map((field) => [field, field])),
+};
 const REPLY = { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, redirectUrl: '$.redirectUrl' };
 
-function buyer(name: string, url: string, settings: { price: string; tier?: number; timeoutMs?: number; onTimeout?: string; statusLookup?: string; caps?: unknown }) {
+function buyer(
+  name: string,
+  url: string,
+  settings: {
+    price: string;
+    tier?: number;
+    timeoutMs?: number;
+    onTimeout?: string;
+    statusLookup?: string;
+    caps?: unknown;
+  },
+) {
   return {
     name,
     tier: settings.tier ?? 1,
@@ -78,7 +94,13 @@ function buyer(name: string, url: string, settings: { price: string; tier?: numb
       timeoutMs: settings.timeoutMs ?? 1000,
       ...(settings.onTimeout ? { onTimeout: settings.onTimeout } : {}),
       ...(settings.statusLookup
-        ? { statusLookup: { url: settings.statusLookup, mapping: { leadId: 'leadId', attemptId: 'attemptId' }, response: { format: 'json', accepted: { path: '$.held', equals: 'yes' } } } }
+        ? {
+            statusLookup: {
+              url: settings.statusLookup,
+              mapping: { leadId: 'leadId', attemptId: 'attemptId' },
+              response: { format: 'json', accepted: { path: '$.held', equals: 'yes' } },
+            },
+          }
         : {}),
       post: { url, mapping: EVERY_FIELD, response: REPLY },
     },
@@ -90,7 +112,9 @@ function grpcCode(error: unknown): number | undefined {
 }
 
 describeEachDatabase('the sale protocol: what a buyer may hold is never offered to another', (database) => {
-  const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: '3000', LEADFLOW_RECONCILE_INTERVAL_MS: '150' } });
+  const market = useMarket(database, {
+    env: { LEADFLOW_SELL_DEADLINE_MS: '3000', LEADFLOW_RECONCILE_INTERVAL_MS: '150' },
+  });
   let buyers: ScriptedBuyers;
   beforeEach(async () => {
     buyers = await startScriptedBuyers();
@@ -101,15 +125,25 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     const { stack } = market();
     const auth = () => bearer(stack.service.adminToken);
     return {
-      unconfirmed: async () => (await call(stack.admin.listUnconfirmedLeads.bind(stack.admin), { limit: 0 }, auth())).leads,
-      resolve: (leadId: string, sold: boolean, chargeCents = 0) => call(stack.admin.resolveLead.bind(stack.admin), { leadId, sold, chargeCents }, auth()),
+      unconfirmed: async () =>
+        (await call(stack.admin.listUnconfirmedLeads.bind(stack.admin), { limit: 0 }, auth())).leads,
+      resolve: (leadId: string, sold: boolean, chargeCents = 0) =>
+        call(stack.admin.resolveLead.bind(stack.admin), { leadId, sold, chargeCents }, auth()),
     };
   };
 
-  const leadRow = (leadId: string) => market().db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
+  const leadRow = (leadId: string) =>
+    market().db.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
   const capCount = async (buyerId: string) =>
     Number(
-      (await market().db.selectFrom('buyer_cap_counters').select((eb) => eb.fn.sum<number>('leads').as('n')).where('buyer_id', '=', buyerId).where('period', 'like', 'd:%').executeTakeFirst())?.n ?? 0,
+      (
+        await market()
+          .db.selectFrom('buyer_cap_counters')
+          .select((eb) => eb.fn.sum<number>('leads').as('n'))
+          .where('buyer_id', '=', buyerId)
+          .where('period', 'like', 'd:%')
+          .executeTakeFirst()
+      )?.n ?? 0,
     );
 
   it('holds a lead whose post timed out for that buyer: no other buyer gets it, a retry replays it, and an operator settles it as sold', async () => {
@@ -133,7 +167,11 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect(buyers.received('/next')).to.have.length(0);
 
     const listed = await admin().unconfirmed();
-    expect(listed.map((lead) => [lead.leadId, lead.buyerId, lead.postId])).to.deep.include([leadId, ids.slow, buyers.received('/slow')[0]!.attemptId]);
+    expect(listed.map((lead) => [lead.leadId, lead.buyerId, lead.postId])).to.deep.include([
+      leadId,
+      ids.slow,
+      buyers.received('/slow')[0]!.attemptId,
+    ]);
     expect(await capCount(ids.slow!), 'the post keeps its place under the cap while unconfirmed').to.equal(1);
 
     const resolved = await admin().resolve(leadId, true);
@@ -144,10 +182,12 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect(await capCount(ids.slow!)).to.equal(1);
     const replay = soldOf(await submit(body));
     expect(replay).to.include({ leadId, buyerId: ids.slow, priceCents: 3200 });
-    await admin().resolve(leadId, false).then(
-      () => expect.fail('a settled lead cannot be resolved again'),
-      (error) => expect(grpcCode(error)).to.equal(status.FAILED_PRECONDITION),
-    );
+    await admin()
+      .resolve(leadId, false)
+      .then(
+        () => expect.fail('a settled lead cannot be resolved again'),
+        (error) => expect(grpcCode(error)).to.equal(status.FAILED_PRECONDITION),
+      );
   });
 
   it('treats a connection cut mid-post like a timeout, and settling it as not sold gives the cap back and rejects the lead', async () => {
@@ -178,13 +218,23 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     buyers.on('/slow', hang);
     buyers.on('/next', accept);
     const ids = await apply([
-      buyer('slow-declines', buyers.url('/slow'), { price: '40.00', timeoutMs: 300, onTimeout: 'decline', caps: { leadsPerDay: 100 } }),
+      buyer('slow-declines', buyers.url('/slow'), {
+        price: '40.00',
+        timeoutMs: 300,
+        onTimeout: 'decline',
+        caps: { leadsPerDay: 100 },
+      }),
       buyer('next', buyers.url('/next'), { price: '30.00' }),
     ]);
     const sold = soldOf(await submit(personLead()));
     expect(sold.buyerId).to.equal(ids.next);
     expect(await capCount(ids['slow-declines']!), "the declined post's cap place is given back").to.equal(0);
-    const posts = await market().db.selectFrom('lead_posts').select(['buyer_id', 'state', 'resolved_by']).where('lead_id', '=', sold.leadId).orderBy('created_at').execute();
+    const posts = await market()
+      .db.selectFrom('lead_posts')
+      .select(['buyer_id', 'state', 'resolved_by'])
+      .where('lead_id', '=', sold.leadId)
+      .orderBy('created_at')
+      .execute();
     expect(posts).to.deep.equal([
       { buyer_id: ids['slow-declines'], state: 'failed', resolved_by: 'timeout_policy' },
       { buyer_id: ids.next, state: 'accepted', resolved_by: null },
@@ -198,21 +248,32 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
       // The buyer takes the lead, but its answer never comes back in time.
       held.add(String(body.attemptId));
     });
-    buyers.on('/status', (body, response) => answer(response, 200, { held: held.has(String(body.attemptId)) ? 'yes' : 'no' }));
+    buyers.on('/status', (body, response) =>
+      answer(response, 200, { held: held.has(String(body.attemptId)) ? 'yes' : 'no' }),
+    );
     buyers.on('/next', accept);
     const ids = await apply([
-      buyer('takes-it', buyers.url('/takes-it'), { price: '40.00', timeoutMs: 300, statusLookup: buyers.url('/status') }),
+      buyer('takes-it', buyers.url('/takes-it'), {
+        price: '40.00',
+        timeoutMs: 300,
+        statusLookup: buyers.url('/status'),
+      }),
       buyer('next', buyers.url('/next'), { price: '30.00' }),
     ]);
     const first = await submit(personLead());
     expect(first.outcome?.$case).to.equal('unconfirmed');
     const leadId = first.outcome?.$case === 'unconfirmed' ? first.outcome.value.leadId : '';
     const [post] = buyers.received('/takes-it');
-    const intent = await market().db.selectFrom('lead_posts').selectAll().where('lead_id', '=', leadId).executeTakeFirstOrThrow();
+    const intent = await market()
+      .db.selectFrom('lead_posts')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .executeTakeFirstOrThrow();
     expect(post!.attemptId).to.equal(intent.id);
 
     const deadline = Date.now() + 10_000;
-    while ((await leadRow(leadId)).status === 'unconfirmed' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await leadRow(leadId)).status === 'unconfirmed' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const row = await leadRow(leadId);
     expect(row.status, 'settled by the status lookup').to.equal('sold');
     expect(row.buyer_id).to.equal(ids['takes-it']);
@@ -220,7 +281,11 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect(lookups.length).to.be.at.least(1);
     // A lookup carries ids only, never a lead field.
     expect(Object.keys(lookups[0]!).sort()).to.deep.equal(['attemptId', 'leadId']);
-    const settled = await market().db.selectFrom('lead_posts').select(['state', 'resolved_by']).where('id', '=', intent.id).executeTakeFirstOrThrow();
+    const settled = await market()
+      .db.selectFrom('lead_posts')
+      .select(['state', 'resolved_by'])
+      .where('id', '=', intent.id)
+      .executeTakeFirstOrThrow();
     expect(settled).to.deep.equal({ state: 'accepted', resolved_by: 'status_lookup' });
     await expectBalancedLedger(market().db, [leadId]);
     expect(buyers.received('/next')).to.have.length(0);
@@ -238,7 +303,10 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
       accept({}, response);
     });
     buyers.on('/second', accept);
-    const ids = await apply([buyer('first', buyers.url('/first'), { price: '40.00' }), buyer('second', buyers.url('/second'), { price: '30.00' })]);
+    const ids = await apply([
+      buyer('first', buyers.url('/first'), { price: '40.00' }),
+      buyer('second', buyers.url('/second'), { price: '30.00' }),
+    ]);
     const body = personLead();
     let failed: unknown;
     try {
@@ -262,15 +330,26 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     buyers.on('/buyer', accept);
     const ids = await apply([buyer('only', buyers.url('/buyer'), { price: '40.00' })]);
     const body = personLead();
-    const lead = Lead.fromPartial(Object.fromEntries(Object.entries(body).filter(([, value]) => typeof value === 'string')) as Partial<Lead>);
-    const short = await call(stack.client.submitLead.bind(stack.client), { webmasterKey: key, lead, nonStringFields: [] }, undefined, { deadline: Date.now() + 100 }).then(
+    const lead = Lead.fromPartial(
+      Object.fromEntries(Object.entries(body).filter(([, value]) => typeof value === 'string')) as Partial<Lead>,
+    );
+    const short = await call(
+      stack.client.submitLead.bind(stack.client),
+      { webmasterKey: key, lead, nonStringFields: [] },
+      undefined,
+      { deadline: Date.now() + 100 },
+    ).then(
       (response) => ({ response }),
       (error: unknown) => ({ code: grpcCode(error) }),
     );
-    expect(short, 'no final answer').to.satisfy((result: { code?: number }) => result.code === status.UNAVAILABLE || result.code === status.DEADLINE_EXCEEDED);
+    expect(short, 'no final answer').to.satisfy(
+      (result: { code?: number }) => result.code === status.UNAVAILABLE || result.code === status.DEADLINE_EXCEEDED,
+    );
     expect(buyers.received('/buyer')).to.have.length(0);
 
-    const sold = soldOf(await call(stack.client.submitLead.bind(stack.client), { webmasterKey: key, lead, nonStringFields: [] }));
+    const sold = soldOf(
+      await call(stack.client.submitLead.bind(stack.client), { webmasterKey: key, lead, nonStringFields: [] }),
+    );
     expect(sold.buyerId).to.equal(ids.only);
     expect(buyers.received('/buyer')).to.have.length(1);
   });

@@ -9,7 +9,9 @@ import { endpointStats, personLead, simBuyer, soldOf, useMarket } from './suppor
 
 describeEachDatabase('selling: a stored definition that fails the rules of apply is never used', (database) => {
   const logLines: string[] = [];
-  const market = useMarket(database, { logger: createLogger('stored-definitions-test', 'error', { write: (line: string) => void logLines.push(line) }) });
+  const market = useMarket(database, {
+    logger: createLogger('stored-definitions-test', 'error', { write: (line: string) => void logLines.push(line) }),
+  });
 
   it('leaves the buyer out of selling and listing, says why on show, and logs it without a value', async () => {
     const m = market();
@@ -24,10 +26,18 @@ describeEachDatabase('selling: a stored definition that fails the rules of apply
     ]);
 
     // Written behind apply's back (an old release, a restore, a hand edit): the ping would carry the SSN.
-    const row = await m.db.selectFrom('buyers').select('definition').where('id', '=', ids.tampered!).executeTakeFirstOrThrow();
+    const row = await m.db
+      .selectFrom('buyers')
+      .select('definition')
+      .where('id', '=', ids.tampered!)
+      .executeTakeFirstOrThrow();
     const definition = JSON.parse(row.definition);
     definition.integration.ping.mapping.ssn = { field: 'ssn', transform: [] };
-    await m.db.updateTable('buyers').set({ definition: JSON.stringify(definition), updated_at: Date.now() }).where('id', '=', ids.tampered!).execute();
+    await m.db
+      .updateTable('buyers')
+      .set({ definition: JSON.stringify(definition), updated_at: Date.now() })
+      .where('id', '=', ids.tampered!)
+      .execute();
     // Every instance re-reads its active buyers after this long.
     await sleep(ACTIVE_BUYERS_TTL_MS + 200);
 
@@ -39,13 +49,17 @@ describeEachDatabase('selling: a stored definition that fails the rules of apply
     const admin = m.stack.admin;
     const auth = () => bearer(m.stack.service.adminToken);
     const { buyers } = await call(admin.listBuyers.bind(admin), {}, auth());
-    expect(buyers.map((buyer) => buyer.id)).to.include(ids.honest).and.not.include(ids.tampered);
+    expect(buyers.map((buyer) => buyer.id))
+      .to.include(ids.honest)
+      .and.not.include(ids.tampered);
     const shown = await call(admin.getBuyer.bind(admin), { buyer: ids.tampered! }, auth()).then(
       () => expect.fail('expected show to fail'),
       (error: { code: number; details: string }) => error,
     );
     expect(shown.code).to.equal(status.FAILED_PRECONDITION);
-    expect(shown.details).to.include('integration.ping.mapping.ssn.field: ssn is personal data and is never sent in a ping');
+    expect(shown.details).to.include(
+      'integration.ping.mapping.ssn.field: ssn is personal data and is never sent in a ping',
+    );
 
     const logged = logLines.map((line) => JSON.parse(line)).filter((line) => line.buyerId === ids.tampered);
     expect(logged.length).to.be.at.least(1);

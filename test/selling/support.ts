@@ -8,7 +8,7 @@ import { loadGatewayConfig } from '../../services/common/config.js';
 import { createLogger, type Logger } from '../../services/common/logger.js';
 import type { Db } from '../../services/distribution/src/db/database.js';
 import type { BuyerAttemptRow } from '../../services/distribution/src/db/schema.js';
-import { startSimulator, type EndpointConfig, type Simulator } from '../../services/simulator/index.js';
+import { type EndpointConfig, type Simulator, startSimulator } from '../../services/simulator/index.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { bearer, call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
@@ -51,7 +51,13 @@ const POST_PARSERS: Record<ReplyFormat, Record<string, unknown>> = {
 };
 
 const PING_PARSERS: Record<ReplyFormat, Record<string, unknown>> = {
-  json: { format: 'json', accepted: { path: '$.status', equals: 'bid' }, price: '$.bid', reason: '$.reason', reference: '$.pingRef' },
+  json: {
+    format: 'json',
+    accepted: { path: '$.status', equals: 'bid' },
+    price: '$.bid',
+    reason: '$.reason',
+    reference: '$.pingRef',
+  },
   xml: {
     format: 'xml',
     accepted: { path: '/response/result/@status', equals: 'bid' },
@@ -59,7 +65,13 @@ const PING_PARSERS: Record<ReplyFormat, Record<string, unknown>> = {
     reason: '/response/reason',
     reference: '/response/pingRef',
   },
-  text: { format: 'text', accepted: { path: '^(BID|NOBID)\\|', equals: 'BID' }, price: '^BID\\|([0-9.]+)\\|', reason: '^NOBID\\|(.*)$', reference: '^BID\\|[^|]*\\|(.+)$' },
+  text: {
+    format: 'text',
+    accepted: { path: '^(BID|NOBID)\\|', equals: 'BID' },
+    price: '^BID\\|([0-9.]+)\\|',
+    reason: '^NOBID\\|(.*)$',
+    reference: '^BID\\|[^|]*\\|(.+)$',
+  },
 };
 
 const money = (field: string) => ({ field, transform: { money: 'string' } });
@@ -119,7 +131,19 @@ export interface SimBuyerSpec {
 
 /** A `buyers:` entry of a buyer file for a buyer played by simulator endpoints at `simulatorUrl`. */
 export function simBuyer(name: string, simulatorUrl: string, spec: SimBuyerSpec): Record<string, unknown> {
-  const { post, ping, format = 'json', timeoutMs = 1000, testBehaviour = 'accept', onTimeout, pingTimeoutMs, postTimeoutMs, testPost, testPing, ...settings } = spec;
+  const {
+    post,
+    ping,
+    format = 'json',
+    timeoutMs = 1000,
+    testBehaviour = 'accept',
+    onTimeout,
+    pingTimeoutMs,
+    postTimeoutMs,
+    testPost,
+    testPing,
+    ...settings
+  } = spec;
   const url = (path: string) => new URL(path, simulatorUrl).href;
   return {
     name,
@@ -181,7 +205,8 @@ export function soldOf(answer: SubmitLeadResponse): SoldValue {
 }
 
 export function rejectedOf(answer: SubmitLeadResponse): RejectedValue {
-  if (answer.outcome?.$case !== 'rejected') throw new Error(`expected a rejection, got ${JSON.stringify(answer.outcome)}`);
+  if (answer.outcome?.$case !== 'rejected')
+    throw new Error(`expected a rejection, got ${JSON.stringify(answer.outcome)}`);
   return answer.outcome.value;
 }
 
@@ -209,7 +234,10 @@ export interface Market {
   /** Another publisher; default payout share 80%. */
   createPublisher(payoutShareBps?: number): Promise<{ id: string; key: string }>;
   attempts(leadId: string): Promise<BuyerAttemptRow[]>;
-  count(table: 'sales' | 'ledger_entries' | 'buyer_cap_counters', where?: { column: string; value: string }): Promise<number>;
+  count(
+    table: 'sales' | 'ledger_entries' | 'buyer_cap_counters',
+    where?: { column: string; value: string },
+  ): Promise<number>;
 }
 
 export interface MarketOptions {
@@ -231,7 +259,9 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
 
   before(async () => {
     // SELLING_TEST_LOG=error (or any pino level) shows what the service logs, to debug a failure.
-    const logger = options.logger ?? (process.env.SELLING_TEST_LOG ? createLogger('selling-test', process.env.SELLING_TEST_LOG) : undefined);
+    const logger =
+      options.logger ??
+      (process.env.SELLING_TEST_LOG ? createLogger('selling-test', process.env.SELLING_TEST_LOG) : undefined);
     stack = await startTestDistribution(database(), { env: options.env, logger });
   });
   after(async () => {
@@ -242,10 +272,15 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
     const auth = () => bearer(running.service.adminToken);
     const { buyers } = await call(running.admin.listBuyers.bind(running.admin), {}, auth());
     for (const buyer of buyers) {
-      if (buyer.active) await call(running.admin.setBuyerActive.bind(running.admin), { buyer: buyer.id, active: false }, auth());
+      if (buyer.active)
+        await call(running.admin.setBuyerActive.bind(running.admin), { buyer: buyer.id, active: false }, auth());
     }
     const createPublisher = async (payoutShareBps = 8000) => {
-      const created = await call(running.admin.createPublisher.bind(running.admin), { name: 'Selling test publisher', rateLimitPerMinute: 1_000_000, payoutShareBps }, auth());
+      const created = await call(
+        running.admin.createPublisher.bind(running.admin),
+        { name: 'Selling test publisher', rateLimitPerMinute: 1_000_000, payoutShareBps },
+        auth(),
+      );
       return { id: created.publisher!.id, key: created.key };
     };
     const publisher = await createPublisher();
@@ -268,7 +303,14 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
         return { answer, ms: performance.now() - started };
       },
       createPublisher,
-      attempts: (leadId) => db.selectFrom('buyer_attempts').selectAll().where('lead_id', '=', leadId).orderBy('started_at').orderBy('id').execute(),
+      attempts: (leadId) =>
+        db
+          .selectFrom('buyer_attempts')
+          .selectAll()
+          .where('lead_id', '=', leadId)
+          .orderBy('started_at')
+          .orderBy('id')
+          .execute(),
       async count(table, where) {
         let query = db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
         if (where) query = query.where(where.column as never, '=', where.value as never);
@@ -289,7 +331,9 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
 }
 
 /** A gateway on a loopback port in front of a test distribution service, for leads sent over HTTP. */
-export async function startGateway(stack: TestDistribution): Promise<{ baseUrl: string; gateway: FastifyInstance; close(): Promise<void> }> {
+export async function startGateway(
+  stack: TestDistribution,
+): Promise<{ baseUrl: string; gateway: FastifyInstance; close(): Promise<void> }> {
   const config = loadGatewayConfig({
     LEADFLOW_HTTP_PORT: '0',
     LEADFLOW_HTTP_HOST: '127.0.0.1',
@@ -315,7 +359,9 @@ export function skipReasons(attempts: readonly BuyerAttemptRow[], buyerId: strin
 }
 
 export function postsOf(attempts: readonly BuyerAttemptRow[], buyerId?: string): BuyerAttemptRow[] {
-  return attempts.filter((attempt) => attempt.kind === 'post' && (buyerId === undefined || attempt.buyer_id === buyerId));
+  return attempts.filter(
+    (attempt) => attempt.kind === 'post' && (buyerId === undefined || attempt.buyer_id === buyerId),
+  );
 }
 
 /** The simulator's counters of one endpoint, zeros when it saw nothing. */
@@ -349,14 +395,20 @@ export function expectPostsInOrder(attempts: readonly BuyerAttemptRow[], expecte
   expect(posts).to.have.length(expected.length);
   const startOf = (buyerId: string) => posts.find((post) => post.buyer_id === buyerId)!.started_at;
   for (let i = 1; i < expected.length; i += 1) {
-    expect(startOf(expected[i]![0]), `post ${i} starts after post ${i - 1}`).to.be.at.least(startOf(expected[i - 1]![0]));
+    expect(startOf(expected[i]![0]), `post ${i} starts after post ${i - 1}`).to.be.at.least(
+      startOf(expected[i - 1]![0]),
+    );
   }
 }
 
 export type SaleRecord = Awaited<ReturnType<typeof salesOf>>[number];
 
 function salesOf(db: Db, leadIds: readonly string[]) {
-  return db.selectFrom('sales').selectAll().where('lead_id', 'in', leadIds.length > 0 ? [...leadIds] : ['-']).execute();
+  return db
+    .selectFrom('sales')
+    .selectAll()
+    .where('lead_id', 'in', leadIds.length > 0 ? [...leadIds] : ['-'])
+    .execute();
 }
 
 /**
@@ -373,10 +425,15 @@ export async function expectBalancedLedger(db: Db, leadIds: readonly string[]): 
     .execute();
   expect(new Set(sales.map((sale) => sale.lead_id)).size, 'one sale per lead at most').to.equal(sales.length);
   const soldLeads = new Set(sales.map((sale) => sale.lead_id));
-  expect(entries.filter((entry) => !soldLeads.has(entry.lead_id)), 'ledger entries of unsold leads').to.deep.equal([]);
+  expect(
+    entries.filter((entry) => !soldLeads.has(entry.lead_id)),
+    'ledger entries of unsold leads',
+  ).to.deep.equal([]);
   for (const sale of sales) {
     expect(Number.isInteger(sale.charge_cents) && Number.isInteger(sale.payout_cents), 'integer cents').to.equal(true);
-    expect(sale.charge_cents, 'buyer charge = publisher payout + platform margin').to.equal(sale.payout_cents + sale.margin_cents);
+    expect(sale.charge_cents, 'buyer charge = publisher payout + platform margin').to.equal(
+      sale.payout_cents + sale.margin_cents,
+    );
     expect(sale.margin_cents, 'never sold at a loss').to.be.at.least(0);
     const own = entries
       .filter((entry) => entry.lead_id === sale.lead_id)
@@ -387,9 +444,13 @@ export async function expectBalancedLedger(db: Db, leadIds: readonly string[]): 
       { type: 'platform_margin', account: 'platform', cents: sale.margin_cents },
       { type: 'publisher_payout', account: `publisher:${sale.publisher_id}`, cents: sale.payout_cents },
     ]);
-    expect(own.reduce((sum, entry) => sum + entry.cents, 0), `entries of ${sale.lead_id} sum to zero`).to.equal(0);
+    expect(
+      own.reduce((sum, entry) => sum + entry.cents, 0),
+      `entries of ${sale.lead_id} sum to zero`,
+    ).to.equal(0);
   }
-  const total = (type: string) => entries.filter((entry) => entry.entry_type === type).reduce((sum, entry) => sum + entry.amount_cents, 0);
+  const total = (type: string) =>
+    entries.filter((entry) => entry.entry_type === type).reduce((sum, entry) => sum + entry.amount_cents, 0);
   const sum = (pick: (sale: SaleRecord) => number) => sales.reduce((acc, sale) => acc + pick(sale), 0);
   expect({
     charged: -total('buyer_charge'),

@@ -1,14 +1,22 @@
 import { expect } from 'chai';
 import { describeEachDatabase } from '../support/test-database.js';
-import { endpointStats, personLead, simBuyer, skipReasons, soldOf, useMarket, type Market } from './support.js';
+import { endpointStats, type Market, personLead, simBuyer, skipReasons, soldOf, useMarket } from './support.js';
 
 describeEachDatabase('selling: test mode leaves caps, ledger and duplicate history untouched', (database) => {
   const market = useMarket(database);
 
   async function booksOf(m: Market, buyerId: string) {
-    const counters = await m.db.selectFrom('buyer_cap_counters').select(['period', 'leads', 'spend_cents']).where('buyer_id', '=', buyerId).execute();
+    const counters = await m.db
+      .selectFrom('buyer_cap_counters')
+      .select(['period', 'leads', 'spend_cents'])
+      .where('buyer_id', '=', buyerId)
+      .execute();
     const sales = await m.db.selectFrom('sales').select('lead_id').where('buyer_id', '=', buyerId).execute();
-    const ledger = await m.db.selectFrom('ledger_entries').select('lead_id').where('account', '=', `buyer:${buyerId}`).execute();
+    const ledger = await m.db
+      .selectFrom('ledger_entries')
+      .select('lead_id')
+      .where('account', '=', `buyer:${buyerId}`)
+      .execute();
     return {
       countedLeads: counters.reduce((sum, row) => sum + row.leads, 0),
       countedSpend: counters.reduce((sum, row) => sum + row.spend_cents, 0),
@@ -92,7 +100,12 @@ describeEachDatabase('selling: test mode leaves caps, ledger and duplicate histo
       { path: '/pp-live/post', kind: 'post', ping: '/pp-live/ping' },
     ]);
     const ids = await m.apply([
-      simBuyer('ping-post-accepts-tests', simulator.url, { ping: '/pp-live/ping', post: '/pp-live/post', testBehaviour: 'accept', pricing: { type: 'fixed', price: '30.00' } }),
+      simBuyer('ping-post-accepts-tests', simulator.url, {
+        ping: '/pp-live/ping',
+        post: '/pp-live/post',
+        testBehaviour: 'accept',
+        pricing: { type: 'fixed', price: '30.00' },
+      }),
     ]);
     const answer = await m.submit(testLead());
     expect(answer.outcome?.$case, `answer ${JSON.stringify(answer.outcome)}`).to.equal('sold');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SimulatorConfigError, type EndpointConfig, type SimulatorStats } from '../../services/simulator/index.js';
+import { type EndpointConfig, SimulatorConfigError, type SimulatorStats } from '../../services/simulator/index.js';
 import { LEAD, PING, SEED, send, sendJson, useSimulator } from './support.js';
 
 const MARKET: EndpointConfig[] = [
@@ -17,7 +17,13 @@ describe('simulator admin API', () => {
     const config = await response.json();
     expect(config.seed).to.equal(SEED);
     expect(config.endpoints).to.have.length(2);
-    expect(config.endpoints[0]).to.include({ path: '/a/ping', kind: 'ping', format: 'json', acceptRate: 1, pingTtlMs: 60_000 });
+    expect(config.endpoints[0]).to.include({
+      path: '/a/ping',
+      kind: 'ping',
+      format: 'json',
+      acceptRate: 1,
+      pingTtlMs: 60_000,
+    });
   });
 
   it('PUT config replaces the endpoints, from JSON or YAML', async () => {
@@ -70,7 +76,8 @@ describe('simulator admin API', () => {
   it('POST reset forgets counters, bids and applicants, and restarts the random streams', async () => {
     const bidsOf = async () => {
       const bids: unknown[] = [];
-      for (let i = 0; i < 5; i += 1) bids.push((await sendJson(simulator(), '/a/ping', { ...PING, leadId: `lead-${i}` })).bid);
+      for (let i = 0; i < 5; i += 1)
+        bids.push((await sendJson(simulator(), '/a/ping', { ...PING, leadId: `lead-${i}` })).bid);
       return bids;
     };
     const before = await bidsOf();
@@ -80,7 +87,10 @@ describe('simulator admin API', () => {
     const response = await admin('reset', { method: 'POST' });
     expect(response.status).to.equal(204);
     expect(simulator().stats().endpoints['/a/ping']).to.include({ pings: 0, bids: 0, bidCents: 0 });
-    expect(await sendJson(simulator(), '/a/post', { ...LEAD, leadId: 'kept?' })).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
+    expect(await sendJson(simulator(), '/a/post', { ...LEAD, leadId: 'kept?' })).to.deep.equal({
+      status: 'rejected',
+      reason: 'no matching ping',
+    });
 
     simulator().reset();
     expect(await bidsOf()).to.deep.equal(before);
@@ -96,6 +106,10 @@ describe('simulator admin API', () => {
   it('configure() in process validates too', () => {
     expect(() => simulator().configure([{ path: '/a', kind: 'post', ping: '/none' }])).to.throw(SimulatorConfigError);
     simulator().configure([{ path: '/d/post', kind: 'direct_post', price: { fixed: 1 } }]);
-    expect(simulator().config().map((endpoint) => endpoint.path)).to.deep.equal(['/d/post']);
+    expect(
+      simulator()
+        .config()
+        .map((endpoint) => endpoint.path),
+    ).to.deep.equal(['/d/post']);
   });
 });

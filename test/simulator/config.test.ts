@@ -68,9 +68,9 @@ describe('simulator config', () => {
   });
 
   it('refuses paths under the admin API', () => {
-    expect(issuesOf(() => parseEndpoints([{ path: '/_simulator/stats', kind: 'direct_post', price: { fixed: 1 } }]))).to.deep.equal([
-      'endpoints[0].path: must start with / and not with /_simulator/',
-    ]);
+    expect(
+      issuesOf(() => parseEndpoints([{ path: '/_simulator/stats', kind: 'direct_post', price: { fixed: 1 } }])),
+    ).to.deep.equal(['endpoints[0].path: must start with / and not with /_simulator/']);
   });
 
   it('reads a whole config with a seed', () => {

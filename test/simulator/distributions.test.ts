@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { sample, sampleCents, type Distribution } from '../../services/simulator/distributions.js';
+import { type Distribution, sample, sampleCents } from '../../services/simulator/distributions.js';
 import { endpointRandom, seededRandom } from '../../services/simulator/random.js';
 
 const amount = fc.double({ min: 0, max: 10_000, noNaN: true });
@@ -11,12 +11,12 @@ const distributions: fc.Arbitrary<{ distribution: Distribution; min: number; max
     const [min, max] = [Math.min(a, b), Math.max(a, b)];
     return { distribution: { uniform: [min, max] as [number, number] }, min, max };
   }),
-  fc.tuple(amount, amount, fc.double({ min: 0, max: 5_000, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(
-    ([a, b, sd, at]) => {
+  fc
+    .tuple(amount, amount, fc.double({ min: 0, max: 5_000, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }))
+    .map(([a, b, sd, at]) => {
       const [min, max] = [Math.min(a, b), Math.max(a, b)];
       return { distribution: { normal: { mean: min + (max - min) * at, sd, min, max } }, min, max };
-    },
-  ),
+    }),
 );
 
 describe('simulator distributions', () => {
@@ -44,7 +44,9 @@ describe('simulator distributions', () => {
 
   it('centre a normal on its mean and spread it by its deviation', () => {
     const random = seededRandom(42);
-    const values = Array.from({ length: 20_000 }, () => sample({ normal: { mean: 100, sd: 15, min: 0, max: 200 } }, random));
+    const values = Array.from({ length: 20_000 }, () =>
+      sample({ normal: { mean: 100, sd: 15, min: 0, max: 200 } }, random),
+    );
     const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
     const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
     expect(mean).to.be.closeTo(100, 1);

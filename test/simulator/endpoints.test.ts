@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startSimulator, type EndpointConfig } from '../../services/simulator/index.js';
+import { type EndpointConfig, startSimulator } from '../../services/simulator/index.js';
 import { LEAD, PING, SEED, send, sendJson, useSimulator } from './support.js';
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>';
@@ -7,9 +7,20 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>';
 describe('simulator endpoints over HTTP', () => {
   describe('direct post', () => {
     const simulator = useSimulator([
-      { path: '/json/buy', kind: 'direct_post', price: { fixed: 12.5 }, redirectUrl: 'https://lender.example/go?ref={leadRef}&lead={leadId}&p={price}' },
+      {
+        path: '/json/buy',
+        kind: 'direct_post',
+        price: { fixed: 12.5 },
+        redirectUrl: 'https://lender.example/go?ref={leadRef}&lead={leadId}&p={price}',
+      },
       { path: '/json/refuse', kind: 'direct_post', price: { fixed: 12.5 }, acceptRate: 0 },
-      { path: '/xml/buy', kind: 'direct_post', format: 'xml', price: { fixed: 7 }, redirectUrl: 'https://lender.example/a?x=1&ref={leadRef}' },
+      {
+        path: '/xml/buy',
+        kind: 'direct_post',
+        format: 'xml',
+        price: { fixed: 7 },
+        redirectUrl: 'https://lender.example/a?x=1&ref={leadRef}',
+      },
       { path: '/xml/refuse', kind: 'direct_post', format: 'xml', price: { fixed: 7 }, acceptRate: 0 },
       { path: '/text/buy', kind: 'direct_post', format: 'text', price: { fixed: 30.1 } },
       { path: '/text/refuse', kind: 'direct_post', format: 'text', price: { fixed: 30.1 }, acceptRate: 0 },
@@ -44,7 +55,9 @@ describe('simulator endpoints over HTTP', () => {
           `<redirect>https://lender.example/a?x=1&amp;ref=${ref}</redirect></response>`,
       );
       const rejected = await send(simulator(), '/xml/refuse', LEAD);
-      expect(rejected.text).to.equal(`${XML_HEAD}<response><result status="rejected"/><reason>declined</reason></response>`);
+      expect(rejected.text).to.equal(
+        `${XML_HEAD}<response><result status="rejected"/><reason>declined</reason></response>`,
+      );
     });
 
     it('answers plain text, pipe-delimited', async () => {
@@ -74,7 +87,7 @@ describe('simulator endpoints over HTTP', () => {
     });
 
     it('still decides a post whose client gave up during the latency, as a lender would', async () => {
-      const gaveUp = await fetch(simulator().url + '/slow', {
+      const gaveUp = await fetch(`${simulator().url}/slow`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(LEAD),
@@ -178,15 +191,23 @@ describe('simulator endpoints over HTTP', () => {
     it('bids and accepts in XML and in text', async () => {
       const xmlPing = await send(simulator(), '/x/ping', PING);
       expect(xmlPing.text).to.match(
-        new RegExp(`^${XML_HEAD.replace(/[?.]/g, '\\$&')}<response><result status="bid"/><bid>23\\.10</bid><pingRef>PING-\\d{6}</pingRef></response>$`),
+        new RegExp(
+          `^${XML_HEAD.replace(/[?.]/g, '\\$&')}<response><result status="bid"/><bid>23\\.10</bid><pingRef>PING-\\d{6}</pingRef></response>$`,
+        ),
       );
-      expect((await send(simulator(), '/x/post', LEAD)).text).to.match(/<result status="accepted"\/><price>23\.10<\/price><leadRef>SIM-\d{6}<\/leadRef><\/response>$/);
+      expect((await send(simulator(), '/x/post', LEAD)).text).to.match(
+        /<result status="accepted"\/><price>23\.10<\/price><leadRef>SIM-\d{6}<\/leadRef><\/response>$/,
+      );
       expect((await send(simulator(), '/t/ping', PING)).text).to.match(/^BID\|23\.10\|PING-\d{6}$/);
       expect((await send(simulator(), '/t/post', LEAD)).text).to.match(/^ACCEPTED\|23\.10\|SIM-\d{6}\|$/);
     });
 
     it('answers no bid in each format', async () => {
-      expect(await sendJson(simulator(), '/none/ping', PING)).to.deep.equal({ status: 'no_bid', bid: null, reason: 'no bid' });
+      expect(await sendJson(simulator(), '/none/ping', PING)).to.deep.equal({
+        status: 'no_bid',
+        bid: null,
+        reason: 'no bid',
+      });
       expect((await send(simulator(), '/none-x/ping', PING)).text).to.equal(
         `${XML_HEAD}<response><result status="no_bid"/><reason>no bid</reason></response>`,
       );
@@ -195,27 +216,47 @@ describe('simulator endpoints over HTTP', () => {
     });
 
     it('rejects a post with no matching ping, and a second post against the same bid', async () => {
-      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
+      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({
+        status: 'rejected',
+        reason: 'no matching ping',
+      });
       await sendJson(simulator(), '/l/ping', PING);
       expect((await sendJson(simulator(), '/l/post', LEAD)).status).to.equal('accepted');
-      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
-      expect(simulator().stats().endpoints['/l/post']).to.include({ posts: 3, accepted: 1, rejected: 2, unmatchedPosts: 2 });
+      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({
+        status: 'rejected',
+        reason: 'no matching ping',
+      });
+      expect(simulator().stats().endpoints['/l/post']).to.include({
+        posts: 3,
+        accepted: 1,
+        rejected: 2,
+        unmatchedPosts: 2,
+      });
     });
 
-    it('rejects a post against another lender\'s ping', async () => {
+    it("rejects a post against another lender's ping", async () => {
       await send(simulator(), '/x/ping', PING);
-      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
+      expect(await sendJson(simulator(), '/l/post', LEAD)).to.deep.equal({
+        status: 'rejected',
+        reason: 'no matching ping',
+      });
     });
 
     it('declines posts by its own acceptRate', async () => {
       await sendJson(simulator(), '/picky/ping', PING);
-      expect(await sendJson(simulator(), '/picky/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'declined' });
+      expect(await sendJson(simulator(), '/picky/post', LEAD)).to.deep.equal({
+        status: 'rejected',
+        reason: 'declined',
+      });
     });
 
     it('forgets a bid after pingTtlMs', async () => {
       await sendJson(simulator(), '/brief/ping', PING);
       await new Promise((resolve) => setTimeout(resolve, 60));
-      expect(await sendJson(simulator(), '/brief/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
+      expect(await sendJson(simulator(), '/brief/post', LEAD)).to.deep.equal({
+        status: 'rejected',
+        reason: 'no matching ping',
+      });
     });
 
     it('works with form bodies', async () => {
@@ -228,7 +269,12 @@ describe('simulator endpoints over HTTP', () => {
   describe('auth', () => {
     const simulator = useSimulator([
       { path: '/bearer', kind: 'direct_post', price: { fixed: 1 }, requireAuth: { type: 'bearer', token: 's3cret' } },
-      { path: '/basic', kind: 'direct_post', price: { fixed: 1 }, requireAuth: { type: 'basic', username: 'lf', password: 'pw:1' } },
+      {
+        path: '/basic',
+        kind: 'direct_post',
+        price: { fixed: 1 },
+        requireAuth: { type: 'basic', username: 'lf', password: 'pw:1' },
+      },
     ]);
 
     it('answers 401 without the bearer token, or with another', async () => {
@@ -236,16 +282,23 @@ describe('simulator endpoints over HTTP', () => {
       expect(missing.status).to.equal(401);
       expect(missing.headers.get('www-authenticate')).to.equal('Bearer realm="simulator"');
       expect(JSON.parse(missing.text)).to.deep.equal({ status: 'error', message: 'unauthorized' });
-      expect((await send(simulator(), '/bearer', LEAD, { headers: { authorization: 'Bearer nope' } })).status).to.equal(401);
+      expect((await send(simulator(), '/bearer', LEAD, { headers: { authorization: 'Bearer nope' } })).status).to.equal(
+        401,
+      );
       const ok = await send(simulator(), '/bearer', LEAD, { headers: { authorization: 'Bearer s3cret' } });
       expect(ok.status).to.equal(200);
       expect(simulator().stats().endpoints['/bearer']).to.include({ posts: 3, unauthorized: 2, accepted: 1 });
     });
 
     it('checks basic credentials', async () => {
-      const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-      expect((await send(simulator(), '/basic', LEAD, { headers: { authorization: basic('lf', 'pw') } })).status).to.equal(401);
-      expect((await send(simulator(), '/basic', LEAD, { headers: { authorization: basic('lf', 'pw:1') } })).status).to.equal(200);
+      const basic = (user: string, password: string) =>
+        `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+      expect(
+        (await send(simulator(), '/basic', LEAD, { headers: { authorization: basic('lf', 'pw') } })).status,
+      ).to.equal(401);
+      expect(
+        (await send(simulator(), '/basic', LEAD, { headers: { authorization: basic('lf', 'pw:1') } })).status,
+      ).to.equal(200);
     });
   });
 
@@ -261,7 +314,10 @@ describe('simulator endpoints over HTTP', () => {
     it('rejects a second post of the same ssn or the same email', async () => {
       expect((await sendJson(simulator(), '/dedupe', LEAD)).status).to.equal('accepted');
       const sameSsn = { ...LEAD, ssn: '123456789', email: 'other@example.com' };
-      expect(await sendJson(simulator(), '/dedupe', sameSsn)).to.deep.equal({ status: 'rejected', reason: 'duplicate' });
+      expect(await sendJson(simulator(), '/dedupe', sameSsn)).to.deep.equal({
+        status: 'rejected',
+        reason: 'duplicate',
+      });
       const sameEmail = { ...LEAD, ssn: '987-65-4321', email: ' JANE.DOE@example.com' };
       expect((await sendJson(simulator(), '/dedupe', sameEmail)).reason).to.equal('duplicate');
       const nested = { applicant: { ssn: '123-45-6789' } };
@@ -285,7 +341,10 @@ describe('simulator endpoints over HTTP', () => {
       await sendJson(simulator(), '/d/ping', PING);
       expect((await sendJson(simulator(), '/d/post', LEAD)).status).to.equal('accepted');
       await sendJson(simulator(), '/d/ping', { ...PING, leadId: 'lead-0002' });
-      expect(await sendJson(simulator(), '/d/post', { ...LEAD, leadId: 'lead-0002' })).to.deep.equal({ status: 'rejected', reason: 'duplicate' });
+      expect(await sendJson(simulator(), '/d/post', { ...LEAD, leadId: 'lead-0002' })).to.deep.equal({
+        status: 'rejected',
+        reason: 'duplicate',
+      });
     });
   });
 
@@ -295,11 +354,26 @@ describe('simulator endpoints over HTTP', () => {
     it('flags a ping carrying personal data, naming the fields', async () => {
       await send(simulator(), '/p/ping', PING);
       expect(simulator().stats().endpoints['/p/ping']).to.include({ pings: 1, piiPings: 0 });
-      await send(simulator(), '/p/ping', { ...PING, email: 'jane@example.com', applicant: { SSN: '123456789', date_of_birth: '1990-01-01' } });
-      await send(simulator(), '/p/ping', { ...PING, bank_account_number: '000123', cellPhone: '5125550100' }, { form: true });
+      await send(simulator(), '/p/ping', {
+        ...PING,
+        email: 'jane@example.com',
+        applicant: { SSN: '123456789', date_of_birth: '1990-01-01' },
+      });
+      await send(
+        simulator(),
+        '/p/ping',
+        { ...PING, bank_account_number: '000123', cellPhone: '5125550100' },
+        { form: true },
+      );
       const stats = simulator().stats().endpoints['/p/ping'];
       expect(stats.piiPings).to.equal(2);
-      expect(stats.piiFields).to.deep.equal(['applicant.SSN', 'applicant.date_of_birth', 'bank_account_number', 'cellPhone', 'email']);
+      expect(stats.piiFields).to.deep.equal([
+        'applicant.SSN',
+        'applicant.date_of_birth',
+        'bank_account_number',
+        'cellPhone',
+        'email',
+      ]);
     });
 
     it('still answers the ping', async () => {
@@ -312,10 +386,15 @@ describe('simulator endpoints over HTTP', () => {
       { path: '/x/ping', kind: 'ping', bid: { fixed: 3 } },
       { path: '/x/post', kind: 'direct_post', price: { fixed: 1 } },
     ]);
-    const xml = (path: string, contentType: string, body: string) => fetch(simulator().url + path, { method: 'POST', headers: { 'content-type': contentType }, body });
+    const xml = (path: string, contentType: string, body: string) =>
+      fetch(simulator().url + path, { method: 'POST', headers: { 'content-type': contentType }, body });
 
     it('reads an XML lead, a SOAP Body and a GET query string, and finds personal data in each', async () => {
-      const plain = await xml('/x/post', 'application/xml; charset=utf-8', '<?xml version="1.0"?><Lead v="1"><Applicant><Ssn>123456789</Ssn></Applicant><State>TX</State></Lead>');
+      const plain = await xml(
+        '/x/post',
+        'application/xml; charset=utf-8',
+        '<?xml version="1.0"?><Lead v="1"><Applicant><Ssn>123456789</Ssn></Applicant><State>TX</State></Lead>',
+      );
       expect(plain.status).to.equal(200);
       expect(((await plain.json()) as { status: string }).status).to.equal('accepted');
       const soap =
@@ -328,7 +407,9 @@ describe('simulator endpoints over HTTP', () => {
 
     it('answers 400 to XML that is not well-formed or has a DOCTYPE', async () => {
       expect((await xml('/x/post', 'application/xml', '<Lead><a></Lead>')).status).to.equal(400);
-      expect((await xml('/x/post', 'application/xml', '<!DOCTYPE x [<!ENTITY e "e">]><Lead>&e;</Lead>')).status).to.equal(400);
+      expect(
+        (await xml('/x/post', 'application/xml', '<!DOCTYPE x [<!ENTITY e "e">]><Lead>&e;</Lead>')).status,
+      ).to.equal(400);
     });
   });
 
@@ -337,13 +418,24 @@ describe('simulator endpoints over HTTP', () => {
 
     it('answers 400, 415, 405 and 404 as JSON errors, counted', async () => {
       const post = (init: RequestInit, path = '/a/post') => fetch(simulator().url + path, init);
-      const malformed = await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ssn":' });
+      const malformed = await post({
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"ssn":',
+      });
       expect(malformed.status).to.equal(400);
       expect(await malformed.json()).to.deep.equal({ status: 'error', message: 'body is not valid JSON' });
-      expect((await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' })).status).to.equal(400);
-      expect((await post({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' })).status).to.equal(415);
+      expect(
+        (await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' })).status,
+      ).to.equal(400);
+      expect((await post({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' })).status).to.equal(
+        415,
+      );
       expect((await post({ method: 'DELETE' })).status).to.equal(405);
-      const unknown = await post({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, '/b/post');
+      const unknown = await post(
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+        '/b/post',
+      );
       expect(unknown.status).to.equal(404);
       const stats = simulator().stats();
       expect(stats.endpoints['/a/post']).to.include({ posts: 4, badRequests: 4, accepted: 0 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startSimulator, type EndpointConfig, type FaultKind } from '../../services/simulator/index.js';
-import { LEAD, PING, SEED, rawPost, send, sendJson, useSimulator } from './support.js';
+import { type EndpointConfig, type FaultKind, startSimulator } from '../../services/simulator/index.js';
+import { LEAD, PING, rawPost, SEED, send, sendJson, useSimulator } from './support.js';
 
 const always = (kind: FaultKind, format: 'json' | 'xml' | 'text' = 'json'): EndpointConfig => ({
   path: `/${kind}/${format}`,
@@ -75,7 +75,9 @@ describe('simulator faults', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(LEAD),
-    }).then((response) => response.text()).catch((error: Error) => error);
+    })
+      .then((response) => response.text())
+      .catch((error: Error) => error);
     expect(failed).to.be.instanceOf(Error);
   });
 
@@ -86,7 +88,7 @@ describe('simulator faults', () => {
     expect(reply.text).to.match(/^<!DOCTYPE html>/);
   });
 
-  it('answers 200 with garbage under the format\'s content type', async () => {
+  it("answers 200 with garbage under the format's content type", async () => {
     const json = await rawPost(url('/garbage/json'), LEAD);
     expect(json.status).to.equal(200);
     expect(json.headers['content-type']).to.equal('application/json; charset=utf-8');
@@ -109,7 +111,10 @@ describe('simulator faults', () => {
 
   it('remembers nothing from a failed ping', async () => {
     expect((await send(simulator(), '/broken/ping', PING)).status).to.equal(500);
-    expect(await sendJson(simulator(), '/broken/post', LEAD)).to.deep.equal({ status: 'rejected', reason: 'no matching ping' });
+    expect(await sendJson(simulator(), '/broken/post', LEAD)).to.deep.equal({
+      status: 'rejected',
+      reason: 'no matching ping',
+    });
   });
 
   it('lets close() cut a hanging request', async () => {

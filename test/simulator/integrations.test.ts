@@ -1,14 +1,18 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { expect } from 'chai';
 import xpath from 'xpath';
-import type { HttpExchange, Integration, ResponseParser } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
+import type {
+  HttpExchange,
+  Integration,
+  ResponseParser,
+} from '../../services/distribution/src/buyers/definition/buyer-definition.js';
 import {
-  PING_MAPPING,
-  simulatorIntegration,
-  startSimulator,
   type EndpointConfig,
+  PING_MAPPING,
   type ReplyFormat,
   type Simulator,
+  simulatorIntegration,
+  startSimulator,
 } from '../../services/simulator/index.js';
 import { SEED } from './support.js';
 
@@ -42,14 +46,21 @@ const LEAD_VALUES: Record<string, string | number> = {
 };
 
 /** A minimal stand-in for the engine: body from the mapping, credentials, reply read by the parser's locators. */
-async function call(exchange: HttpExchange, leadId: string, pingReference?: string): Promise<Record<string, string | boolean | undefined>> {
+async function call(
+  exchange: HttpExchange,
+  leadId: string,
+  pingReference?: string,
+): Promise<Record<string, string | boolean | undefined>> {
   const body: Record<string, string | number> = {};
   for (const [key, source] of Object.entries(exchange.mapping)) {
     const value =
-      'value' in source ? source.value
-      : source.field === 'leadId' ? leadId
-      : source.field === 'pingReference' ? pingReference
-      : LEAD_VALUES[source.field];
+      'value' in source
+        ? source.value
+        : source.field === 'leadId'
+          ? leadId
+          : source.field === 'pingReference'
+            ? pingReference
+            : LEAD_VALUES[source.field];
     if (value !== undefined) body[key] = value as string | number;
   }
   const headers: Record<string, string> = {
@@ -62,7 +73,10 @@ async function call(exchange: HttpExchange, leadId: string, pingReference?: stri
   const response = await fetch(exchange.url, {
     method: exchange.method,
     headers,
-    body: exchange.format === 'json' ? JSON.stringify(body) : new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString(),
+    body:
+      exchange.format === 'json'
+        ? JSON.stringify(body)
+        : new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString(),
   });
   expect(response.status).to.equal(200);
   return read(exchange.response, await response.text());
@@ -72,9 +86,11 @@ function read(parser: ResponseParser, text: string): Record<string, string | boo
   const locate = locator(parser.format, text);
   const outcome = locate(parser.accepted.path);
   const accepted =
-    'equals' in parser.accepted ? outcome === parser.accepted.equals
-    : 'in' in parser.accepted ? parser.accepted.in.includes(outcome ?? '')
-    : new RegExp(parser.accepted.matches).test(outcome ?? '');
+    'equals' in parser.accepted
+      ? outcome === parser.accepted.equals
+      : 'in' in parser.accepted
+        ? parser.accepted.in.includes(outcome ?? '')
+        : new RegExp(parser.accepted.matches).test(outcome ?? '');
   return {
     accepted,
     price: parser.price && locate(parser.price.path),
@@ -89,7 +105,10 @@ function locator(format: ReplyFormat, text: string): (path: string) => string | 
   if (format === 'json') {
     const root = JSON.parse(text);
     return (path) => {
-      const value = path.replace(/^\$\./, '').split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | null)?.[key], root);
+      const value = path
+        .replace(/^\$\./, '')
+        .split('.')
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | null)?.[key], root);
       return typeof value === 'string' || typeof value === 'number' ? nonEmpty(String(value)) : undefined;
     };
   }
@@ -105,10 +124,28 @@ const FORMATS: ReplyFormat[] = ['json', 'xml', 'text'];
 describe('simulator integrations for leadflow buyers', () => {
   let simulator: Simulator;
   const endpoints: EndpointConfig[] = FORMATS.flatMap((format): EndpointConfig[] => [
-    { path: `/${format}/direct`, kind: 'direct_post', format, price: { fixed: 12.5 }, redirectUrl: 'https://l.example/r?ref={leadRef}&x=1' },
+    {
+      path: `/${format}/direct`,
+      kind: 'direct_post',
+      format,
+      price: { fixed: 12.5 },
+      redirectUrl: 'https://l.example/r?ref={leadRef}&x=1',
+    },
     { path: `/${format}/direct-no`, kind: 'direct_post', format, price: { fixed: 12.5 }, acceptRate: 0 },
-    { path: `/${format}/ping`, kind: 'ping', format, bid: { fixed: 23.1 }, requireAuth: { type: 'bearer', token: 't0k' } },
-    { path: `/${format}/post`, kind: 'post', format, ping: `/${format}/ping`, requireAuth: { type: 'bearer', token: 't0k' } },
+    {
+      path: `/${format}/ping`,
+      kind: 'ping',
+      format,
+      bid: { fixed: 23.1 },
+      requireAuth: { type: 'bearer', token: 't0k' },
+    },
+    {
+      path: `/${format}/post`,
+      kind: 'post',
+      format,
+      ping: `/${format}/ping`,
+      requireAuth: { type: 'bearer', token: 't0k' },
+    },
     { path: `/${format}/ping-no`, kind: 'ping', format, bid: { fixed: 1 }, acceptRate: 0 },
     { path: `/${format}/post-no`, kind: 'post', format, ping: `/${format}/ping-no` },
   ]);
@@ -121,19 +158,33 @@ describe('simulator integrations for leadflow buyers', () => {
   for (const format of FORMATS) {
     for (const bodyFormat of ['json', 'form'] as const) {
       it(`direct post, ${format} replies, ${bodyFormat} body: accepted and rejected read right`, async () => {
-        const integration: Integration = simulatorIntegration(simulator.url, endpoints, `/${format}/direct`, { bodyFormat });
+        const integration: Integration = simulatorIntegration(simulator.url, endpoints, `/${format}/direct`, {
+          bodyFormat,
+        });
         expect(integration).to.include({ mode: 'direct_post', ping: undefined, local: true });
         expect(integration.post.mapping).to.not.have.property('pingRef');
         const sold = await call(integration.post, 'lead-1');
         expect(sold).to.include({ accepted: true, price: '12.50', reason: undefined });
         expect(sold.reference).to.match(/^SIM-\d{6}$/);
         expect(sold.redirectUrl).to.equal(`https://l.example/r?ref=${sold.reference}&x=1`);
-        const refused = await call(simulatorIntegration(simulator.url, endpoints, `/${format}/direct-no`).post, 'lead-1');
-        expect(refused).to.deep.equal({ accepted: false, price: undefined, reason: 'declined', reference: undefined, redirectUrl: undefined });
+        const refused = await call(
+          simulatorIntegration(simulator.url, endpoints, `/${format}/direct-no`).post,
+          'lead-1',
+        );
+        expect(refused).to.deep.equal({
+          accepted: false,
+          price: undefined,
+          reason: 'declined',
+          reference: undefined,
+          redirectUrl: undefined,
+        });
       });
 
       it(`ping-post, ${format} replies, ${bodyFormat} body: bid read, post accepted at it`, async () => {
-        const integration = simulatorIntegration(simulator.url, endpoints, `/${format}/post`, { bodyFormat, timeoutMs: 700 });
+        const integration = simulatorIntegration(simulator.url, endpoints, `/${format}/post`, {
+          bodyFormat,
+          timeoutMs: 700,
+        });
         expect(integration).to.include({ mode: 'ping_post', timeoutMs: 700 });
         expect(integration.ping?.auth).to.deep.equal({ type: 'bearer', token: 't0k' });
         const leadId = `lead-${format}-${bodyFormat}`;
@@ -141,13 +192,20 @@ describe('simulator integrations for leadflow buyers', () => {
         expect(bid).to.include({ accepted: true, price: '23.10', redirectUrl: undefined });
         expect(bid.reference).to.match(/^PING-\d{6}$/);
         expect(integration.post.mapping.pingRef).to.deep.equal({ field: 'pingReference', transform: [] });
-        expect(await call(integration.post, leadId, bid.reference as string)).to.include({ accepted: true, price: '23.10' });
+        expect(await call(integration.post, leadId, bid.reference as string)).to.include({
+          accepted: true,
+          price: '23.10',
+        });
       });
     }
 
     it(`ping-post, ${format} replies: no bid read as not accepted, with its reason`, async () => {
       const integration = simulatorIntegration(simulator.url, endpoints, `/${format}/post-no`);
-      expect(await call(integration.ping!, 'lead-nobid')).to.include({ accepted: false, price: undefined, reason: 'no bid' });
+      expect(await call(integration.ping!, 'lead-nobid')).to.include({
+        accepted: false,
+        price: undefined,
+        reason: 'no bid',
+      });
       expect(await call(integration.post, 'lead-nobid')).to.include({ accepted: false, reason: 'no matching ping' });
     });
   }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import {
   demoMarketConfigPath,
   loadSimulatorConfig,
-  simulatorIntegration,
   SimulatorConfigError,
+  simulatorIntegration,
 } from '../../services/simulator/index.js';
 import { LEAD, rawPost } from './support.js';
 
@@ -93,7 +93,15 @@ describe('simulator process (main.ts)', () => {
 
   it('exits 1 naming every mistake of a bad config', async () => {
     const file = path.join(dir, 'bad.json');
-    await writeFile(file, JSON.stringify({ endpoints: [{ path: '/a', kind: 'post', ping: '/b' }, { path: '/c', kind: 'ping' }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        endpoints: [
+          { path: '/a', kind: 'post', ping: '/b' },
+          { path: '/c', kind: 'ping' },
+        ],
+      }),
+    );
     const child = runSimulator(['--config', file]);
     const [stderr, [code]] = await Promise.all([output(child.stderr!), once(child, 'exit')]);
     expect(code).to.equal(1);

@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { startSimulator, type EndpointConfig, type Simulator } from '../../services/simulator/index.js';
+import { type EndpointConfig, type Simulator, startSimulator } from '../../services/simulator/index.js';
 
 export const SEED = 1234;
 
@@ -33,15 +33,27 @@ export async function send(
 ): Promise<Reply> {
   const response = await fetch(simulator.url + path, {
     method: 'POST',
-    headers: { 'content-type': options.form ? 'application/x-www-form-urlencoded' : 'application/json', ...options.headers },
+    headers: {
+      'content-type': options.form ? 'application/x-www-form-urlencoded' : 'application/json',
+      ...options.headers,
+    },
     body: options.form
       ? new URLSearchParams(Object.entries(body).map(([key, value]) => [key, String(value)])).toString()
       : JSON.stringify(body),
   });
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text(), headers: response.headers };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    text: await response.text(),
+    headers: response.headers,
+  };
 }
 
-export async function sendJson(simulator: Simulator, path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function sendJson(
+  simulator: Simulator,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const reply = await send(simulator, path, body);
   return JSON.parse(reply.text) as Record<string, unknown>;
 }
@@ -67,14 +79,20 @@ export function rawPost(url: string, body: unknown, timeoutMs = 2000): Promise<R
       settled = true;
       resolve({ status, headers, body: Buffer.concat(chunks), error });
     };
-    const request = httpRequest(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (response) => {
-      status = response.statusCode;
-      headers = response.headers;
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => finish(undefined));
-      response.on('error', (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
-    });
-    request.setTimeout(timeoutMs, () => request.destroy(Object.assign(new Error('client timeout'), { code: 'TIMEOUT' })));
+    const request = httpRequest(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        status = response.statusCode;
+        headers = response.headers;
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => finish(undefined));
+        response.on('error', (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+      },
+    );
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(Object.assign(new Error('client timeout'), { code: 'TIMEOUT' })),
+    );
     request.on('error', (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
     // After the response's own error, which may come a tick later.
     request.on('close', () => setImmediate(() => finish('CLOSED')));

@@ -1,7 +1,10 @@
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
 
 /** Sends every lead field under its own name, plus the lead id. */
-const EVERY_FIELD: Record<string, string> = { leadId: 'leadId', ...Object.fromEntries(LEAD_FIELDS.map((field) => [field, field])) };
+const EVERY_FIELD: Record<string, string> = {
+  leadId: 'leadId',
+  ...Object.fromEntries(LEAD_FIELDS.map((field) => [field, field])),
+};
 
 /**
  * A buyer entry of an apply document for a test buyer server (test/support/buyer-server.ts):

@@ -8,7 +8,7 @@ import {
 import { loadDistributionConfig } from '../../services/common/config.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
 import { createLogger, type Logger } from '../../services/common/logger.js';
-import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
+import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
 import { bearer, call } from './grpc.js';
 import type { TestDatabase } from './test-database.js';
 
@@ -29,7 +29,12 @@ export async function startTestDistribution(
   database: TestDatabase,
   options: { env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<TestDistribution> {
-  const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0', ...options.env });
+  const config = loadDistributionConfig({
+    ...database.env,
+    LEADFLOW_GRPC_PORT: '0',
+    LEADFLOW_METRICS_PORT: '0',
+    ...options.env,
+  });
   const service = await startDistribution(config, { logger: options.logger ?? createLogger('test', 'silent') });
   const address = `127.0.0.1:${service.port}`;
   const client = new DistributionServiceClient(address, credentials.createInsecure());
@@ -41,12 +46,21 @@ export async function startTestDistribution(
     client,
     admin,
     async createPublisher(rateLimitPerMinute = 0) {
-      const created = await call(admin.createPublisher.bind(admin), { name: 'Test publisher', rateLimitPerMinute, payoutShareBps: 0 }, auth());
+      const created = await call(
+        admin.createPublisher.bind(admin),
+        { name: 'Test publisher', rateLimitPerMinute, payoutShareBps: 0 },
+        auth(),
+      );
       return { id: created.publisher!.id, key: created.key };
     },
     async applyBuyers(buyers) {
-      const result = await call(admin.applyBuyers.bind(admin), { documentJson: JSON.stringify({ buyers }), dryRun: false }, auth());
-      if (result.errors.length > 0) throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
+      const result = await call(
+        admin.applyBuyers.bind(admin),
+        { documentJson: JSON.stringify({ buyers }), dryRun: false },
+        auth(),
+      );
+      if (result.errors.length > 0)
+        throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
       return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
     },
     submit(key, body) {

@@ -20,7 +20,15 @@ interface OtlpAnyValue {
 interface OtlpExport {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: OtlpAnyValue }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: OtlpAnyValue }[] }[] }[];
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: { key: string; value: OtlpAnyValue }[];
+      }[];
+    }[];
   }[];
 }
 
@@ -64,7 +72,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 spanId: span.spanId,
                 parentSpanId: span.parentSpanId ?? '',
                 name: span.name,
-                attributes: Object.fromEntries((span.attributes ?? []).map((attribute) => [attribute.key, plain(attribute.value)])),
+                attributes: Object.fromEntries(
+                  (span.attributes ?? []).map((attribute) => [attribute.key, plain(attribute.value)]),
+                ),
               });
             }
           }

@@ -11,7 +11,11 @@ export interface TestStack {
   distribution: TestDistribution;
   gateway: FastifyInstance;
   baseUrl: string;
-  post(key: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  post(
+    key: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 

@@ -76,7 +76,7 @@ export function describeEachDatabase(
   kinds: readonly TestDatabase['kind'][] = ['sqlite', 'mysql'],
 ): void {
   for (const kind of kinds) {
-    describe(`${title} [${kind}]`, function () {
+    describe(`${title} [${kind}]`, () => {
       let database: TestDatabase | undefined;
       before(async function () {
         if (kind === 'mysql' && !(await probeMysql())) {

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const MAKE_CERTS = fileURLToPath(new URL('../../deploy/tls/make-certs.sh', import.meta.url));
 
@@ -29,7 +29,11 @@ export interface TestCertificates {
 }
 
 function files(dir: string, name: string): CertificateFiles {
-  return { cert: path.join(dir, name, 'tls.crt'), key: path.join(dir, name, 'tls.key'), ca: path.join(dir, name, 'ca.crt') };
+  return {
+    cert: path.join(dir, name, 'tls.crt'),
+    key: path.join(dir, name, 'tls.key'),
+    ca: path.join(dir, name, 'ca.crt'),
+  };
 }
 
 export async function makeCertificates(args: string[] = []): Promise<TestCertificates> {

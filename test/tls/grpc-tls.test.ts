@@ -1,31 +1,40 @@
-import { credentials, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { expect } from 'chai';
-import type { FastifyInstance } from 'fastify';
 import { X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type ChannelCredentials, credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { expect } from 'chai';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { buildGateway } from '../../gateway/src/app.js';
 import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import { DistributionServiceClient, Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { buildGateway } from '../../gateway/src/app.js';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
 import { grpcChannelCredentials } from '../../services/common/grpc-tls.js';
 import { createLogger } from '../../services/common/logger.js';
 import { ServingHealth } from '../../services/distribution/src/observability/health.js';
-import { startDistribution, type RunningDistribution } from '../../services/distribution/src/server.js';
+import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { makeCertificates, servedCertificateSerial, type CertificateFiles, type TestCertificates } from '../support/tls-certificates.js';
+import {
+  type CertificateFiles,
+  makeCertificates,
+  servedCertificateSerial,
+  type TestCertificates,
+} from '../support/tls-certificates.js';
 
 /** Long enough for a handshake on a busy machine; a refused one fails well before it. */
 const DEADLINE_MS = 10_000;
 
 function tlsCredentials(ca: string, client?: CertificateFiles): ChannelCredentials {
-  return credentials.createSsl(readFileSync(ca), client ? readFileSync(client.key) : null, client ? readFileSync(client.cert) : null);
+  return credentials.createSsl(
+    readFileSync(ca),
+    client ? readFileSync(client.key) : null,
+    client ? readFileSync(client.cert) : null,
+  );
 }
 
 function failure(promise: Promise<unknown>): Promise<ServiceError> {
@@ -60,15 +69,22 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
 
   function submit(client: DistributionServiceClient, clickid = `click-${Math.random()}`) {
     const lead = Lead.fromPartial(validLeadBody({ clickid }) as Partial<Lead>);
-    return call(client.submitLead.bind(client), { webmasterKey: publisherKey, lead, nonStringFields: [] }, undefined, { deadline: Date.now() + DEADLINE_MS });
+    return call(client.submitLead.bind(client), { webmasterKey: publisherKey, lead, nonStringFields: [] }, undefined, {
+      deadline: Date.now() + DEADLINE_MS,
+    });
   }
 
   function resolveKey(client: DistributionServiceClient) {
-    return call(client.resolvePublisherKey.bind(client), { webmasterKey: publisherKey }, undefined, { deadline: Date.now() + DEADLINE_MS });
+    return call(client.resolvePublisherKey.bind(client), { webmasterKey: publisherKey }, undefined, {
+      deadline: Date.now() + DEADLINE_MS,
+    });
   }
 
   async function storedLeads(): Promise<number> {
-    const row = await service.db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const row = await service.db
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
     return Number(row.count);
   }
 
@@ -91,7 +107,12 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     buyers.behave('/lender', { kind: 'accept', redirectUrl: 'https://lender.example/continue' });
     const admin = adminClient(tlsCredentials(certs.admin.ca, certs.admin));
     const deadline = { deadline: Date.now() + DEADLINE_MS };
-    const created = await call(admin.createPublisher.bind(admin), { name: 'TLS publisher', rateLimitPerMinute: 0, payoutShareBps: 0 }, bearer(service.adminToken), deadline);
+    const created = await call(
+      admin.createPublisher.bind(admin),
+      { name: 'TLS publisher', rateLimitPerMinute: 0, payoutShareBps: 0 },
+      bearer(service.adminToken),
+      deadline,
+    );
     publisherKey = created.key;
     const applied = await call(
       admin.applyBuyers.bind(admin),
@@ -151,9 +172,13 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     expect(await storedLeads()).to.equal(0);
 
     const admin = adminClient(channel);
-    const listed = await call(admin.listPublishers.bind(admin), {}, bearer(service.adminToken), { deadline: Date.now() + DEADLINE_MS });
+    const listed = await call(admin.listPublishers.bind(admin), {}, bearer(service.adminToken), {
+      deadline: Date.now() + DEADLINE_MS,
+    });
     expect(listed.publishers.map((publisher) => publisher.name)).to.include('TLS publisher');
-    const withoutToken = await failure(call(admin.listPublishers.bind(admin), {}, undefined, { deadline: Date.now() + DEADLINE_MS }));
+    const withoutToken = await failure(
+      call(admin.listPublishers.bind(admin), {}, undefined, { deadline: Date.now() + DEADLINE_MS }),
+    );
     expect(withoutToken.code).to.equal(status.UNAUTHENTICATED);
   });
 
@@ -173,7 +198,9 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     const metrics = await (await fetch(`${base}/metrics`)).text();
     const expiry = /^leadflow_grpc_tls_certificate_expiry_timestamp_seconds (\d+)$/m.exec(metrics)?.[1];
     const served = new X509Certificate(readFileSync(certs.distribution.cert));
-    expect(Number(expiry), 'the expiry of the certificate served, for alerts').to.equal(Date.parse(served.validTo) / 1000);
+    expect(Number(expiry), 'the expiry of the certificate served, for alerts').to.equal(
+      Date.parse(served.validTo) / 1000,
+    );
     const health = new ServingHealth([]);
     expect(health.isServing(), 'before serve()').to.equal(false);
     health.serve();
@@ -187,13 +214,22 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     let baseUrl: string;
 
     async function startGateway(env: Record<string, string>): Promise<{ gateway: FastifyInstance; baseUrl: string }> {
-      const config = loadGatewayConfig({ LEADFLOW_HTTP_PORT: '0', LEADFLOW_HTTP_HOST: '127.0.0.1', LEADFLOW_DISTRIBUTION_ADDRESS: address, ...env });
+      const config = loadGatewayConfig({
+        LEADFLOW_HTTP_PORT: '0',
+        LEADFLOW_HTTP_HOST: '127.0.0.1',
+        LEADFLOW_DISTRIBUTION_ADDRESS: address,
+        ...env,
+      });
       const app = buildGateway({ config, logger: pino({ level: 'silent' }) });
       return { gateway: app, baseUrl: await app.listen({ host: config.httpHost, port: config.httpPort }) };
     }
 
     function post(base: string, body: unknown) {
-      return fetch(`${base}/api/intake/${publisherKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return fetch(`${base}/api/intake/${publisherKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     }
 
     before(async () => {
@@ -234,17 +270,26 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
   });
 
   describe('the leadflow CLI over TLS', () => {
-    const cliEnv = (extra: Record<string, string> = {}) => ({ LEADFLOW_ADMIN_ADDRESS: address, LEADFLOW_ADMIN_TOKEN: service.adminToken, ...extra });
+    const cliEnv = (extra: Record<string, string> = {}) => ({
+      LEADFLOW_ADMIN_ADDRESS: address,
+      LEADFLOW_ADMIN_TOKEN: service.adminToken,
+      ...extra,
+    });
 
     it('works with the CA, certificate and key from the environment', async () => {
-      const run = await runLeadflow(['publisher', 'list', '--json'], cliEnv({
-        LEADFLOW_ADMIN_TLS_CA: certs.admin.ca,
-        LEADFLOW_ADMIN_TLS_CERT: certs.admin.cert,
-        LEADFLOW_ADMIN_TLS_KEY: certs.admin.key,
-      }));
+      const run = await runLeadflow(
+        ['publisher', 'list', '--json'],
+        cliEnv({
+          LEADFLOW_ADMIN_TLS_CA: certs.admin.ca,
+          LEADFLOW_ADMIN_TLS_CERT: certs.admin.cert,
+          LEADFLOW_ADMIN_TLS_KEY: certs.admin.key,
+        }),
+      );
       expect(run.stderr).to.equal('');
       expect(run.code).to.equal(0);
-      expect(JSON.parse(run.stdout).publishers.map((publisher: { name: string }) => publisher.name)).to.include('TLS publisher');
+      expect(JSON.parse(run.stdout).publishers.map((publisher: { name: string }) => publisher.name)).to.include(
+        'TLS publisher',
+      );
     });
 
     it('reaches the local service by its port alone', async () => {
@@ -261,7 +306,19 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
 
     it('works with --tls-ca, --tls-cert and --tls-key', async () => {
       const run = await runLeadflow(
-        ['publisher', 'create', '--name', 'Made over TLS', '--json', '--tls-ca', certs.admin.ca, '--tls-cert', certs.admin.cert, '--tls-key', certs.admin.key],
+        [
+          'publisher',
+          'create',
+          '--name',
+          'Made over TLS',
+          '--json',
+          '--tls-ca',
+          certs.admin.ca,
+          '--tls-cert',
+          certs.admin.cert,
+          '--tls-key',
+          certs.admin.key,
+        ],
         cliEnv(),
       );
       expect(run.stderr).to.equal('');
@@ -272,8 +329,18 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     it('fails in one line that says what to fix: plaintext, no client certificate, a CA that did not issue the server certificate', async () => {
       const cases: [Record<string, string>, RegExp][] = [
         [cliEnv(), /in plaintext .*if it serves TLS, set --tls-ca/],
-        [cliEnv({ LEADFLOW_ADMIN_TLS_CA: certs.admin.ca }), /no TLS connection .*asks for a client certificate: set --tls-cert and --tls-key/],
-        [cliEnv({ LEADFLOW_ADMIN_TLS_CA: foreign.admin.ca, LEADFLOW_ADMIN_TLS_CERT: certs.admin.cert, LEADFLOW_ADMIN_TLS_KEY: certs.admin.key }), /no TLS connection .*certificate was not accepted .*check --tls-ca/],
+        [
+          cliEnv({ LEADFLOW_ADMIN_TLS_CA: certs.admin.ca }),
+          /no TLS connection .*asks for a client certificate: set --tls-cert and --tls-key/,
+        ],
+        [
+          cliEnv({
+            LEADFLOW_ADMIN_TLS_CA: foreign.admin.ca,
+            LEADFLOW_ADMIN_TLS_CERT: certs.admin.cert,
+            LEADFLOW_ADMIN_TLS_KEY: certs.admin.key,
+          }),
+          /no TLS connection .*certificate was not accepted .*check --tls-ca/,
+        ],
       ];
       for (const [env, message] of cases) {
         const run = await runLeadflow(['publisher', 'list'], env);
@@ -285,7 +352,10 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     });
 
     it('refuses a certificate without its key before connecting', async () => {
-      const run = await runLeadflow(['publisher', 'list', '--tls-ca', certs.admin.ca, '--tls-cert', certs.admin.cert], cliEnv());
+      const run = await runLeadflow(
+        ['publisher', 'list', '--tls-ca', certs.admin.ca, '--tls-cert', certs.admin.cert],
+        cliEnv(),
+      );
       expect(run.code).to.equal(1);
       expect(run.stderr).to.match(/--tls-cert .*--tls-key .*go together/);
     });
@@ -309,7 +379,9 @@ describe('gRPC TLS: renewed certificate files are used without a restart', funct
   }
 
   const resolveKey = (client: DistributionServiceClient) =>
-    call(client.resolvePublisherKey.bind(client), { webmasterKey: 'lfpk_unknown' }, undefined, { deadline: Date.now() + DEADLINE_MS });
+    call(client.resolvePublisherKey.bind(client), { webmasterKey: 'lfpk_unknown' }, undefined, {
+      deadline: Date.now() + DEADLINE_MS,
+    });
 
   before(async () => {
     [certs, otherCa] = await Promise.all([makeCertificates(), makeCertificates()]);
@@ -347,7 +419,10 @@ describe('gRPC TLS: renewed certificate files are used without a restart', funct
     expect(service.reloadCertificates()).to.equal('changed');
     expect(await servedCertificateSerial(service.port, certs.admin)).to.not.equal(before);
     expect((await resolveKey(open)).valid, 'the open connection').to.equal(false);
-    expect((await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid, 'a renewed gateway').to.equal(false);
+    expect(
+      (await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid,
+      'a renewed gateway',
+    ).to.equal(false);
   });
 
   it('keeps the certificates in use when the renewed files fail a check', async () => {
@@ -370,22 +445,35 @@ describe('gRPC TLS: renewed certificate files are used without a restart', funct
     writeFileSync(certs.distribution.ca, bundle);
     expect(service.reloadCertificates()).to.equal('changed');
     expect((await resolveKey(gatewayClient(stranger))).valid, 'a certificate of the new CA').to.equal(false);
-    expect((await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid, 'and of the old CA still').to.equal(false);
+    expect(
+      (await resolveKey(gatewayClient(tlsCredentials(certs.gateway.ca, certs.gateway)))).valid,
+      'and of the old CA still',
+    ).to.equal(false);
   });
 
   it('lets a client pick up its own renewed certificate for its next connections', async () => {
     // The gateway's own files: its certificate from a CA the service does not trust yet.
     const own = path.join(certs.dir, 'own');
     mkdirSync(own);
-    for (const name of ['tls.crt', 'tls.key', 'ca.crt']) writeFileSync(path.join(own, name), readFileSync(path.join(certs.dir, 'gateway', name)));
-    const settings = { ca: { path: path.join(own, 'ca.crt'), source: 'CA' }, identity: { cert: { path: path.join(own, 'tls.crt'), source: 'CERT' }, key: { path: path.join(own, 'tls.key'), source: 'KEY' } } };
+    for (const name of ['tls.crt', 'tls.key', 'ca.crt'])
+      writeFileSync(path.join(own, name), readFileSync(path.join(certs.dir, 'gateway', name)));
+    const settings = {
+      ca: { path: path.join(own, 'ca.crt'), source: 'CA' },
+      identity: {
+        cert: { path: path.join(own, 'tls.crt'), source: 'CERT' },
+        key: { path: path.join(own, 'tls.key'), source: 'KEY' },
+      },
+    };
     // One credentials object, as the gateway keeps for its client's lifetime: each connection reads it.
     const channel = grpcChannelCredentials(settings);
     expect((await resolveKey(gatewayClient(channel.credentials))).valid).to.equal(false);
 
     writeFileSync(certs.distribution.ca, readFileSync(otherCa.distribution.ca));
     expect(service.reloadCertificates()).to.equal('changed');
-    expect((await failure(resolveKey(gatewayClient(channel.credentials)))).code, 'the service no longer trusts its CA').to.equal(status.UNAVAILABLE);
+    expect(
+      (await failure(resolveKey(gatewayClient(channel.credentials)))).code,
+      'the service no longer trusts its CA',
+    ).to.equal(status.UNAVAILABLE);
 
     writeFileSync(path.join(own, 'tls.crt'), readFileSync(otherCa.gateway.cert));
     writeFileSync(path.join(own, 'tls.key'), readFileSync(otherCa.gateway.key));

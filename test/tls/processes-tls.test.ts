@@ -1,17 +1,22 @@
-import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
-import { exited, startProcess, type RunningProcess } from '../support/source-process.js';
 import { freePorts } from '../support/ports.js';
+import { exited, type RunningProcess, startProcess } from '../support/source-process.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { makeCertificates, servedCertificateSerial, type TestCertificates } from '../support/tls-certificates.js';
 
-async function waitUntil(what: string, running: RunningProcess, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function waitUntil(
+  what: string,
+  running: RunningProcess,
+  ready: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
   while (!(await ready().catch(() => false))) {
     if (running.child.exitCode !== null) throw new Error(`${what} exited: ${running.output.join('')}`);
@@ -40,7 +45,13 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     let metricsPort: number;
     let httpPort: number;
     [grpcPort, metricsPort, httpPort] = await freePorts(3);
-    const common = { LEADFLOW_DATA_DIR: dataDir, LEADFLOW_LOG_LEVEL: 'info', DATABASE_URL: '', REDIS_URL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
+    const common = {
+      LEADFLOW_DATA_DIR: dataDir,
+      LEADFLOW_LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    };
     // Every interface, as in a container: allowed only because TLS is configured.
     distribution = startProcess('services/distribution/src/main.ts', {
       ...common,
@@ -52,7 +63,11 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       LEADFLOW_GRPC_TLS_KEY: certs.distribution.key,
       LEADFLOW_GRPC_TLS_CLIENT_CA: certs.distribution.ca,
     });
-    await waitUntil('distribution service', distribution, async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok);
+    await waitUntil(
+      'distribution service',
+      distribution,
+      async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok,
+    );
     gateway = startProcess('gateway/src/main.ts', {
       ...common,
       LEADFLOW_HTTP_HOST: '127.0.0.1',
@@ -84,24 +99,40 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     const created = await runLeadflow(['publisher', 'create', '--name', 'Acme', '--json'], adminEnv);
     expect(created.stderr).to.equal('');
     const { key } = JSON.parse(created.stdout) as { key: string };
-    const applied = await runLeadflow(['buyer', 'apply', '-f', '-', '--json'], adminEnv, JSON.stringify({ buyers: [testBuyer('lender', buyers.url('/lender'))] }));
+    const applied = await runLeadflow(
+      ['buyer', 'apply', '-f', '-', '--json'],
+      adminEnv,
+      JSON.stringify({ buyers: [testBuyer('lender', buyers.url('/lender'))] }),
+    );
     expect(applied.code, applied.stderr).to.equal(0);
 
-    const response = await fetch(`${baseUrl}/api/intake/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validLeadBody()) });
+    const response = await fetch(`${baseUrl}/api/intake/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(validLeadBody()),
+    });
     expect(response.status).to.equal(200);
     expect(((await response.json()) as { status: string }).status).to.equal('sold');
 
     const log = distribution.output.join('');
-    expect(log).to.match(/"tls":"mutual"/).and.match(/gRPC over TLS/);
+    expect(log)
+      .to.match(/"tls":"mutual"/)
+      .and.match(/gRPC over TLS/);
     expect(log).to.not.include(secrets.LEADFLOW_ADMIN_TOKEN);
 
     // Renewed files, and SIGHUP: served at once, no restart; the gateway's open connection goes on.
     const served = await servedCertificateSerial(grpcPort, certs.admin);
     await certs.renew();
     distribution.child.kill('SIGHUP');
-    await waitUntil('the reload', distribution, async () => /"outcome":"changed"[^\n]*TLS certificates checked/.test(distribution.output.join('')));
+    await waitUntil('the reload', distribution, async () =>
+      /"outcome":"changed"[^\n]*TLS certificates checked/.test(distribution.output.join('')),
+    );
     expect(await servedCertificateSerial(grpcPort, certs.admin)).to.not.equal(served);
-    const again = await fetch(`${baseUrl}/api/intake/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validLeadBody()) });
+    const again = await fetch(`${baseUrl}/api/intake/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(validLeadBody()),
+    });
     expect(((await again.json()) as { status: string }).status).to.equal('sold');
 
     gateway.child.kill('SIGTERM');
@@ -110,9 +141,14 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
   });
 
   it('stops at start, in one line naming the setting, on a certificate file it cannot use', async () => {
-    const noCa = startProcess('gateway/src/main.ts', { LEADFLOW_HTTP_PORT: '0', LEADFLOW_DISTRIBUTION_TLS_CA: path.join(certs.dir, 'missing.crt') });
+    const noCa = startProcess('gateway/src/main.ts', {
+      LEADFLOW_HTTP_PORT: '0',
+      LEADFLOW_DISTRIBUTION_TLS_CA: path.join(certs.dir, 'missing.crt'),
+    });
     expect(await exited(noCa)).to.equal(1);
-    expect(noCa.output.join('').trim()).to.equal(`leadflow-gateway: LEADFLOW_DISTRIBUTION_TLS_CA: cannot read ${path.join(certs.dir, 'missing.crt')} (no such file)`);
+    expect(noCa.output.join('').trim()).to.equal(
+      `leadflow-gateway: LEADFLOW_DISTRIBUTION_TLS_CA: cannot read ${path.join(certs.dir, 'missing.crt')} (no such file)`,
+    );
 
     const wrongKey = startProcess('services/distribution/src/main.ts', {
       LEADFLOW_GRPC_PORT: '0',
@@ -123,7 +159,9 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     });
     expect(await exited(wrongKey)).to.equal(1);
     const output = wrongKey.output.join('').trim();
-    expect(output).to.match(/^leadflow-distribution: LEADFLOW_GRPC_TLS_KEY: the key in .* does not belong to the certificate in .*$/);
+    expect(output).to.match(
+      /^leadflow-distribution: LEADFLOW_GRPC_TLS_KEY: the key in .* does not belong to the certificate in .*$/,
+    );
     expect(output).to.not.include('PRIVATE KEY');
   });
 });

@@ -1,16 +1,21 @@
-import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadDistributionConfig, loadGatewayConfig, type DistributionConfig } from '../../services/common/config.js';
+import { expect } from 'chai';
+import {
+  ConfigError,
+  type DistributionConfig,
+  loadDistributionConfig,
+  loadGatewayConfig,
+} from '../../services/common/config.js';
 import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '../../services/common/grpc-tls.js';
 import { createLogger } from '../../services/common/logger.js';
 import { isLoopbackHost, isLoopbackTarget } from '../../services/common/loopback.js';
 import { certificateNames } from '../../services/distribution/src/grpc/caller-identity.js';
 import { startDistribution } from '../../services/distribution/src/server.js';
-import { freePort, tcpAccepts } from '../support/ports.js';
 import { memoryLogger } from '../gateway/support/gateway.js';
+import { freePort, tcpAccepts } from '../support/ports.js';
 import { sqliteDatabase } from '../support/test-database.js';
 import { makeCertificates, type TestCertificates } from '../support/tls-certificates.js';
 
@@ -26,12 +31,38 @@ function configError(load: () => unknown): string {
 
 describe('gRPC transport: plaintext only on loopback', () => {
   it('knows loopback hosts and targets from the rest', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).to.equal(true);
-    for (const host of ['0.0.0.0', '::', '10.0.0.7', '192.168.1.2', 'distribution', 'localhost.example.com', '128.0.0.1', '']) expect(isLoopbackHost(host), host).to.equal(false);
-    for (const target of ['127.0.0.1:50051', 'localhost:50051', '[::1]:50051', 'dns:///localhost:50051', 'dns://8.8.8.8/127.0.0.1:1', 'ipv4:127.0.0.1:1,127.0.0.2:2', 'unix:/run/leadflow.sock']) {
+    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).to.equal(true);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '10.0.0.7',
+      '192.168.1.2',
+      'distribution',
+      'localhost.example.com',
+      '128.0.0.1',
+      '',
+    ])
+      expect(isLoopbackHost(host), host).to.equal(false);
+    for (const target of [
+      '127.0.0.1:50051',
+      'localhost:50051',
+      '[::1]:50051',
+      'dns:///localhost:50051',
+      'dns://8.8.8.8/127.0.0.1:1',
+      'ipv4:127.0.0.1:1,127.0.0.2:2',
+      'unix:/run/leadflow.sock',
+    ]) {
       expect(isLoopbackTarget(target), target).to.equal(true);
     }
-    for (const target of ['distribution:50051', 'dns:///distribution:50051', '10.0.0.7:50051', 'ipv4:127.0.0.1:1,10.0.0.1:1', '[2001:db8::1]:50051', 'dns:///0.0.0.0:1']) {
+    for (const target of [
+      'distribution:50051',
+      'dns:///distribution:50051',
+      '10.0.0.7:50051',
+      'ipv4:127.0.0.1:1,10.0.0.1:1',
+      '[2001:db8::1]:50051',
+      'dns:///0.0.0.0:1',
+    ]) {
       expect(isLoopbackTarget(target), target).to.equal(false);
     }
   });
@@ -47,22 +78,61 @@ describe('gRPC transport: plaintext only on loopback', () => {
   });
 
   it('allows plaintext beyond loopback only with the explicit opt-out, spelled exactly', () => {
-    const config = loadDistributionConfig({ LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1' });
+    const config = loadDistributionConfig({
+      LEADFLOW_GRPC_HOST: '0.0.0.0',
+      LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1',
+    });
     expect(config.grpcTransport).to.include({ allowInsecurePlaintext: true, tls: undefined });
-    expect(configError(() => loadDistributionConfig({ LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: 'yes' }))).to.match(/must be 1 or 0/);
-    expect(configError(() => loadDistributionConfig({ LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '0' }))).to.match(/not a loopback address/);
+    expect(
+      configError(() =>
+        loadDistributionConfig({ LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: 'yes' }),
+      ),
+    ).to.match(/must be 1 or 0/);
+    expect(
+      configError(() =>
+        loadDistributionConfig({ LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '0' }),
+      ),
+    ).to.match(/not a loopback address/);
   });
 
   it('checks that TLS settings go together', () => {
     const tlsHost = { LEADFLOW_GRPC_HOST: '0.0.0.0' };
-    expect(configError(() => loadDistributionConfig({ ...tlsHost, LEADFLOW_GRPC_TLS_CERT: '/c' }))).to.match(/LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY go together/);
-    expect(configError(() => loadDistributionConfig({ LEADFLOW_GRPC_TLS_CLIENT_CA: '/ca' }))).to.match(/needs LEADFLOW_GRPC_TLS_CERT/);
-    expect(configError(() => loadDistributionConfig({ LEADFLOW_GRPC_TLS_CERT: '/c', LEADFLOW_GRPC_TLS_KEY: '/k', LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'gw' }))).to.match(/needs LEADFLOW_GRPC_TLS_CLIENT_CA/);
+    expect(configError(() => loadDistributionConfig({ ...tlsHost, LEADFLOW_GRPC_TLS_CERT: '/c' }))).to.match(
+      /LEADFLOW_GRPC_TLS_CERT and LEADFLOW_GRPC_TLS_KEY go together/,
+    );
+    expect(configError(() => loadDistributionConfig({ LEADFLOW_GRPC_TLS_CLIENT_CA: '/ca' }))).to.match(
+      /needs LEADFLOW_GRPC_TLS_CERT/,
+    );
     expect(
-      configError(() => loadDistributionConfig({ LEADFLOW_GRPC_TLS_CERT: '/c', LEADFLOW_GRPC_TLS_KEY: '/k', LEADFLOW_GRPC_TLS_CLIENT_CA: '/ca', LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'a,,b' })),
+      configError(() =>
+        loadDistributionConfig({
+          LEADFLOW_GRPC_TLS_CERT: '/c',
+          LEADFLOW_GRPC_TLS_KEY: '/k',
+          LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'gw',
+        }),
+      ),
+    ).to.match(/needs LEADFLOW_GRPC_TLS_CLIENT_CA/);
+    expect(
+      configError(() =>
+        loadDistributionConfig({
+          LEADFLOW_GRPC_TLS_CERT: '/c',
+          LEADFLOW_GRPC_TLS_KEY: '/k',
+          LEADFLOW_GRPC_TLS_CLIENT_CA: '/ca',
+          LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'a,,b',
+        }),
+      ),
     ).to.match(/comma-separated list/);
-    const mutual = loadDistributionConfig({ ...tlsHost, LEADFLOW_GRPC_TLS_CERT: 'c.pem', LEADFLOW_GRPC_TLS_KEY: 'k.pem', LEADFLOW_GRPC_TLS_CLIENT_CA: 'ca.pem', LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'gw-a, gw-b' });
-    expect(mutual.grpcTransport.tls?.identity.cert).to.deep.equal({ path: path.resolve('c.pem'), source: 'LEADFLOW_GRPC_TLS_CERT' });
+    const mutual = loadDistributionConfig({
+      ...tlsHost,
+      LEADFLOW_GRPC_TLS_CERT: 'c.pem',
+      LEADFLOW_GRPC_TLS_KEY: 'k.pem',
+      LEADFLOW_GRPC_TLS_CLIENT_CA: 'ca.pem',
+      LEADFLOW_GRPC_GATEWAY_IDENTITIES: 'gw-a, gw-b',
+    });
+    expect(mutual.grpcTransport.tls?.identity.cert).to.deep.equal({
+      path: path.resolve('c.pem'),
+      source: 'LEADFLOW_GRPC_TLS_CERT',
+    });
     expect(mutual.grpcTransport.gatewayIdentities).to.deep.equal(['gw-a', 'gw-b']);
     expect(loadDistributionConfig({}).grpcTransport.gatewayIdentities).to.deep.equal(['leadflow-gateway']);
   });
@@ -70,18 +140,35 @@ describe('gRPC transport: plaintext only on loopback', () => {
   it('refuses a gateway dialling beyond loopback without TLS, and a client certificate without a CA', () => {
     const remote = { LEADFLOW_DISTRIBUTION_ADDRESS: 'dns:///distribution:50051' };
     const message = configError(() => loadGatewayConfig(remote));
-    expect(message).to.include('LEADFLOW_DISTRIBUTION_ADDRESS is dns:///distribution:50051').and.include('LEADFLOW_DISTRIBUTION_TLS_CA');
-    expect(loadGatewayConfig({ ...remote, LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1' }).distributionTransport?.tls).to.equal(undefined);
-    expect(loadGatewayConfig({ ...remote, LEADFLOW_DISTRIBUTION_TLS_CA: '/ca' }).distributionTransport?.tls?.ca.source).to.equal('LEADFLOW_DISTRIBUTION_TLS_CA');
-    expect(configError(() => loadGatewayConfig({ LEADFLOW_DISTRIBUTION_TLS_CERT: '/c', LEADFLOW_DISTRIBUTION_TLS_KEY: '/k' }))).to.match(/client certificate for TLS: set LEADFLOW_DISTRIBUTION_TLS_CA/);
-    expect(configError(() => loadGatewayConfig({ LEADFLOW_DISTRIBUTION_TLS_CA: '/ca', LEADFLOW_DISTRIBUTION_TLS_KEY: '/k' }))).to.match(/go together/);
+    expect(message)
+      .to.include('LEADFLOW_DISTRIBUTION_ADDRESS is dns:///distribution:50051')
+      .and.include('LEADFLOW_DISTRIBUTION_TLS_CA');
+    expect(
+      loadGatewayConfig({ ...remote, LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1' }).distributionTransport?.tls,
+    ).to.equal(undefined);
+    expect(
+      loadGatewayConfig({ ...remote, LEADFLOW_DISTRIBUTION_TLS_CA: '/ca' }).distributionTransport?.tls?.ca.source,
+    ).to.equal('LEADFLOW_DISTRIBUTION_TLS_CA');
+    expect(
+      configError(() =>
+        loadGatewayConfig({ LEADFLOW_DISTRIBUTION_TLS_CERT: '/c', LEADFLOW_DISTRIBUTION_TLS_KEY: '/k' }),
+      ),
+    ).to.match(/client certificate for TLS: set LEADFLOW_DISTRIBUTION_TLS_CA/);
+    expect(
+      configError(() =>
+        loadGatewayConfig({ LEADFLOW_DISTRIBUTION_TLS_CA: '/ca', LEADFLOW_DISTRIBUTION_TLS_KEY: '/k' }),
+      ),
+    ).to.match(/go together/);
     expect(loadGatewayConfig({}).distributionTransport?.tls, 'npm start: plaintext on loopback').to.equal(undefined);
   });
 
   it('refuses to listen beyond loopback without TLS whatever built the config, before touching storage', async () => {
     const database = await sqliteDatabase();
     try {
-      const config: DistributionConfig = { ...loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0' }), grpcHost: '0.0.0.0' };
+      const config: DistributionConfig = {
+        ...loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0' }),
+        grpcHost: '0.0.0.0',
+      };
       const refused = await startDistribution(config, { logger: createLogger('test', 'silent') }).then(
         (service) => service.close().then(() => expect.fail('the service started')),
         (error: unknown) => error,
@@ -97,11 +184,21 @@ describe('gRPC transport: plaintext only on loopback', () => {
     const database = await sqliteDatabase();
     const { logger, lines } = memoryLogger();
     try {
-      const config = loadDistributionConfig({ ...database.env, LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1', LEADFLOW_GRPC_PORT: '0', LEADFLOW_METRICS_PORT: '0' });
+      const config = loadDistributionConfig({
+        ...database.env,
+        LEADFLOW_GRPC_HOST: '0.0.0.0',
+        LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT: '1',
+        LEADFLOW_GRPC_PORT: '0',
+        LEADFLOW_METRICS_PORT: '0',
+      });
       const service = await startDistribution(config, { logger });
       await service.close();
-      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
-      expect(warnings.map((line) => line.msg)).to.deep.equal(['gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it']);
+      const warnings = lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level === 40);
+      expect(warnings.map((line) => line.msg)).to.deep.equal([
+        'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it',
+      ]);
     } finally {
       await database.drop();
     }
@@ -111,14 +208,22 @@ describe('gRPC transport: plaintext only on loopback', () => {
     this.timeout(30_000);
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/distribution/src/main.ts'], {
-      env: { ...process.env, LEADFLOW_GRPC_HOST: '0.0.0.0', LEADFLOW_GRPC_PORT: String(port), LEADFLOW_METRICS_PORT: '0', LEADFLOW_DATA_DIR: '/nonexistent/leadflow' },
+      env: {
+        ...process.env,
+        LEADFLOW_GRPC_HOST: '0.0.0.0',
+        LEADFLOW_GRPC_PORT: String(port),
+        LEADFLOW_METRICS_PORT: '0',
+        LEADFLOW_DATA_DIR: '/nonexistent/leadflow',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const [code] = await once(child, 'exit');
     expect(code).to.equal(1);
-    expect(stderr.trim()).to.match(/^leadflow-distribution: LEADFLOW_GRPC_HOST is 0\.0\.0\.0, which is not a loopback address, and no TLS is configured/);
+    expect(stderr.trim()).to.match(
+      /^leadflow-distribution: LEADFLOW_GRPC_HOST is 0\.0\.0\.0, which is not a loopback address, and no TLS is configured/,
+    );
     expect(await tcpAccepts(port)).to.equal(false);
   });
 });
@@ -136,13 +241,19 @@ describe('gRPC transport: certificate files', function () {
     await other?.remove();
   });
 
-  const identity = (cert: string, key: string) => ({ cert: { path: cert, source: 'LEADFLOW_GRPC_TLS_CERT' }, key: { path: key, source: 'LEADFLOW_GRPC_TLS_KEY' } });
+  const identity = (cert: string, key: string) => ({
+    cert: { path: cert, source: 'LEADFLOW_GRPC_TLS_CERT' },
+    key: { path: key, source: 'LEADFLOW_GRPC_TLS_KEY' },
+  });
   const keyText = () => readFileSync(certs.distribution.key, 'utf8');
 
   function refusal(load: () => unknown): string {
     const message = configError(load);
     expect(message, 'never quotes a file').to.not.match(/BEGIN|END|MII/);
-    for (const line of keyText().split('\n').filter((text) => text.length > 20)) expect(message).to.not.include(line.slice(0, 20));
+    for (const line of keyText()
+      .split('\n')
+      .filter((text) => text.length > 20))
+      expect(message).to.not.include(line.slice(0, 20));
     return message;
   }
 
@@ -152,20 +263,34 @@ describe('gRPC transport: certificate files', function () {
   });
 
   it('names the setting and the path of a file that is missing or not PEM', () => {
-    expect(refusal(() => loadIdentity(identity('/nonexistent/tls.crt', certs.distribution.key)))).to.equal('LEADFLOW_GRPC_TLS_CERT: cannot read /nonexistent/tls.crt (no such file)');
-    expect(refusal(() => loadIdentity(identity(certs.distribution.key, certs.distribution.key)))).to.match(/^LEADFLOW_GRPC_TLS_CERT: .* holds no PEM certificate$/);
-    expect(refusal(() => loadIdentity(identity(certs.distribution.cert, certs.distribution.cert)))).to.match(/^LEADFLOW_GRPC_TLS_KEY: .* holds no unencrypted PEM private key$/);
+    expect(refusal(() => loadIdentity(identity('/nonexistent/tls.crt', certs.distribution.key)))).to.equal(
+      'LEADFLOW_GRPC_TLS_CERT: cannot read /nonexistent/tls.crt (no such file)',
+    );
+    expect(refusal(() => loadIdentity(identity(certs.distribution.key, certs.distribution.key)))).to.match(
+      /^LEADFLOW_GRPC_TLS_CERT: .* holds no PEM certificate$/,
+    );
+    expect(refusal(() => loadIdentity(identity(certs.distribution.cert, certs.distribution.cert)))).to.match(
+      /^LEADFLOW_GRPC_TLS_KEY: .* holds no unencrypted PEM private key$/,
+    );
   });
 
   it('refuses a key that belongs to another certificate', () => {
-    expect(refusal(() => loadIdentity(identity(certs.distribution.cert, other.distribution.key)))).to.match(/does not belong to the certificate/);
+    expect(refusal(() => loadIdentity(identity(certs.distribution.cert, other.distribution.key)))).to.match(
+      /does not belong to the certificate/,
+    );
   });
 
   it('checks the files periodically: a renewal is logged once, a failed check once per failure, the previous certificates stay', async () => {
     const renewable = await makeCertificates();
     const lines: { level: string; message: string }[] = [];
-    const logger = { info: (_details: object, message: string) => void lines.push({ level: 'info', message }), error: (_details: object, message: string) => void lines.push({ level: 'error', message }) };
-    const files = new ReloadableTlsFiles({ identity: identity(renewable.distribution.cert, renewable.distribution.key), ca: undefined });
+    const logger = {
+      info: (_details: object, message: string) => void lines.push({ level: 'info', message }),
+      error: (_details: object, message: string) => void lines.push({ level: 'error', message }),
+    };
+    const files = new ReloadableTlsFiles({
+      identity: identity(renewable.distribution.cert, renewable.distribution.key),
+      ca: undefined,
+    });
     const first = files.certificate?.serialNumber;
     const stop = reloadPeriodically(files, logger, 10);
     const until = async (done: () => boolean) => {
@@ -196,7 +321,9 @@ describe('gRPC transport: certificate files', function () {
 
   it('refuses a certificate past its end, saying when it expired', () => {
     const inTwoMonths = new Date(Date.now() + 60 * 86_400_000);
-    expect(refusal(() => loadIdentity(identity(certs.distribution.cert, certs.distribution.key), inTwoMonths))).to.match(/expired on /);
+    expect(
+      refusal(() => loadIdentity(identity(certs.distribution.cert, certs.distribution.key), inTwoMonths)),
+    ).to.match(/expired on /);
   });
 });
 
@@ -205,12 +332,17 @@ describe('gRPC transport: names in a client certificate', () => {
     expect(
       certificateNames({
         subject: { CN: 'leadflow-gateway' } as never,
-        subjectaltname: 'DNS:gw.internal, URI:spiffe://cluster.local/ns/leadflow/sa/gateway, IP Address:10.0.0.1, email:ops@example.com, DNS:"odd, name"',
+        subjectaltname:
+          'DNS:gw.internal, URI:spiffe://cluster.local/ns/leadflow/sa/gateway, IP Address:10.0.0.1, email:ops@example.com, DNS:"odd, name"',
       }),
     ).to.deep.equal(['leadflow-gateway', 'gw.internal', 'spiffe://cluster.local/ns/leadflow/sa/gateway', 'odd, name']);
     expect(certificateNames({ subject: {} as never, subjectaltname: undefined as never })).to.deep.equal([]);
     // A quoted value cannot smuggle a second entry in.
-    expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"x, DNS:leadflow-gateway"' })).to.deep.equal(['x, DNS:leadflow-gateway']);
-    expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"bad \\x escape", DNS:ok' })).to.deep.equal(['ok']);
+    expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"x, DNS:leadflow-gateway"' })).to.deep.equal([
+      'x, DNS:leadflow-gateway',
+    ]);
+    expect(certificateNames({ subject: {} as never, subjectaltname: 'DNS:"bad \\x escape", DNS:ok' })).to.deep.equal([
+      'ok',
+    ]);
   });
 });

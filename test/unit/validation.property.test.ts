@@ -1,8 +1,8 @@
+import { expect } from 'chai';
 import fc from 'fast-check';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { LEAD_FIELDS, type LeadField } from '../../services/common/lead-fields.js';
 import { leadFingerprintSource, validateLead } from '../../services/distribution/src/leads/validation.js';
-import { expect } from 'chai';
 
 // Every message the validation can give. A message outside this list fails the properties below, which
 // keeps the messages a closed, fixed set that cannot carry a submitted value.
@@ -48,11 +48,15 @@ interface Sample {
 
 const same = (text: string): Sample => ({ text, normalized: text });
 
-const digits = (min: number, max = min) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const digits = (min: number, max = min) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 const cleanText = (maxLength: number) =>
   fc
-    .string({ unit: fc.oneof(fc.constantFrom(...'abcXYZ019 .,-\''), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength })
+    .string({
+      unit: fc.oneof(fc.constantFrom(..."abcXYZ019 .,-'"), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+      maxLength,
+    })
     .filter((text) => text.trim() !== '' && text.length <= maxLength && !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(text))
     .map((text) => ({ text, normalized: text.trim() }));
 
@@ -63,12 +67,22 @@ const amountSample = (minCents: number, maxCents: number) =>
     const fraction = String(cents % 100).padStart(2, '0');
     const written = (padWhole ? '00' : '') + whole;
     const trimmedFraction = fraction.endsWith('0') ? fraction.slice(0, 1) : fraction;
-    const text = style === 0 && cents % 100 === 0 ? written : style === 1 ? `${written}.${trimmedFraction}` : `${written}.${fraction}`;
+    const text =
+      style === 0 && cents % 100 === 0
+        ? written
+        : style === 1
+          ? `${written}.${trimmedFraction}`
+          : `${written}.${fraction}`;
     return { sample: { text, normalized: `${whole}.${fraction}` }, cents };
   });
 
 const ssnSample = fc
-  .tuple(fc.integer({ min: 1, max: 899 }).filter((area) => area !== 666), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 9999 }), fc.boolean())
+  .tuple(
+    fc.integer({ min: 1, max: 899 }).filter((area) => area !== 666),
+    fc.integer({ min: 1, max: 99 }),
+    fc.integer({ min: 1, max: 9999 }),
+    fc.boolean(),
+  )
   .map(([area, group, serial, dashed]) => {
     const parts = [String(area).padStart(3, '0'), String(group).padStart(2, '0'), String(serial).padStart(4, '0')];
     return { text: parts.join(dashed ? '-' : ''), normalized: parts.join('') };
@@ -90,11 +104,69 @@ const phoneSample = fc
   });
 
 const USPS_CODES = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA', 'ME', 'MD',
-  'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC',
-  'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY', 'DC', 'PR', 'VI', 'GU', 'AS', 'MP', 'AA', 'AE', 'AP',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
+  'DC',
+  'PR',
+  'VI',
+  'GU',
+  'AS',
+  'MP',
+  'AA',
+  'AE',
+  'AP',
 ];
-const stateSample = fc.constantFrom(...USPS_CODES).chain((code) => fc.mixedCase(fc.constant(code)).map((text) => ({ text, normalized: code })));
+const stateSample = fc
+  .constantFrom(...USPS_CODES)
+  .chain((code) => fc.mixedCase(fc.constant(code)).map((text) => ({ text, normalized: code })));
 
 const emailSample = fc
   .emailAddress()
@@ -104,7 +176,8 @@ const emailSample = fc
     return { text: address, normalized: address.slice(0, at + 1) + address.slice(at + 1).toLowerCase() };
   });
 
-const isoDate = (min: Date, max: Date) => fc.date({ min, max, noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+const isoDate = (min: Date, max: Date) =>
+  fc.date({ min, max, noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -126,13 +199,21 @@ const abaSample = digits(8)
   .filter((number) => number !== '000000000')
   .map(same);
 
-const printableAscii = fc.constantFrom(...Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)));
+const printableAscii = fc.constantFrom(
+  ...Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)),
+);
 
 const trackingSample = fc
   .uniqueArray(
     fc.tuple(
-      fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_'), minLength: 1, maxLength: 64 }),
-      fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(value)),
+      fc.string({
+        unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_'),
+        minLength: 1,
+        maxLength: 64,
+      }),
+      fc
+        .string({ unit: 'grapheme', maxLength: 20 })
+        .filter((value) => !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(value)),
       fc.boolean(),
     ),
     { maxLength: 50, selector: ([name]) => name },
@@ -155,7 +236,9 @@ const monthsSample = fc.tuple(fc.integer({ min: 0, max: 1200 }), fc.boolean()).m
 
 const whitespace = fc.constantFrom('', ' ', '  ', '\t', '\n', '\u00a0');
 const padded = (sample: fc.Arbitrary<Sample>) =>
-  fc.tuple(whitespace, sample, whitespace).map(([before, { text, normalized }, after]) => ({ text: before + text + after, normalized }));
+  fc
+    .tuple(whitespace, sample, whitespace)
+    .map(([before, { text, normalized }, after]) => ({ text: before + text + after, normalized }));
 const optional = (sample: fc.Arbitrary<Sample>) => fc.option(sample, { nil: { text: '', normalized: '' } });
 
 /** A lead that satisfies every rule at `now`, with what validation must make of it. */
@@ -178,13 +261,17 @@ const validLead = (nowSample: fc.Arbitrary<Date>) =>
         address: cleanText(200),
         city: cleanText(100),
         state: padded(stateSample),
-        zip: digits(5).chain((five) => fc.option(digits(4), { nil: undefined }).map((four) => same(four ? `${five}-${four}` : five))),
+        zip: digits(5).chain((five) =>
+          fc.option(digits(4), { nil: undefined }).map((four) => same(four ? `${five}-${four}` : five)),
+        ),
         homePhone: padded(phoneSample),
         cellPhone: phoneSample,
         userIp: fc.oneof(fc.ipV4(), fc.ipV6()).map((ip) => ({ text: ip, normalized: ip.toLowerCase() })),
         clickid: fc.string({ unit: printableAscii, minLength: 1, maxLength: 128 }).map(same),
         incomeType: optional(
-          fc.constantFrom('EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED').chain((type) => fc.mixedCase(fc.constant(type)).map((text) => ({ text, normalized: type }))),
+          fc
+            .constantFrom('EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED')
+            .chain((type) => fc.mixedCase(fc.constant(type)).map((text) => ({ text, normalized: type }))),
         ),
         bankAba: optional(abaSample),
         bankAccountNumber: optional(digits(4, 17).map(same)),
@@ -201,43 +288,63 @@ const validLead = (nowSample: fc.Arbitrary<Date>) =>
         workPhone: optional(phoneSample),
         consentEmailSms: optional(cleanText(64)),
         userAgent: optional(cleanText(512)),
-        webSiteUrl: optional(fc.webUrl().filter((url) => url.length <= 2048).map(same)),
+        webSiteUrl: optional(
+          fc
+            .webUrl()
+            .filter((url) => url.length <= 2048)
+            .map(same),
+        ),
         creditRating: optional(cleanText(64)),
         loanPurpose: optional(cleanText(100)),
       }),
     })
-    .map(({ now, birthSeed, dobPadding: [before, after], price, loanAmount, incomeNetMonthly, tPar, testMode, samples }) => {
-      const dob = birthDateAt(now, birthSeed);
-      const all: Record<LeadField, Sample> = {
-        ...samples,
-        dob: { text: before + dob + after, normalized: dob },
-        price: price.sample,
-        loanAmount: loanAmount.sample,
-        incomeNetMonthly: incomeNetMonthly?.sample ?? { text: '', normalized: '' },
-        tPar: tPar ? same(tPar.text) : { text: '', normalized: '' },
-        testMode: same(testMode),
-      };
-      const lead = Lead.fromPartial({});
-      const fields = Lead.fromPartial({});
-      for (const field of LEAD_FIELDS) {
-        lead[field] = all[field].text;
-        fields[field] = all[field].normalized;
-      }
-      return {
+    .map(
+      ({
         now,
-        lead,
-        expected: {
-          fields,
-          priceCents: price.cents,
-          loanAmountCents: loanAmount.cents,
-          incomeNetMonthlyCents: incomeNetMonthly?.cents ?? null,
-          test: testMode === '1',
-          tracking: tPar?.params ?? {},
-        },
-      };
-    });
+        birthSeed,
+        dobPadding: [before, after],
+        price,
+        loanAmount,
+        incomeNetMonthly,
+        tPar,
+        testMode,
+        samples,
+      }) => {
+        const dob = birthDateAt(now, birthSeed);
+        const all: Record<LeadField, Sample> = {
+          ...samples,
+          dob: { text: before + dob + after, normalized: dob },
+          price: price.sample,
+          loanAmount: loanAmount.sample,
+          incomeNetMonthly: incomeNetMonthly?.sample ?? { text: '', normalized: '' },
+          tPar: tPar ? same(tPar.text) : { text: '', normalized: '' },
+          testMode: same(testMode),
+        };
+        const lead = Lead.fromPartial({});
+        const fields = Lead.fromPartial({});
+        for (const field of LEAD_FIELDS) {
+          lead[field] = all[field].text;
+          fields[field] = all[field].normalized;
+        }
+        return {
+          now,
+          lead,
+          expected: {
+            fields,
+            priceCents: price.cents,
+            loanAmountCents: loanAmount.cents,
+            incomeNetMonthlyCents: incomeNetMonthly?.cents ?? null,
+            test: testMode === '1',
+            tracking: tPar?.params ?? {},
+          },
+        };
+      },
+    );
 
-const controlCharacter = fc.integer({ min: 0, max: 0x9f }).filter((code) => code < 0x20 || code >= 0x7f).map((code) => String.fromCharCode(code));
+const controlCharacter = fc
+  .integer({ min: 0, max: 0x9f })
+  .filter((code) => code < 0x20 || code >= 0x7f)
+  .map((code) => String.fromCharCode(code));
 const anyUtf16Unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
 /** Any text at all: unicode, control characters, lone surrogates, numbers, huge strings, near misses. */
@@ -246,15 +353,54 @@ const anyText = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 300 }) },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 60 }) },
   { weight: 3, arbitrary: fc.string({ unit: anyUtf16Unit, maxLength: 60 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.oneof(controlCharacter, fc.constantFrom('a', '1', '-', '%', '&', '=', '[', ']')), maxLength: 40 }) },
-  { weight: 3, arbitrary: fc.oneof(fc.double().map(String), fc.integer().map(String), fc.bigInt().map(String), fc.float().map((n) => n.toFixed(3))) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.oneof(controlCharacter, fc.constantFrom('a', '1', '-', '%', '&', '=', '[', ']')),
+      maxLength: 40,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      fc.double().map(String),
+      fc.integer().map(String),
+      fc.bigInt().map(String),
+      fc.float().map((n) => n.toFixed(3)),
+    ),
+  },
   { weight: 2, arbitrary: fc.date({ noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)) },
-  { weight: 1, arbitrary: fc.tuple(fc.string({ unit: anyUtf16Unit, minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 30000 })).map(([s, n]) => s.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ unit: anyUtf16Unit, minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 30000 }))
+      .map(([s, n]) => s.repeat(n)),
+  },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      '', ' ', '\u0000', 'null', 'undefined', 'NaN', 'Infinity', '-0', '1e3', '0x1F', '[object Object]', '%', '%zz', '%E0%A4%A',
-      '__proto__', 'constructor', 'toString', 'tPar[__proto__]=1', 'tPar[a]=%ED%A0%80', '\ud800', '\udfff\ud800', '1\u00002',
+      '',
+      ' ',
+      '\u0000',
+      'null',
+      'undefined',
+      'NaN',
+      'Infinity',
+      '-0',
+      '1e3',
+      '0x1F',
+      '[object Object]',
+      '%',
+      '%zz',
+      '%E0%A4%A',
+      '__proto__',
+      'constructor',
+      'toString',
+      'tPar[__proto__]=1',
+      'tPar[a]=%ED%A0%80',
+      '\ud800',
+      '\udfff\ud800',
+      '1\u00002',
     ),
   },
 );
@@ -266,7 +412,10 @@ const edit = fc.record({
   char: fc.oneof(anyUtf16Unit, controlCharacter, fc.constantFrom('0', '9', '-', '.', ' ', '@', '%')),
 });
 
-function applyEdit(text: string, { position, kind, char }: typeof edit extends fc.Arbitrary<infer E> ? E : never): string {
+function applyEdit(
+  text: string,
+  { position, kind, char }: typeof edit extends fc.Arbitrary<infer E> ? E : never,
+): string {
   const at = position % (text.length + 1);
   const rest = kind === 'insert' ? text.slice(at) : text.slice(at + 1);
   return text.slice(0, at) + (kind === 'delete' ? '' : char) + rest;
@@ -314,7 +463,8 @@ describe('validateLead, property-based', () => {
           if (value.length >= 12) expect(message).not.to.include(value);
         }
         for (const field of nonStringFields) {
-          if ((LEAD_FIELDS as readonly string[]).includes(field)) expect(result.errors[field]).to.equal('must be a string');
+          if ((LEAD_FIELDS as readonly string[]).includes(field))
+            expect(result.errors[field]).to.equal('must be a string');
         }
       }),
       { numRuns: 3000 },
@@ -339,13 +489,17 @@ describe('validateLead, property-based', () => {
 
   it('gives the same fingerprint whatever the key order of the body', () => {
     fc.assert(
-      fc.property(validLead(fc.constant(NOW)), fc.shuffledSubarray([...LEAD_FIELDS], { minLength: LEAD_FIELDS.length }), ({ lead }, shuffled) => {
-        const reordered = Object.fromEntries(shuffled.map((field) => [field, lead[field]])) as unknown as Lead;
-        const first = validateLead(lead, [], NOW);
-        const second = validateLead(reordered, [], NOW);
-        if (!first.ok || !second.ok) expect.fail('a valid lead was rejected');
-        expect(leadFingerprintSource(second.lead)).to.equal(leadFingerprintSource(first.lead));
-      }),
+      fc.property(
+        validLead(fc.constant(NOW)),
+        fc.shuffledSubarray([...LEAD_FIELDS], { minLength: LEAD_FIELDS.length }),
+        ({ lead }, shuffled) => {
+          const reordered = Object.fromEntries(shuffled.map((field) => [field, lead[field]])) as unknown as Lead;
+          const first = validateLead(lead, [], NOW);
+          const second = validateLead(reordered, [], NOW);
+          if (!first.ok || !second.ok) expect.fail('a valid lead was rejected');
+          expect(leadFingerprintSource(second.lead)).to.equal(leadFingerprintSource(first.lead));
+        },
+      ),
       { numRuns: 500 },
     );
   });

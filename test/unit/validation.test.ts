@@ -3,19 +3,20 @@ import { Lead } from '../../proto/generated/leadflow/distribution/v1/distributio
 import {
   isLeadField,
   LEAD_FIELDS,
+  type LeadField,
   REQUIRED_LEAD_FIELDS,
   SENSITIVE_LEAD_FIELDS,
-  type LeadField,
 } from '../../services/common/lead-fields.js';
 import {
-  leadFingerprintSource,
-  validateLead,
   type LeadValidation,
+  leadFingerprintSource,
   type ValidLead,
+  validateLead,
 } from '../../services/distribution/src/leads/validation.js';
 
 const NOW = new Date('2025-06-15T12:00:00Z');
-const FORMAT_CHARACTERS_MESSAGE = 'must not contain invisible formatting characters (direction controls, zero-width characters)';
+const FORMAT_CHARACTERS_MESSAGE =
+  'must not contain invisible formatting characters (direction controls, zero-width characters)';
 
 const COMPLETE_LEAD: Lead = {
   price: '12.5',
@@ -100,16 +101,40 @@ describe('lead fields', () => {
 
   it('marks the 15 fields the spec requires', () => {
     expect(REQUIRED_LEAD_FIELDS).to.have.members([
-      'price', 'loanAmount', 'ssn', 'firstName', 'lastName', 'email', 'dob', 'address',
-      'city', 'state', 'zip', 'homePhone', 'cellPhone', 'userIp', 'clickid',
+      'price',
+      'loanAmount',
+      'ssn',
+      'firstName',
+      'lastName',
+      'email',
+      'dob',
+      'address',
+      'city',
+      'state',
+      'zip',
+      'homePhone',
+      'cellPhone',
+      'userIp',
+      'clickid',
     ]);
     expect(REQUIRED_LEAD_FIELDS).to.have.length(15);
   });
 
   it('marks the personal fields: encrypted, masked, purged', () => {
     expect(SENSITIVE_LEAD_FIELDS).to.have.members([
-      'ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber',
-      'firstName', 'lastName', 'email', 'address', 'homePhone', 'cellPhone', 'workPhone', 'userIp',
+      'ssn',
+      'dob',
+      'bankAba',
+      'bankAccountNumber',
+      'driversLicenseNumber',
+      'firstName',
+      'lastName',
+      'email',
+      'address',
+      'homePhone',
+      'cellPhone',
+      'workPhone',
+      'userIp',
     ]);
   });
 
@@ -174,14 +199,19 @@ describe('validateLead', () => {
 
     it('accepts missing optional fields', () => {
       const optional = LEAD_FIELDS.filter((field) => !(REQUIRED_LEAD_FIELDS as readonly string[]).includes(field));
-      expect(validateLead({ ...COMPLETE_LEAD, ...Object.fromEntries(optional.map((f) => [f, ' '])) }, [], NOW).ok).to.equal(true);
+      expect(
+        validateLead({ ...COMPLETE_LEAD, ...Object.fromEntries(optional.map((f) => [f, ' '])) }, [], NOW).ok,
+      ).to.equal(true);
     });
   });
 
   describe('non-string values', () => {
     it('reports a field named in nonStringFields as not a string, and checks it no further', () => {
       const result = validate({ loanAmount: '' }, ['loanAmount', 'testMode']);
-      expect(result).to.deep.equal({ ok: false, errors: { loanAmount: 'must be a string', testMode: 'must be a string' } });
+      expect(result).to.deep.equal({
+        ok: false,
+        errors: { loanAmount: 'must be a string', testMode: 'must be a string' },
+      });
     });
 
     it('ignores unknown names in nonStringFields', () => {
@@ -227,13 +257,28 @@ describe('validateLead', () => {
 
   describe('ssn', () => {
     it('accepts 9 digits, bare or as 3-2-4 with dashes, and keeps the digits', () => {
-      expectAccepted('ssn', { '123456789': '123456789', '123-45-6789': '123456789', '665-01-0001': '665010001', '899999999': '899999999' });
+      expectAccepted('ssn', {
+        '123456789': '123456789',
+        '123-45-6789': '123456789',
+        '665-01-0001': '665010001',
+        '899999999': '899999999',
+      });
     });
 
     it('rejects anything but 9 digits', () => {
       expectRejected(
         'ssn',
-        ['12345678', '1234567890', '123-456789', '12-345-6789', '123 45 6789', '123.45.6789', 'abcdefghi', '１２３４５６７８９', '+123456789'],
+        [
+          '12345678',
+          '1234567890',
+          '123-456789',
+          '12-345-6789',
+          '123 45 6789',
+          '123.45.6789',
+          'abcdefghi',
+          '１２３４５６７８９',
+          '+123456789',
+        ],
         'must be 9 digits',
       );
     });
@@ -269,10 +314,26 @@ describe('validateLead', () => {
       expectRejected(
         'email',
         [
-          'jane', 'jane@', '@example.com', 'jane@example', 'jane@example.c', 'jane@example.123', 'jane@@example.com',
-          'jane doe@example.com', '.jane@example.com', 'jane.@example.com', 'ja..ne@example.com', 'jane@-example.com',
-          'jane@example-.com', 'jane@exa_mple.com', 'jane@example..com', '"jane"@example.com', 'jane@[192.0.2.1]',
-          'jané@example.com', 'jane@exämple.com', 'jane@example.com.',
+          'jane',
+          'jane@',
+          '@example.com',
+          'jane@example',
+          'jane@example.c',
+          'jane@example.123',
+          'jane@@example.com',
+          'jane doe@example.com',
+          '.jane@example.com',
+          'jane.@example.com',
+          'ja..ne@example.com',
+          'jane@-example.com',
+          'jane@example-.com',
+          'jane@exa_mple.com',
+          'jane@example..com',
+          '"jane"@example.com',
+          'jane@[192.0.2.1]',
+          'jané@example.com',
+          'jane@exämple.com',
+          'jane@example.com.',
           `${'a'.repeat(65)}@example.com`,
           `a@${'b'.repeat(64)}.com`,
           `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com`,
@@ -290,8 +351,21 @@ describe('validateLead', () => {
     it('rejects dates that do not exist or are not YYYY-MM-DD', () => {
       expectRejected(
         'dob',
-        ['2003-02-29', '1900-02-29', '2000-02-30', '1990-04-31', '1990-13-01', '1990-00-10', '1990-01-00',
-          '1990-4-1', '19900401', '1990/04/01', '04/01/1990', '1990-04-01T00:00:00Z', '１９９０-04-01'],
+        [
+          '2003-02-29',
+          '1900-02-29',
+          '2000-02-30',
+          '1990-04-31',
+          '1990-13-01',
+          '1990-00-10',
+          '1990-01-00',
+          '1990-4-1',
+          '19900401',
+          '1990/04/01',
+          '04/01/1990',
+          '1990-04-01T00:00:00Z',
+          '１９９０-04-01',
+        ],
         'must be a date in YYYY-MM-DD form',
       );
     });
@@ -320,11 +394,28 @@ describe('validateLead', () => {
   describe('state and driversLicenseState', () => {
     for (const field of ['state', 'driversLicenseState'] as const) {
       it(`${field}: accepts USPS codes in either case, normalized to upper case`, () => {
-        expectAccepted(field, { IL: 'IL', il: 'IL', Ny: 'NY', DC: 'DC', PR: 'PR', vi: 'VI', GU: 'GU', AS: 'AS', MP: 'MP', AE: 'AE', AA: 'AA', AP: 'AP' });
+        expectAccepted(field, {
+          IL: 'IL',
+          il: 'IL',
+          Ny: 'NY',
+          DC: 'DC',
+          PR: 'PR',
+          vi: 'VI',
+          GU: 'GU',
+          AS: 'AS',
+          MP: 'MP',
+          AE: 'AE',
+          AA: 'AA',
+          AP: 'AP',
+        });
       });
 
       it(`${field}: rejects anything else`, () => {
-        expectRejected(field, ['XX', 'FM', 'MH', 'PW', 'ILL', 'I', 'I L', 'ıa', 'Illinois', '12'], 'must be a US state code');
+        expectRejected(
+          field,
+          ['XX', 'FM', 'MH', 'PW', 'ILL', 'I', 'I L', 'ıa', 'Illinois', '12'],
+          'must be a US state code',
+        );
       });
     }
   });
@@ -361,7 +452,16 @@ describe('validateLead', () => {
       it(`${field}: rejects what is not 10 digits`, () => {
         expectRejected(
           field,
-          ['217555013', '217555013456', '+44 20 7946 0958', '+2175550134', '217-555-0134 ext 5', '217/555/0134', 'phone', '２１７５５５０１３４'],
+          [
+            '217555013',
+            '217555013456',
+            '+44 20 7946 0958',
+            '+2175550134',
+            '217-555-0134 ext 5',
+            '217/555/0134',
+            'phone',
+            '２１７５５５０１３４',
+          ],
           'must be a 10-digit phone number',
         );
       });
@@ -423,7 +523,22 @@ describe('validateLead', () => {
       it(`${field}: rejects what is not a plain amount with at most 2 decimals`, () => {
         expectRejected(
           field,
-          ['1e3', '-1', '+1', '1,000', '1 000', '1.', '.5', '1.234', '0x10', 'NaN', 'Infinity', '$100', '１００', '12.5.0'],
+          [
+            '1e3',
+            '-1',
+            '+1',
+            '1,000',
+            '1 000',
+            '1.',
+            '.5',
+            '1.234',
+            '0x10',
+            'NaN',
+            'Infinity',
+            '$100',
+            '１００',
+            '12.5.0',
+          ],
           'must be an amount such as 1000.00, with at most 2 decimals',
         );
       });
@@ -431,7 +546,11 @@ describe('validateLead', () => {
 
     it('enforce the ranges', () => {
       expectRejected('price', ['10000.01', '99999999999999999999999'], 'must be from 0.00 to 10000.00');
-      expectRejected('loanAmount', ['0', '0.00', '000', '10000000.01', '9'.repeat(1000)], 'must be from 0.01 to 10000000.00');
+      expectRejected(
+        'loanAmount',
+        ['0', '0.00', '000', '10000000.01', '9'.repeat(1000)],
+        'must be from 0.01 to 10000000.00',
+      );
       expectRejected('incomeNetMonthly', ['1000000.01'], 'must be from 0.00 to 1000000.00');
     });
   });
@@ -442,17 +561,30 @@ describe('validateLead', () => {
     });
 
     it('rejects other values', () => {
-      expectRejected('incomeType', ['SALARY', 'SELF EMPLOYED', 'ſelf_employed', 'EMPLOYMENT,BENEFITS'], 'must be EMPLOYMENT, BENEFITS or SELF_EMPLOYED');
+      expectRejected(
+        'incomeType',
+        ['SALARY', 'SELF EMPLOYED', 'ſelf_employed', 'EMPLOYMENT,BENEFITS'],
+        'must be EMPLOYMENT, BENEFITS or SELF_EMPLOYED',
+      );
     });
   });
 
   describe('bankAba', () => {
     it('accepts real routing numbers', () => {
-      expectAccepted('bankAba', { '011000015': '011000015', '021000021': '021000021', '121000358': '121000358', '026009593': '026009593' });
+      expectAccepted('bankAba', {
+        '011000015': '011000015',
+        '021000021': '021000021',
+        '121000358': '121000358',
+        '026009593': '026009593',
+      });
     });
 
     it('rejects a wrong check digit and all zeros', () => {
-      expectRejected('bankAba', ['021000022', '011000016', '123456789', '000000000'], 'is not a valid ABA routing number');
+      expectRejected(
+        'bankAba',
+        ['021000022', '011000016', '123456789', '000000000'],
+        'is not a valid ABA routing number',
+      );
     });
 
     it('rejects what is not 9 digits', () => {
@@ -462,11 +594,19 @@ describe('validateLead', () => {
 
   describe('bankAccountNumber', () => {
     it('accepts 4 to 17 digits', () => {
-      expectAccepted('bankAccountNumber', { '1234': '1234', '12345678901234567': '12345678901234567', '0000123': '0000123' });
+      expectAccepted('bankAccountNumber', {
+        '1234': '1234',
+        '12345678901234567': '12345678901234567',
+        '0000123': '0000123',
+      });
     });
 
     it('rejects anything else', () => {
-      expectRejected('bankAccountNumber', ['123', '123456789012345678', '1234-5678', 'ABCD1234', '1234 5678'], 'must be 4 to 17 digits');
+      expectRejected(
+        'bankAccountNumber',
+        ['123', '123456789012345678', '1234-5678', 'ABCD1234', '1234 5678'],
+        'must be 4 to 17 digits',
+      );
     });
   });
 
@@ -474,7 +614,11 @@ describe('validateLead', () => {
     for (const field of ['incomeNextDate1', 'incomeNextDate2'] as const) {
       it(`${field}: accepts real dates only`, () => {
         expectAccepted(field, { '2024-02-29': '2024-02-29', '2025-12-31': '2025-12-31' });
-        expectRejected(field, ['2023-02-29', '2025-06-31', '2025-6-1', 'next friday'], 'must be a date in YYYY-MM-DD form');
+        expectRejected(
+          field,
+          ['2023-02-29', '2025-06-31', '2025-6-1', 'next friday'],
+          'must be a date in YYYY-MM-DD form',
+        );
       });
     }
   });
@@ -494,7 +638,12 @@ describe('validateLead', () => {
   describe('clickid', () => {
     it('accepts 1 to 128 printable ASCII characters', () => {
       const longest = 'x'.repeat(128);
-      expectAccepted('clickid', { a: 'a', '~!@#$%^&*()_+{}|:"<>?': '~!@#$%^&*()_+{}|:"<>?', [longest]: longest, ' padded ': 'padded' });
+      expectAccepted('clickid', {
+        a: 'a',
+        '~!@#$%^&*()_+{}|:"<>?': '~!@#$%^&*()_+{}|:"<>?',
+        [longest]: longest,
+        ' padded ': 'padded',
+      });
     });
 
     it('rejects longer ids, spaces, control and non-ASCII characters', () => {
@@ -534,7 +683,14 @@ describe('validateLead', () => {
     it('reports a malformed encoding as an error, not an exception', () => {
       expectRejected(
         'tPar',
-        ['tPar[sub]=%E0%A4%A', 'tPar[sub]=%', 'tPar[sub]=%zz', 'tPar[sub]=%C3%28', 'tPar%5Bsub=1%ZZ', 'tPar[sub]=%ED%A0%80'],
+        [
+          'tPar[sub]=%E0%A4%A',
+          'tPar[sub]=%',
+          'tPar[sub]=%zz',
+          'tPar[sub]=%C3%28',
+          'tPar%5Bsub=1%ZZ',
+          'tPar[sub]=%ED%A0%80',
+        ],
         'has a malformed URL encoding',
       );
     });
@@ -542,7 +698,16 @@ describe('validateLead', () => {
     it('rejects pairs of another shape', () => {
       expectRejected(
         'tPar',
-        ['affiliate=1', 'tPar[]=1', 'tPar[a-b]=1', 'tPar[sub]', 'tpar[sub]=1', 'tPar[sub]x=1', `tPar[${'n'.repeat(65)}]=1`, 'tPar[a]=1&b'],
+        [
+          'affiliate=1',
+          'tPar[]=1',
+          'tPar[a-b]=1',
+          'tPar[sub]',
+          'tpar[sub]=1',
+          'tPar[sub]x=1',
+          `tPar[${'n'.repeat(65)}]=1`,
+          'tPar[a]=1&b',
+        ],
         'must be tPar[name]=value pairs joined by &, each name 1 to 64 letters, digits or _',
       );
     });
@@ -566,21 +731,53 @@ describe('validateLead', () => {
      * joiners that make two equal-looking names differ, a byte order mark, a soft hyphen, line separators.
      */
     const SPOOFING_TEXTS = [
-      'John\u202eSmith', 'a\u202ab', 'a\u202db', 'a\u2066b\u2069', 'a\u200eb', 'a\u200fb', 'a\u061cb',
-      'Jo\u200bhn', 'a\u200cb', 'a\u200db', 'a\u2060b', 'a\ufeffb', 'a\u00adb', 'a\u2028b', 'a\u2029b', 'a\u{e0041}b',
+      'John\u202eSmith',
+      'a\u202ab',
+      'a\u202db',
+      'a\u2066b\u2069',
+      'a\u200eb',
+      'a\u200fb',
+      'a\u061cb',
+      'Jo\u200bhn',
+      'a\u200cb',
+      'a\u200db',
+      'a\u2060b',
+      'a\ufeffb',
+      'a\u00adb',
+      'a\u2028b',
+      'a\u2029b',
+      'a\u{e0041}b',
     ];
 
     const limits: [LeadField, number][] = [
-      ['firstName', 100], ['lastName', 100], ['address', 200], ['city', 100], ['driversLicenseNumber', 32],
-      ['incomePaymentFrequency', 64], ['bankDirectDeposit', 64], ['bankAccountType', 64], ['ownHome', 64],
-      ['consentEmailSms', 64], ['userAgent', 512], ['webSiteUrl', 2048], ['creditRating', 64], ['loanPurpose', 100],
+      ['firstName', 100],
+      ['lastName', 100],
+      ['address', 200],
+      ['city', 100],
+      ['driversLicenseNumber', 32],
+      ['incomePaymentFrequency', 64],
+      ['bankDirectDeposit', 64],
+      ['bankAccountType', 64],
+      ['ownHome', 64],
+      ['consentEmailSms', 64],
+      ['userAgent', 512],
+      ['webSiteUrl', 2048],
+      ['creditRating', 64],
+      ['loanPurpose', 100],
     ];
 
     for (const [field, max] of limits) {
       it(`${field}: at most ${max} characters, no control characters`, () => {
-        expectAccepted(field, { ['x'.repeat(max)]: 'x'.repeat(max), '  José Ñúñez-O\'Brien 😀 ': 'José Ñúñez-O\'Brien 😀' });
+        expectAccepted(field, {
+          ['x'.repeat(max)]: 'x'.repeat(max),
+          "  José Ñúñez-O'Brien 😀 ": "José Ñúñez-O'Brien 😀",
+        });
         expectRejected(field, ['x'.repeat(max + 1)], `must be at most ${max} characters`);
-        expectRejected(field, ['a\u0000b', 'a\nb', 'a\tb', 'a\u007fb', 'a\u0085b', 'a\ud800b'], 'must not contain control characters');
+        expectRejected(
+          field,
+          ['a\u0000b', 'a\nb', 'a\tb', 'a\u007fb', 'a\u0085b', 'a\ud800b'],
+          'must not contain control characters',
+        );
         expectRejected(field, SPOOFING_TEXTS, FORMAT_CHARACTERS_MESSAGE);
       });
     }
@@ -590,7 +787,11 @@ describe('validateLead', () => {
     for (const field of ['bankAccountLengthMonths', 'addressLengthMonths'] as const) {
       it(`${field}: whole months from 0 to 1200`, () => {
         expectAccepted(field, { '0': '0', '1200': '1200', '036': '36', '0000': '0' });
-        expectRejected(field, ['1201', '-1', '1.5', '12 months', '00012', '1e2'], 'must be a whole number from 0 to 1200');
+        expectRejected(
+          field,
+          ['1201', '-1', '1.5', '12 months', '00012', '1e2'],
+          'must be a whole number from 0 to 1200',
+        );
       });
     }
   });
@@ -642,7 +843,14 @@ describe('leadFingerprintSource', () => {
   });
 
   it('is equal for the same values written differently', () => {
-    const sameValues = { ...COMPLETE_LEAD, ssn: '123456789', price: '12.50', state: 'IL', email: 'Jane.Doe@example.com', firstName: 'Jane' };
+    const sameValues = {
+      ...COMPLETE_LEAD,
+      ssn: '123456789',
+      price: '12.50',
+      state: 'IL',
+      email: 'Jane.Doe@example.com',
+      firstName: 'Jane',
+    };
     expect(fingerprint(sameValues)).to.equal(fingerprint(COMPLETE_LEAD));
   });
 

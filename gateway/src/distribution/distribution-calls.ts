@@ -1,5 +1,5 @@
-import { Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { context as otelContext, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { type ChannelCredentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { type Context, context as otelContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
 import {
   DistributionServiceClient,
@@ -16,7 +16,10 @@ const RESOLVE_KEY_DEADLINE_MS = 1000;
 
 const tracer = trace.getTracer('leadflow-gateway');
 
-export function createDistributionClient(address: string, channelCredentials: ChannelCredentials): DistributionServiceClient {
+export function createDistributionClient(
+  address: string,
+  channelCredentials: ChannelCredentials,
+): DistributionServiceClient {
   return new DistributionServiceClient(address, channelCredentials, {
     // A restarted distribution service is picked up within seconds, not after grpc-js's default 2-minute backoff.
     'grpc.initial_reconnect_backoff_ms': 100,

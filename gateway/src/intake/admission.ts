@@ -3,7 +3,7 @@ import { isWellFormedPublisherKey } from '../../../services/common/publisher-key
 import { describeCallFailure } from '../distribution/grpc-errors.js';
 import { GatewayError } from '../errors.js';
 import { hashKey, type Publisher, type PublisherKeys } from '../keys/publisher-keys.js';
-import { rateLimitHeaders, type RateLimiter } from '../rate-limit/index.js';
+import { type RateLimiter, rateLimitHeaders } from '../rate-limit/index.js';
 import type { AuthFailures } from './auth-failures.js';
 import { clientAddressGroup } from './client-address.js';
 
@@ -54,7 +54,12 @@ export function admission(options: AdmissionOptions) {
     const publisher = known ? await known.catch(() => null) : null;
     if (publisher) return publisher;
     const { limit, windowSeconds } = authFailures;
-    reply.headers(rateLimitHeaders({ allowed: false, limit, remaining: 0, resetSeconds: lockedOutSeconds, windowSeconds }, AUTH_FAILURES_POLICY));
+    reply.headers(
+      rateLimitHeaders(
+        { allowed: false, limit, remaining: 0, resetSeconds: lockedOutSeconds, windowSeconds },
+        AUTH_FAILURES_POLICY,
+      ),
+    );
     onRefused('auth_failures');
     throw GatewayError.rateLimited(lockedOutSeconds);
   }

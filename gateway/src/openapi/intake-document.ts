@@ -1,5 +1,5 @@
-import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS, type LeadField } from '../../../services/common/lead-fields.js';
-import { messageOf, statusOf, type ErrorCode } from '../errors.js';
+import { LEAD_FIELDS, type LeadField, REQUIRED_LEAD_FIELDS } from '../../../services/common/lead-fields.js';
+import { type ErrorCode, messageOf, statusOf } from '../errors.js';
 import { MAX_BODY_BYTES } from '../intake/lead-body.js';
 
 type Schema = Record<string, unknown>;
@@ -30,7 +30,8 @@ const FIELDS: Record<LeadField, { description: string } & Schema> = {
       'Your unique tracking identifier, one per lead (1 to 128 printable characters). Posting the same clickid with the same body again replays the first answer; with a different body it is a 400.',
   },
   testMode: {
-    description: '"1" marks a test lead: validated by the same rules, not charged, sent only to buyers\' test endpoints.',
+    description:
+      '"1" marks a test lead: validated by the same rules, not charged, sent only to buyers\' test endpoints.',
     enum: ['0', '1'],
   },
   incomeType: { description: 'Type of income.', enum: ['EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED'] },
@@ -90,23 +91,32 @@ const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: 
   { code: 'UNAUTHORIZED', description: 'The webmaster key is unknown or revoked.' },
   { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
   { code: 'UNSUPPORTED_MEDIA_TYPE', description: 'The Content-Type is not application/json.' },
-  { code: 'RATE_LIMITED', description: 'Too many requests. Wait Retry-After seconds (also `retryAfter` in the body).', retryAfter: true },
+  {
+    code: 'RATE_LIMITED',
+    description: 'Too many requests. Wait Retry-After seconds (also `retryAfter` in the body).',
+    retryAfter: true,
+  },
   { code: 'INTERNAL_SERVER_ERROR', description: 'Internal error. Retry with backoff, same clickid and body.' },
   {
     code: 'SERVICE_UNAVAILABLE',
-    description: 'The service is temporarily unavailable. Retry after Retry-After seconds with backoff, same clickid and body.',
+    description:
+      'The service is temporarily unavailable. Retry after Retry-After seconds with backoff, same clickid and body.',
     retryAfter: true,
   },
   {
     code: 'GATEWAY_TIMEOUT',
-    description: 'The lead was not processed in time. Retry with the same clickid and body: a sale made meanwhile is replayed.',
+    description:
+      'The lead was not processed in time. Retry with the same clickid and body: a sale made meanwhile is replayed.',
   },
 ];
 
 function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[number]): Schema {
   return {
     description,
-    headers: { ...rateLimitHeaders, ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
+    headers: {
+      ...rateLimitHeaders,
+      ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+    },
     content: {
       'application/json': {
         schema: { $ref: `#/components/schemas/${code === 'RATE_LIMITED' ? 'RateLimitedError' : 'ErrorMessage'}` },
@@ -155,7 +165,10 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
               content: {
                 'application/json': {
                   schema: {
-                    oneOf: [{ $ref: '#/components/schemas/SoldAnswer' }, { $ref: '#/components/schemas/RejectedAnswer' }],
+                    oneOf: [
+                      { $ref: '#/components/schemas/SoldAnswer' },
+                      { $ref: '#/components/schemas/RejectedAnswer' },
+                    ],
                     discriminator: { propertyName: 'status' },
                   },
                 },

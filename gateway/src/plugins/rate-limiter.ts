@@ -18,7 +18,11 @@ export const rateLimiter = shared<RateLimiterPluginOptions>('rate-limiter', asyn
   const { metrics } = app;
   const limiter =
     options.rateLimiter ??
-    createRateLimiter({ redisUrl: options.redisUrl, logger: app.log, onFallback: () => metrics.rateLimiterFallbacks.inc() });
+    createRateLimiter({
+      redisUrl: options.redisUrl,
+      logger: app.log,
+      onFallback: () => metrics.rateLimiterFallbacks.inc(),
+    });
   app.decorate('rateLimiter', limiter);
   if (!options.rateLimiter) {
     app.addHook('onClose', () => limiter.close());

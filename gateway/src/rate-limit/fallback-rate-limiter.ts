@@ -107,7 +107,10 @@ export class FallbackRateLimiter implements RateLimiter {
     if (!this.degraded) return;
     this.degraded = false;
     if (!this.warned) return;
-    this.logger.info({ localAnswers: this.localAnswersSinceLog }, 'shared rate limiter answers again; back to shared counts');
+    this.logger.info(
+      { localAnswers: this.localAnswersSinceLog },
+      'shared rate limiter answers again; back to shared counts',
+    );
     this.localAnswersSinceLog = 0;
     this.warned = false;
   }

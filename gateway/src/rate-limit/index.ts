@@ -1,3 +1,3 @@
+export { type CreateRateLimiterOptions, createRateLimiter } from './create-rate-limiter.js';
+export { type RateLimitHeaders, rateLimitHeaders } from './headers.js';
 export type { RateLimitDecision, RateLimiter } from './rate-limiter.js';
-export { createRateLimiter, type CreateRateLimiterOptions } from './create-rate-limiter.js';
-export { rateLimitHeaders, type RateLimitHeaders } from './headers.js';

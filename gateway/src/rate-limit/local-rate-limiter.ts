@@ -1,5 +1,5 @@
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.js';
-import { assertValidLimit, decide, DEFAULT_WINDOW_SECONDS, windowMilliseconds } from './rolling-window.js';
+import { assertValidLimit, DEFAULT_WINDOW_SECONDS, decide, windowMilliseconds } from './rolling-window.js';
 import { TimestampQueue } from './timestamp-queue.js';
 
 /** Enough for every publisher and every address failing at once in a busy minute; a few MB at most. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimitDecision } from './rate-limiter.js';
 import { firstConnectionSettled, REDIS_COMMAND_TIMEOUT_MS } from './redis-client.js';
-import { assertValidLimit, decide, DEFAULT_WINDOW_SECONDS, windowMilliseconds } from './rolling-window.js';
+import { assertValidLimit, DEFAULT_WINDOW_SECONDS, decide, windowMilliseconds } from './rolling-window.js';
 
 export const DEFAULT_KEY_PREFIX = 'leadflow:rl:';
 

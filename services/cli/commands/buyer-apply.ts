@@ -23,7 +23,12 @@ function byPosition(a: Mistake, b: Mistake): number {
 
 /** One line per mistake, `FILE:LINE:COL: PATH: MESSAGE` (`FILE: PATH: MESSAGE` when the path is not in the file). */
 function mistakesText(file: string, mistakes: Mistake[]): string {
-  const lines = mistakes.toSorted(byPosition).map(({ error, position }) => `${fileLocation(file, position)}: ${error.path ? `${error.path}: ` : ''}${error.message}\n`);
+  const lines = mistakes
+    .toSorted(byPosition)
+    .map(
+      ({ error, position }) =>
+        `${fileLocation(file, position)}: ${error.path ? `${error.path}: ` : ''}${error.message}\n`,
+    );
   const count = mistakes.length === 1 ? '1 mistake' : `${mistakes.length} mistakes`;
   return `${lines.join('')}leadflow: ${count} in ${file}; nothing was applied\n`;
 }

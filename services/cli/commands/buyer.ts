@@ -13,7 +13,19 @@ function named(summary: BuyerSummary): string {
 
 function buyerTable(buyers: BuyerSummary[]): string {
   return table(
-    ['ID', 'NAME', 'STATUS', 'TIER', 'PRIORITY', 'WEIGHT', 'MODE', 'PRICING', 'POST HOST', 'CIRCUIT', 'TODAY (LEADS / SPEND)'],
+    [
+      'ID',
+      'NAME',
+      'STATUS',
+      'TIER',
+      'PRIORITY',
+      'WEIGHT',
+      'MODE',
+      'PRICING',
+      'POST HOST',
+      'CIRCUIT',
+      'TODAY (LEADS / SPEND)',
+    ],
     buyers.map((buyer) => [
       buyer.id,
       buyer.name,
@@ -43,7 +55,10 @@ function summaryFields(buyer: BuyerSummary): string {
     ['pricing', buyer.pricing],
     ['post host', buyer.postHost || '-'],
     ['circuit', buyer.circuit],
-    ['leads', `${usage?.leadsThisHour ?? 0} this hour, ${usage?.leadsToday ?? 0} today, ${usage?.leadsThisMonth ?? 0} this month`],
+    [
+      'leads',
+      `${usage?.leadsThisHour ?? 0} this hour, ${usage?.leadsToday ?? 0} today, ${usage?.leadsThisMonth ?? 0} this month`,
+    ],
     ['spend', `${dollars(usage?.spendTodayCents ?? 0)} today`],
     ['learned', learnedText(buyer)],
     ['updated', timestamp(buyer.updatedAtMs)],
@@ -104,7 +119,10 @@ function setActive(active: boolean): Command<{ buyer: string }> {
     name: active ? 'resume' : 'pause',
     synopsis: 'ID_OR_NAME',
     summary: active ? 'offer a paused buyer leads again' : 'stop offering a buyer leads, keeping its definition',
-    details: ['Takes effect within a second on every instance.', 'With --json, prints the buyer as `leadflow buyer list` does.'],
+    details: [
+      'Takes effect within a second on every instance.',
+      'With --json, prints the buyer as `leadflow buyer list` does.',
+    ],
     options: {},
     positionals: ['ID_OR_NAME'],
     parse: (args) => ({ buyer: args.positionals[0] }),

@@ -1,6 +1,6 @@
 import type { BuyerSummary, UnconfirmedLead } from '../../../proto/generated/leadflow/admin/v1/admin.js';
-import { UsageError } from '../errors.js';
 import type { BuyerAttempt, LeadRecord } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { UsageError } from '../errors.js';
 import { dollars, fields, table, timestamp } from '../format.js';
 import type { Command } from './command.js';
 
@@ -110,7 +110,7 @@ const list: Command<{ limit: number }> = {
   summary: "list the leads waiting for a buyer's confirmation (a post whose answer never came), oldest first",
   details: [
     '--unconfirmed   the leads held for a buyer that may have them; none of them goes to another buyer',
-    '                until it is resolved (leadflow lead resolve), by an operator or the buyer\'s status lookup',
+    "                until it is resolved (leadflow lead resolve), by an operator or the buyer's status lookup",
     '--limit N       at most N leads (default 100)',
     'ATTEMPT is the attempt id the buyer may have been sent (mapping field attemptId): ask the buyer about it.',
   ],
@@ -134,7 +134,7 @@ const resolve: Command<{ leadId: string; sold: boolean; chargeCents: number }> =
   details: [
     '--sold           the buyer holds the lead: the sale, its ledger entries and the reports follow',
     '--price DOLLARS  with --sold, what the buyer pays, for a buyer that names its price only in its answer',
-    '--not-sold       the buyer does not hold it: the lead is rejected and the buyer\'s caps are given back',
+    "--not-sold       the buyer does not hold it: the lead is rejected and the buyer's caps are given back",
     'With --json, prints {"leadId", "status", "buyerId", "payoutCents"}.',
   ],
   options: { sold: { type: 'boolean' }, 'not-sold': { type: 'boolean' }, price: { type: 'string' } },

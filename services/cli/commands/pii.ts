@@ -20,7 +20,8 @@ function retentionDays(args: CommandArgs): number {
   const { min, max } = PII_RETENTION_DAYS;
   const raw = args.requiredString('older-than-days');
   const days = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(days >= min && days <= max)) throw new UsageError(`--older-than-days must be a whole number from ${min} to ${max}`);
+  if (!(days >= min && days <= max))
+    throw new UsageError(`--older-than-days must be a whole number from ${min} to ${max}`);
   return days;
 }
 
@@ -106,7 +107,9 @@ const rotateKey: LocalCommand<void> = {
       throw new CliFailure(`cannot rotate the PII key in ${directory}: ${reason}`);
     });
     if (!rotated) {
-      throw new CliFailure(`no ${SECRETS_FILE} in ${directory}: run where the service keeps its data (set LEADFLOW_DATA_DIR)`);
+      throw new CliFailure(
+        `no ${SECRETS_FILE} in ${directory}: run where the service keeps its data (set LEADFLOW_DATA_DIR)`,
+      );
     }
     return {
       json: rotated,

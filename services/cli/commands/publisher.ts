@@ -90,7 +90,10 @@ const rotateKey: Command<{ publisherId: string }> = {
   name: 'rotate-key',
   synopsis: 'PUBLISHER_ID',
   summary: 'issue a second live key; the current one works until revoked',
-  details: ['A publisher holds at most two live keys: revoke one before rotating again.', 'With --json, prints {"keyId": ..., "key": ...}.'],
+  details: [
+    'A publisher holds at most two live keys: revoke one before rotating again.',
+    'With --json, prints {"keyId": ..., "key": ...}.',
+  ],
   options: {},
   positionals: ['PUBLISHER_ID'],
   parse: (args) => ({ publisherId: args.positionals[0] }),
@@ -131,7 +134,10 @@ const setRateLimit: Command<{ publisherId: string; rateLimitPerMinute: number }>
   details: ['N is a whole number of leads per rolling 60 seconds.'],
   options: {},
   positionals: ['PUBLISHER_ID', 'N'],
-  parse: (args) => ({ publisherId: args.positionals[0], rateLimitPerMinute: parseWholeNumber('N', args.positionals[1], 1) }),
+  parse: (args) => ({
+    publisherId: args.positionals[0],
+    rateLimitPerMinute: parseWholeNumber('N', args.positionals[1], 1),
+  }),
   async run(calls, input) {
     const publisher = await calls.setPublisherRateLimit(input.publisherId, input.rateLimitPerMinute);
     return {

@@ -5,8 +5,8 @@ import { parseCalendarDate } from '../../distribution/src/leads/calendar-date.js
 import { startOfDay } from '../../distribution/src/reports/day-start.js';
 import { REPORT_GROUPINGS, type ReportGrouping } from '../../distribution/src/reports/report-request.js';
 import type { CommandArgs } from '../args.js';
-import { UsageError } from '../errors.js';
 import { csvLine } from '../csv.js';
+import { UsageError } from '../errors.js';
 import { dollars, table } from '../format.js';
 import type { Report } from '../service-calls.js';
 import type { Command } from './command.js';
@@ -49,7 +49,21 @@ function parse(args: CommandArgs): ReportInput {
 const signed = (cents: number, format: (cents: number) => string) => (cents < 0 ? `-${format(-cents)}` : format(cents));
 const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
-const FIGURE_HEADERS = ['LEADS', 'SOLD', 'SOLD %', 'REVENUE', 'PAYOUT', 'MARGIN', 'P50 MS', 'P95 MS', 'POSTS', 'ACCEPT %', 'TIMEOUTS', 'ERRORS', 'UNKNOWN'];
+const FIGURE_HEADERS = [
+  'LEADS',
+  'SOLD',
+  'SOLD %',
+  'REVENUE',
+  'PAYOUT',
+  'MARGIN',
+  'P50 MS',
+  'P95 MS',
+  'POSTS',
+  'ACCEPT %',
+  'TIMEOUTS',
+  'ERRORS',
+  'UNKNOWN',
+];
 
 function figureCells(row: ReportRow): string[] {
   return [
@@ -74,7 +88,10 @@ function reportTable(groupBy: ReportGrouping, report: Report): string {
   const label = (row: ReportRow) => (named ? [row.name || '-', row.key] : [row.key]);
   return table(
     [...(named ? [groupBy.toUpperCase(), 'ID'] : [groupBy.toUpperCase()]), ...FIGURE_HEADERS],
-    [...report.rows.map((row) => [...label(row), ...figureCells(row)]), [...(named ? ['TOTAL', ''] : ['TOTAL']), ...figureCells(report.total)]],
+    [
+      ...report.rows.map((row) => [...label(row), ...figureCells(row)]),
+      [...(named ? ['TOTAL', ''] : ['TOTAL']), ...figureCells(report.total)],
+    ],
   );
 }
 
@@ -121,7 +138,7 @@ function csvCells(row: ReportRow): string[] {
 /** A header line, a line per row and the total last (key "total"). */
 function reportCsv(report: Report): string {
   const lines = [CSV_HEADER, ...report.rows.map(csvCells), csvCells(report.total)];
-  return lines.map(csvLine).join('\n') + '\n';
+  return `${lines.map(csvLine).join('\n')}\n`;
 }
 
 function render(input: ReportInput, report: Report): string {
@@ -139,7 +156,8 @@ const report: Command<ReportInput> = {
   group: 'report',
   // The group is the command: `leadflow report --by day`.
   name: '',
-  synopsis: '--by publisher|buyer|day|hour [--from DATE] [--to DATE] [--timezone ZONE] [--include-test] [--format table|json|csv]',
+  synopsis:
+    '--by publisher|buyer|day|hour [--from DATE] [--to DATE] [--timezone ZONE] [--include-test] [--format table|json|csv]',
   summary: 'leads, sales, money, processing times and buyer calls by publisher, buyer, day or hour',
   details: [
     '--by GROUPING      publisher, buyer, day or hour. By buyer, LEADS are the leads posted to the buyer',

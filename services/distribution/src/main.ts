@@ -33,7 +33,10 @@ async function main(): Promise<void> {
       logger.info({ signal: 'SIGHUP', outcome }, 'TLS certificates checked');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      logger.error({ signal: 'SIGHUP', reason: error.message }, 'TLS certificates not reloaded: the previous ones stay in use');
+      logger.error(
+        { signal: 'SIGHUP', reason: error.message },
+        'TLS certificates not reloaded: the previous ones stay in use',
+      );
     }
   });
 }

@@ -1,25 +1,28 @@
-import { trace } from '@opentelemetry/api';
 import { Server, type ServerCredentials } from '@grpc/grpc-js';
+import { trace } from '@opentelemetry/api';
 import { AdminServiceClient, AdminServiceService } from '../../../proto/generated/leadflow/admin/v1/admin.js';
-import { DistributionServiceClient, DistributionServiceService } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import {
+  DistributionServiceClient,
+  DistributionServiceService,
+} from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { ConfigError, type DistributionConfig } from '../../common/config.js';
+import { armCrashPoint } from '../../common/crash-points.js';
+import type { ServerTransportCredentials } from '../../common/grpc-tls.js';
 import { reloadPeriodically } from '../../common/grpc-tls.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
-import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
 import { CircuitBreakers } from './buyers/circuit-breaker.js';
+import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
 import { PingTreeSeller } from './buyers/ping-tree.js';
-import { lockDataDir } from './db/data-dir-lock.js';
 import { PostFiguresStore } from './buyers/post-figures-store.js';
-import { createDatabase, migrateToLatest, type Db } from './db/database.js';
+import { lockDataDir } from './db/data-dir-lock.js';
+import { createDatabase, type Db, migrateToLatest } from './db/database.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
-import { armCrashPoint } from '../../common/crash-points.js';
-import type { ServerTransportCredentials } from '../../common/grpc-tls.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
 import { IntakeService } from './leads/intake.service.js';
 import { LeadResolution } from './leads/lead-resolution.js';
@@ -27,15 +30,15 @@ import { Reconciler } from './leads/reconciler.js';
 import { countingAddService } from './observability/handled-calls.js';
 import { ServingHealth } from './observability/health.js';
 import { DistributionMetrics } from './observability/metrics.js';
-import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { type MetricsServer, startMetricsServer } from './observability/metrics-server.js';
 import { addReflection } from './observability/reflection.js';
 import { PublisherService } from './publishers/publisher.service.js';
 import { ReportService } from './reports/report.service.js';
-import { PiiLifecycle } from './security/pii-lifecycle.js';
-import { schedulePurge } from './security/pii-purge-schedule.js';
+import { verifyKeyRing } from './security/key-ring.js';
 import { KeyedHasher } from './security/keyed-hash.js';
 import { PiiCipher } from './security/pii-cipher.js';
-import { verifyKeyRing } from './security/key-ring.js';
+import { PiiLifecycle } from './security/pii-lifecycle.js';
+import { schedulePurge } from './security/pii-purge-schedule.js';
 import { loadSecrets } from './security/secrets.js';
 
 export interface RunningDistribution {
@@ -91,7 +94,10 @@ function shutdown(server: Server): Promise<void> {
  * services. On the embedded default it first locks the data directory: one
  * service per SQLite file.
  */
-export async function startDistribution(config: DistributionConfig, options: DistributionOptions): Promise<RunningDistribution> {
+export async function startDistribution(
+  config: DistributionConfig,
+  options: DistributionOptions,
+): Promise<RunningDistribution> {
   // Checked before anything in the data directory is touched: a listener refused for want of TLS leaves no trace.
   const transport = listenerTransport(config);
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
@@ -120,7 +126,11 @@ export async function startDistribution(config: DistributionConfig, options: Dis
   };
 }
 
-async function serve(config: DistributionConfig, options: DistributionOptions, transport: ServerTransportCredentials): Promise<RunningDistribution> {
+async function serve(
+  config: DistributionConfig,
+  options: DistributionOptions,
+  transport: ServerTransportCredentials,
+): Promise<RunningDistribution> {
   const { logger } = options;
   armCrashPoint(config.crashAt);
   const secrets = await loadSecrets(config);
@@ -167,11 +177,33 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
       routing: config.routingMode,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
     });
-  const intake = new IntakeService({ db, writes, publishers, buyers, seller, cipher, hasher, sellDeadlineMs: config.sellDeadlineMs, tracer, logger, metrics });
+  const intake = new IntakeService({
+    db,
+    writes,
+    publishers,
+    buyers,
+    seller,
+    cipher,
+    hasher,
+    sellDeadlineMs: config.sellDeadlineMs,
+    tracer,
+    logger,
+    metrics,
+  });
   const resolution = new LeadResolution(db, buyers, publishers);
-  const reconciler = new Reconciler({ db, buyers, resolution, sellDeadlineMs: config.sellDeadlineMs, intervalMs: config.reconcileIntervalMs, logger, metrics });
+  const reconciler = new Reconciler({
+    db,
+    buyers,
+    resolution,
+    sellDeadlineMs: config.sellDeadlineMs,
+    intervalMs: config.reconcileIntervalMs,
+    logger,
+    metrics,
+  });
   const pii = new PiiLifecycle(db, cipher);
-  const demoKey = options.demoSimulatorUrl ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers) : undefined;
+  const demoKey = options.demoSimulatorUrl
+    ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers)
+    : undefined;
 
   const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
   const addService = countingAddService(server, metrics);
@@ -209,14 +241,19 @@ async function serve(config: DistributionConfig, options: DistributionOptions, t
   let metricsServer: MetricsServer;
   try {
     port = await bind(server, `${config.grpcHost}:${config.grpcPort}`, transport.credentials);
-    metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort, () => health.isServing());
+    metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort, () =>
+      health.isServing(),
+    );
   } catch (error) {
     server.forceShutdown();
     await db.destroy();
     throw error;
   }
   await figures.start(async () => (await buyers.list()).map((buyer) => buyer.id), POST_FIGURES_REFRESH_MS);
-  const purgeSchedule = config.piiRetentionDays === undefined ? undefined : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
+  const purgeSchedule =
+    config.piiRetentionDays === undefined
+      ? undefined
+      : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
   reconciler.start();
   health.serve();
   logListenerTransport(logger, config, transport);

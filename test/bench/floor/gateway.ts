@@ -11,7 +11,10 @@ import { toSubmitLeadRequest } from './submit-request.js';
 
 const DEADLINE_MS = 5_000;
 
-const client = new DistributionServiceClient(`127.0.0.1:${requiredEnv('FLOOR_GRPC_PORT')}`, credentials.createInsecure());
+const client = new DistributionServiceClient(
+  `127.0.0.1:${requiredEnv('FLOOR_GRPC_PORT')}`,
+  credentials.createInsecure(),
+);
 
 function submitLead(request: SubmitLeadRequest): Promise<SubmitLeadResponse> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 // The floor's distribution side: a grpc-js server whose SubmitLead only stores the lead and answers.
-import { Server, ServerCredentials, status, type handleUnaryCall } from '@grpc/grpc-js';
+import { type handleUnaryCall, Server, ServerCredentials, status } from '@grpc/grpc-js';
 import {
   type DistributionServiceServer,
   DistributionServiceService,
@@ -20,7 +20,10 @@ const floor: DistributionServiceServer = {
   submitLead: (call, callback) => {
     insertLead(db, call.request.lead ?? Lead.fromPartial({})).then(
       (leadId) =>
-        callback(null, SubmitLeadResponse.fromPartial({ outcome: { $case: 'rejected', value: { leadId, reason: 'floor' } } })),
+        callback(
+          null,
+          SubmitLeadResponse.fromPartial({ outcome: { $case: 'rejected', value: { leadId, reason: 'floor' } } }),
+        ),
       (error: Error) => callback({ code: status.INTERNAL, details: error.message }),
     );
   },

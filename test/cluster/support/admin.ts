@@ -15,9 +15,14 @@ export class Admin {
 
   /** `rateLimitPerMinute` 0 = the default (60 per minute). */
   async createPublisher(name: string, rateLimitPerMinute = 0): Promise<{ id: string; key: string }> {
-    const created = await call(this.client.createPublisher.bind(this.client), { name, rateLimitPerMinute, payoutShareBps: 0 }, bearer(this.token), {
-      deadline: Date.now() + 30_000,
-    });
+    const created = await call(
+      this.client.createPublisher.bind(this.client),
+      { name, rateLimitPerMinute, payoutShareBps: 0 },
+      bearer(this.token),
+      {
+        deadline: Date.now() + 30_000,
+      },
+    );
     return { id: created.publisher!.id, key: created.key };
   }
 
@@ -29,12 +34,15 @@ export class Admin {
       bearer(this.token),
       { deadline: Date.now() + 30_000 },
     );
-    if (result.errors.length > 0) throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
+    if (result.errors.length > 0)
+      throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
     return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
   }
 
   async setBuyerActive(buyer: string, active: boolean): Promise<void> {
-    await call(this.client.setBuyerActive.bind(this.client), { buyer, active }, bearer(this.token), { deadline: Date.now() + 30_000 });
+    await call(this.client.setBuyerActive.bind(this.client), { buyer, active }, bearer(this.token), {
+      deadline: Date.now() + 30_000,
+    });
   }
 
   close(): void {

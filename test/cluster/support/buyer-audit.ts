@@ -57,24 +57,38 @@ export async function auditAtBuyers(
 ): Promise<BuyerAudit> {
   const problems: string[] = [];
   const byLead = new Map<string, Acceptance[]>();
-  for (const acceptance of acceptances) byLead.set(acceptance.leadId, [...(byLead.get(acceptance.leadId) ?? []), acceptance]);
+  for (const acceptance of acceptances)
+    byLead.set(acceptance.leadId, [...(byLead.get(acceptance.leadId) ?? []), acceptance]);
   const acceptedTwice = [...byLead.entries()]
     .filter(([, taken]) => taken.length > 1)
     .map(([leadId, taken]) => ({ leadId, by: taken.map((acceptance) => acceptance.path) }));
 
   const ids = [...new Set([...leadIds, ...byLead.keys()])];
   const leads = new Map(
-    (await rowsFor<LeadState>(database, (list) => `SELECT id, status, buyer_id FROM leads WHERE id IN (${list})`, ids)).map((lead) => [lead.id, lead]),
+    (
+      await rowsFor<LeadState>(database, (list) => `SELECT id, status, buyer_id FROM leads WHERE id IN (${list})`, ids)
+    ).map((lead) => [lead.id, lead]),
   );
-  const sales = await rowsFor<{ lead_id: string; buyer_id: string }>(database, (list) => `SELECT lead_id, buyer_id FROM sales WHERE lead_id IN (${list})`, ids);
+  const sales = await rowsFor<{ lead_id: string; buyer_id: string }>(
+    database,
+    (list) => `SELECT lead_id, buyer_id FROM sales WHERE lead_id IN (${list})`,
+    ids,
+  );
   const salesOf = new Map<string, string[]>();
   for (const sale of sales) salesOf.set(sale.lead_id, [...(salesOf.get(sale.lead_id) ?? []), sale.buyer_id]);
   // Post intents exist only where the sale protocol does: read them only when an answer needs them.
-  const needPosts = [...leads.values()].some((lead) => lead.status === 'unconfirmed') || acceptances.some((acceptance) => acceptance.attemptId !== undefined);
+  const needPosts =
+    [...leads.values()].some((lead) => lead.status === 'unconfirmed') ||
+    acceptances.some((acceptance) => acceptance.attemptId !== undefined);
   const posts = needPosts
-    ? await rowsFor<PostState>(database, (list) => `SELECT id, lead_id, buyer_id, state FROM lead_posts WHERE lead_id IN (${list})`, ids)
+    ? await rowsFor<PostState>(
+        database,
+        (list) => `SELECT id, lead_id, buyer_id, state FROM lead_posts WHERE lead_id IN (${list})`,
+        ids,
+      )
     : [];
-  const postOf = (leadId: string, buyerId: string) => posts.find((post) => post.lead_id === leadId && post.buyer_id === buyerId);
+  const postOf = (leadId: string, buyerId: string) =>
+    posts.find((post) => post.lead_id === leadId && post.buyer_id === buyerId);
 
   let inSale = 0;
   let inUnconfirmed = 0;
@@ -88,15 +102,27 @@ export async function auditAtBuyers(
     }
     const leadSales = salesOf.get(lead.id) ?? [];
     const post = postOf(lead.id, buyerId);
-    if (lead.status === 'sold' && leadSales.length === 1 && leadSales[0] === buyerId && lead.buyer_id === buyerId) inSale += 1;
-    else if (lead.status === 'unconfirmed' && leadSales.length === 0 && post && ['pending', 'unknown'].includes(post.state)) inUnconfirmed += 1;
-    else problems.push(`${what}: the lead is '${lead.status}' (buyer ${lead.buyer_id ?? '-'}), sales to ${JSON.stringify(leadSales)}, post ${JSON.stringify(post ?? null)}`);
+    if (lead.status === 'sold' && leadSales.length === 1 && leadSales[0] === buyerId && lead.buyer_id === buyerId)
+      inSale += 1;
+    else if (
+      lead.status === 'unconfirmed' &&
+      leadSales.length === 0 &&
+      post &&
+      ['pending', 'unknown'].includes(post.state)
+    )
+      inUnconfirmed += 1;
+    else
+      problems.push(
+        `${what}: the lead is '${lead.status}' (buyer ${lead.buyer_id ?? '-'}), sales to ${JSON.stringify(leadSales)}, post ${JSON.stringify(post ?? null)}`,
+      );
     if (acceptance.attemptId !== undefined && acceptance.attemptId !== post?.id) {
       problems.push(`${what}: sent attempt id ${acceptance.attemptId}, its post intent is ${post?.id ?? 'missing'}`);
     }
   }
   for (const sale of sales) {
-    const accepted = (byLead.get(sale.lead_id) ?? []).some((acceptance) => buyerIdOf(acceptance.path) === sale.buyer_id);
+    const accepted = (byLead.get(sale.lead_id) ?? []).some(
+      (acceptance) => buyerIdOf(acceptance.path) === sale.buyer_id,
+    );
     if (!accepted) problems.push(`${sale.lead_id}: sold to ${sale.buyer_id}, which never accepted it`);
   }
   return { acceptances: acceptances.length, acceptedTwice, inSale, inUnconfirmed, problems };

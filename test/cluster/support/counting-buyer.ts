@@ -81,9 +81,18 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
    */
   const answer = (post: ReceivedPost, response: ServerResponse, accept: boolean) => {
     // Counted before the write: the buyer has taken the lead whatever happens to the connection.
-    if (accept) acceptances.push({ path: post.path, leadId: post.leadId, attemptId: post.attemptId, delivered: !response.destroyed && !response.socket?.destroyed, at: Date.now() });
+    if (accept)
+      acceptances.push({
+        path: post.path,
+        leadId: post.leadId,
+        attemptId: post.attemptId,
+        delivered: !response.destroyed && !response.socket?.destroyed,
+        at: Date.now(),
+      });
     if (response.destroyed) return;
-    const body = accept ? { accepted: true, redirectUrl: `https://lender.example/apply/${post.leadId}` } : { accepted: false, reason: 'not interested' };
+    const body = accept
+      ? { accepted: true, redirectUrl: `https://lender.example/apply/${post.leadId}` }
+      : { accepted: false, reason: 'not interested' };
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(body));
   };
@@ -120,7 +129,9 @@ export async function startCountingBuyer(): Promise<CountingBuyer> {
           : 'not accepted';
       lookups.push({ ...post, answer: verdict });
       response.writeHead(verdict === 'undecided' ? 503 : 200, { 'content-type': 'application/json' });
-      return response.end(JSON.stringify(verdict === 'undecided' ? { error: 'still deciding' } : { accepted: verdict === 'accepted' }));
+      return response.end(
+        JSON.stringify(verdict === 'undecided' ? { error: 'still deciding' } : { accepted: verdict === 'accepted' }),
+      );
     }
     received.push(post);
     switch (behaviour.kind) {

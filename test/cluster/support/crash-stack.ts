@@ -1,18 +1,18 @@
-import { runLeadflow, type CliRun } from '../../cli/run-leadflow.js';
+import { type CliRun, runLeadflow } from '../../cli/run-leadflow.js';
 import { freePort, tcpAccepts } from '../../support/ports.js';
 import { productionSecretsEnv } from '../../support/test-database.js';
 import { Admin } from './admin.js';
-import { startCountingBuyer, type CountingBuyer } from './counting-buyer.js';
-import { OwnMariaDb, type InspectedDatabase } from './mariadb.js';
+import { type CountingBuyer, startCountingBuyer } from './counting-buyer.js';
+import { type InspectedDatabase, OwnMariaDb } from './mariadb.js';
 import {
+  type ChildHandle,
   cleanUp,
   DISTRIBUTION_ENTRY,
+  type GatewayProcess,
   startGatewayProcess,
   startNodeProcess,
   tempDir,
   waitUntil,
-  type ChildHandle,
-  type GatewayProcess,
 } from './processes.js';
 import { inspectSqlite } from './sqlite.js';
 
@@ -58,7 +58,11 @@ export class CrashStack {
 
   /** For a failure's output: the last distribution processes (the one running and the ones just before), the gateway, MariaDB. */
   handles(): ChildHandle[] {
-    return [...this.distributions.slice(-3), ...(this.gateway ? [this.gateway.handle] : []), ...(this.mariadb?.logs.slice(-1) ?? [])];
+    return [
+      ...this.distributions.slice(-3),
+      ...(this.gateway ? [this.gateway.handle] : []),
+      ...(this.mariadb?.logs.slice(-1) ?? []),
+    ];
   }
 
   async start(): Promise<void> {
@@ -80,7 +84,12 @@ export class CrashStack {
   }
 
   gatewayEnv(overrides: Record<string, string> = {}): Record<string, string> {
-    return { LEADFLOW_LOG_LEVEL: 'info', REDIS_URL: '', LEADFLOW_INTAKE_DEADLINE_MS: String(this.settings.intakeDeadlineMs), ...overrides };
+    return {
+      LEADFLOW_LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      LEADFLOW_INTAKE_DEADLINE_MS: String(this.settings.intakeDeadlineMs),
+      ...overrides,
+    };
   }
 
   /**
@@ -88,7 +97,10 @@ export class CrashStack {
    * resolves true once its port accepts connections, false if it died first (a crash point a
    * recovering lead reached while it started).
    */
-  async launch(name: string, env: Record<string, string>): Promise<{ handle: ChildHandle; listening: Promise<boolean> }> {
+  async launch(
+    name: string,
+    env: Record<string, string>,
+  ): Promise<{ handle: ChildHandle; listening: Promise<boolean> }> {
     if (this.distribution?.running) throw new Error(`${this.distribution.name} still runs`);
     const handle = startNodeProcess(name, DISTRIBUTION_ENTRY, {
       ...this.secrets,
@@ -105,9 +117,12 @@ export class CrashStack {
     this.distribution = handle;
     this.distributions.push(handle);
     let listening = false;
-    const ready = waitUntil(`${name} gRPC port`, async () => !handle.running || (listening = await tcpAccepts(this.port)), 60_000, 25).then(
-      () => listening && handle.running,
-    );
+    const ready = waitUntil(
+      `${name} gRPC port`,
+      async () => !handle.running || (listening = await tcpAccepts(this.port)),
+      60_000,
+      25,
+    ).then(() => listening && handle.running);
     return { handle, listening: ready };
   }
 
@@ -115,14 +130,19 @@ export class CrashStack {
   async metric(name: string): Promise<number | undefined> {
     const listening = this.distribution?.logLines().find((line) => line.msg === 'distribution service listening');
     if (!listening) throw new Error('the distribution service has not said where it listens');
-    const text = await (await fetch(`http://127.0.0.1:${String(listening.metricsPort)}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const text = await (
+      await fetch(`http://127.0.0.1:${String(listening.metricsPort)}/metrics`, { signal: AbortSignal.timeout(5000) })
+    ).text();
     const sample = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
     return sample ? Number(sample[1]) : undefined;
   }
 
   /** `leadflow ARGV` against the running distribution service, as an operator runs it. */
   cli(argv: string[]): Promise<CliRun> {
-    return runLeadflow(argv, { LEADFLOW_ADMIN_ADDRESS: this.address, LEADFLOW_ADMIN_TOKEN: this.secrets.LEADFLOW_ADMIN_TOKEN! });
+    return runLeadflow(argv, {
+      LEADFLOW_ADMIN_ADDRESS: this.address,
+      LEADFLOW_ADMIN_TOKEN: this.secrets.LEADFLOW_ADMIN_TOKEN!,
+    });
   }
 
   async stop(): Promise<void> {

@@ -40,7 +40,9 @@ export function postLead(baseUrl: string, key: string, body: unknown, timeoutMs 
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', (error: NodeJS.ErrnoException) => finish({ status: 0, body: undefined, headers: {}, error: error.code ?? error.message }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          finish({ status: 0, body: undefined, headers: {}, error: error.code ?? error.message }),
+        );
         response.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           let parsed: unknown = text;
@@ -57,13 +59,19 @@ export function postLead(baseUrl: string, key: string, body: unknown, timeoutMs 
       finish({ status: 0, body: undefined, headers: {}, error: 'CLIENT_TIMEOUT' });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ status: 0, body: undefined, headers: {}, error: error.code ?? error.message }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ status: 0, body: undefined, headers: {}, error: error.code ?? error.message }),
+    );
     req.end(payload);
   });
 }
 
 /** Runs `task` for every item with at most `concurrency` running at once; results in item order. */
-export async function inPool<T, R>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -87,5 +95,7 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string | numbe
 }
 
 export function describeReply(reply: IntakeReply): string {
-  return reply.error ? `${reply.error} after ${reply.elapsedMs} ms` : `${reply.status} ${JSON.stringify(reply.body)} after ${reply.elapsedMs} ms`;
+  return reply.error
+    ? `${reply.error} after ${reply.elapsedMs} ms`
+    : `${reply.status} ${JSON.stringify(reply.body)} after ${reply.elapsedMs} ms`;
 }

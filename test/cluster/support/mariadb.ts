@@ -5,9 +5,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createConnection, createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
+import { freePort } from '../../support/ports.js';
 import { recordSkippedSuite } from '../../support/skipped-suites.js';
 import { MYSQL_SERVER_URL } from '../../support/test-database.js';
-import { freePort } from '../../support/ports.js';
 import { ChildHandle, waitUntil } from './processes.js';
 
 export { MYSQL_SERVER_URL };
@@ -19,7 +19,12 @@ const REQUIRE_REDIS = process.env.LEADFLOW_REQUIRE_REDIS === '1';
  * For a suite's `before` hook: when what it needs is missing, skip the suite and name it at the
  * end of the run, or fail when the matching LEADFLOW_REQUIRE_* variable says CI needs it.
  */
-export function needOrSkip(context: Mocha.Context, available: boolean, reason: string, kind: 'mysql' | 'redis' = 'mysql'): void {
+export function needOrSkip(
+  context: Mocha.Context,
+  available: boolean,
+  reason: string,
+  kind: 'mysql' | 'redis' = 'mysql',
+): void {
   if (available) return;
   const suite = context.test?.parent?.fullTitle() ?? 'cluster suite';
   const required = kind === 'mysql' ? REQUIRE_MYSQL : REQUIRE_REDIS;
@@ -53,7 +58,13 @@ function inspect(serverUrl: string, name: string): InspectedDatabase {
     name,
     url: `${serverUrl}/${name}`,
     async rows<T>(sql: string, params: unknown[] = []) {
-      pool ??= createPool({ uri: `${serverUrl}/${name}`, connectionLimit: 2, supportBigNumbers: true, bigNumberStrings: false, decimalNumbers: true });
+      pool ??= createPool({
+        uri: `${serverUrl}/${name}`,
+        connectionLimit: 2,
+        supportBigNumbers: true,
+        bigNumberStrings: false,
+        decimalNumbers: true,
+      });
       const [rows] = await pool.query<RowDataPacket[]>(sql, params);
       return rows as T[];
     },

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, tcpAccepts } from '../../support/ports.js';
-
 
 /** Where the entry points live, relative to the repository root (mocha runs from there). */
 export const DISTRIBUTION_ENTRY = 'services/distribution/src/main.ts';
@@ -124,7 +123,12 @@ export function startNodeProcess(name: string, entry: string, env: Record<string
   return new ChildHandle(name, child);
 }
 
-export async function waitUntil(what: string, ready: () => Promise<boolean> | boolean, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
+export async function waitUntil(
+  what: string,
+  ready: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
     let ok = false;
@@ -155,7 +159,10 @@ export interface GatewayProcess {
  * A distribution service as a real process (`node --import tsx services/distribution/src/main.ts`);
  * resolves once its gRPC port accepts connections (after migrations).
  */
-export async function startDistributionProcess(name: string, env: Record<string, string>): Promise<DistributionProcess> {
+export async function startDistributionProcess(
+  name: string,
+  env: Record<string, string>,
+): Promise<DistributionProcess> {
   const port = await freePort();
   const handle = startNodeProcess(name, DISTRIBUTION_ENTRY, {
     LEADFLOW_GRPC_HOST: '127.0.0.1',
@@ -175,7 +182,11 @@ export async function startDistributionProcess(name: string, env: Record<string,
 }
 
 /** A gateway as a real process, pointed at one distribution service; resolves once it is ready. */
-export async function startGatewayProcess(name: string, distributionAddress: string, env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  name: string,
+  distributionAddress: string,
+  env: Record<string, string>,
+): Promise<GatewayProcess> {
   const port = await freePort();
   const handle = startNodeProcess(name, GATEWAY_ENTRY, {
     LEADFLOW_HTTP_HOST: '127.0.0.1',

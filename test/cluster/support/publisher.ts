@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { postLead, type IntakeReply } from './http.js';
+import { type IntakeReply, postLead } from './http.js';
 
 /** One lead as a publisher sends it: the same body until a final answer. */
 export interface Publication {
@@ -57,6 +57,10 @@ export class RetryingPublisher {
 
   /** The final answers by clickid, for auditStore. */
   finalAnswers(): Map<string, IntakeReply> {
-    return new Map(this.publications.filter((publication) => publication.final?.status === 200).map((publication) => [publication.clickid, publication.final!]));
+    return new Map(
+      this.publications
+        .filter((publication) => publication.final?.status === 200)
+        .map((publication) => [publication.clickid, publication.final!]),
+    );
   }
 }

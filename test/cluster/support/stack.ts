@@ -24,5 +24,7 @@ export function logLinesWith(handle: ChildHandle, text: string): Record<string, 
 
 /** Gateway log lines about 5xx answers, as `code: detail` (never a body or a key). */
 export function failureLines(handle: ChildHandle): string[] {
-  return logLinesWith(handle, 'request failed').map((line) => `${String(line.code)}: ${String(line.detail ?? JSON.stringify(line.err ?? line.error))}`);
+  return logLinesWith(handle, 'request failed').map(
+    (line) => `${String(line.code)}: ${String(line.detail ?? JSON.stringify(line.err ?? line.error))}`,
+  );
 }

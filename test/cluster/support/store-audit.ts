@@ -53,7 +53,11 @@ function placeholders(values: readonly unknown[]): string {
  * one sale and one balanced set of three ledger entries that agree with the sale;
  * a rejected or unconfirmed lead has neither.
  */
-export async function auditStore(database: InspectedDatabase, publisherIds: string[], okAnswers: OkAnswers): Promise<StoreAudit> {
+export async function auditStore(
+  database: InspectedDatabase,
+  publisherIds: string[],
+  okAnswers: OkAnswers,
+): Promise<StoreAudit> {
   const problems: string[] = [];
   const leads = await database.rows<LeadRecord>(
     `SELECT id, clickid, status, buyer_id, payout_cents, is_test FROM leads WHERE publisher_id IN (${placeholders(publisherIds)})`,
@@ -93,7 +97,8 @@ export async function auditStore(database: InspectedDatabase, publisherIds: stri
     // An unconfirmed lead (a post whose answer never came) is answered as not sold until it is resolved.
     const answeredAs = lead.status === 'unconfirmed' ? 'rejected' : lead.status;
     if (answeredAs !== told.status) wrong.push(`stored ${lead.status}, answered ${told.status}`);
-    if (told.status === 'sold' && lead.buyer_id !== told.buyerId) wrong.push(`stored buyer ${lead.buyer_id}, answered ${told.buyerId}`);
+    if (told.status === 'sold' && lead.buyer_id !== told.buyerId)
+      wrong.push(`stored buyer ${lead.buyer_id}, answered ${told.buyerId}`);
     if (told.status === 'sold' && lead.payout_cents !== Math.round((told.price ?? NaN) * 100)) {
       wrong.push(`stored payout ${lead.payout_cents}, answered price ${told.price}`);
     }
@@ -111,11 +116,17 @@ export async function auditStore(database: InspectedDatabase, publisherIds: stri
     if (leadSales.length > 1 || entries.length > 3) soldTwice += 1;
     if (lead.status === 'processing') {
       problems.push(`${lead.clickid} (${lead.id}): left 'processing' (half-written)`);
-      if (leadSales.length > 0 || entries.length > 0) problems.push(`${lead.id}: 'processing' yet has ${leadSales.length} sale(s) and ${entries.length} ledger entries`);
+      if (leadSales.length > 0 || entries.length > 0)
+        problems.push(
+          `${lead.id}: 'processing' yet has ${leadSales.length} sale(s) and ${entries.length} ledger entries`,
+        );
       continue;
     }
     if (lead.status !== 'sold' || lead.is_test === 1) {
-      if (leadSales.length > 0 || entries.length > 0) problems.push(`${lead.id}: ${lead.status} yet has ${leadSales.length} sale(s) and ${entries.length} ledger entries`);
+      if (leadSales.length > 0 || entries.length > 0)
+        problems.push(
+          `${lead.id}: ${lead.status} yet has ${leadSales.length} sale(s) and ${entries.length} ledger entries`,
+        );
       continue;
     }
     if (leadSales.length !== 1) {
@@ -123,22 +134,38 @@ export async function auditStore(database: InspectedDatabase, publisherIds: stri
       continue;
     }
     const sale = leadSales[0]!;
-    if (sale.buyer_id !== lead.buyer_id) problems.push(`${lead.id}: sale to ${sale.buyer_id}, lead says ${lead.buyer_id}`);
-    if (sale.payout_cents !== lead.payout_cents) problems.push(`${lead.id}: sale payout ${sale.payout_cents}, lead says ${lead.payout_cents}`);
+    if (sale.buyer_id !== lead.buyer_id)
+      problems.push(`${lead.id}: sale to ${sale.buyer_id}, lead says ${lead.buyer_id}`);
+    if (sale.payout_cents !== lead.payout_cents)
+      problems.push(`${lead.id}: sale payout ${sale.payout_cents}, lead says ${lead.payout_cents}`);
     if (JSON.stringify(types) !== JSON.stringify(['buyer_charge', 'platform_margin', 'publisher_payout'])) {
       problems.push(`${lead.id}: ledger entries ${JSON.stringify(types)}`);
       continue;
     }
     const amount = (type: string) => entries.find((entry) => entry.entry_type === type)!.amount_cents;
-    if (amount('buyer_charge') !== -sale.charge_cents || amount('publisher_payout') !== sale.payout_cents || amount('platform_margin') !== sale.margin_cents) {
+    if (
+      amount('buyer_charge') !== -sale.charge_cents ||
+      amount('publisher_payout') !== sale.payout_cents ||
+      amount('platform_margin') !== sale.margin_cents
+    ) {
       problems.push(`${lead.id}: ledger ${JSON.stringify(entries)} does not match sale ${JSON.stringify(sale)}`);
     }
-    if (entries.reduce((sum, entry) => sum + entry.amount_cents, 0) !== 0) problems.push(`${lead.id}: ledger entries do not sum to zero`);
+    if (entries.reduce((sum, entry) => sum + entry.amount_cents, 0) !== 0)
+      problems.push(`${lead.id}: ledger entries do not sum to zero`);
   }
   const storedIds = new Set(leadIds);
-  for (const sale of sales) if (!storedIds.has(sale.lead_id)) problems.push(`sale ${sale.id} of an unknown lead ${sale.lead_id}`);
+  for (const sale of sales)
+    if (!storedIds.has(sale.lead_id)) problems.push(`sale ${sale.id} of an unknown lead ${sale.lead_id}`);
 
   const byStatus: Record<string, number> = {};
   for (const lead of leads) byStatus[lead.status] = (byStatus[lead.status] ?? 0) + 1;
-  return { leads: leads.length, byStatus, sales: sales.length, ledgerEntries: ledger.length, soldTwice, lost, problems };
+  return {
+    leads: leads.length,
+    byStatus,
+    sales: sales.length,
+    ledgerEntries: ledger.length,
+    soldTwice,
+    lost,
+    problems,
+  };
 }

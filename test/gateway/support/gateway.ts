@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { buildGateway } from '../../../gateway/src/app.js';
-import { loadGatewayConfig, type GatewayConfig } from '../../../services/common/config.js';
+import { type GatewayConfig, loadGatewayConfig } from '../../../services/common/config.js';
 import type { Logger } from '../../../services/common/logger.js';
 
 /** A key of the shape leadflow issues (`lfpk_` + 43 base64url characters), the same for the same name. */

@@ -1,14 +1,14 @@
 import {
+  type Metadata,
   Server,
   ServerCredentials,
-  status,
-  type Metadata,
   type ServerUnaryCall,
   type sendUnaryData,
+  status,
 } from '@grpc/grpc-js';
 import {
-  DistributionServiceService,
   type DistributionServiceServer,
+  DistributionServiceService,
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
@@ -59,7 +59,10 @@ export class ScriptedDistribution {
 
   async start(): Promise<void> {
     const implementation: DistributionServiceServer = {
-      submitLead: (call: ServerUnaryCall<SubmitLeadRequest, SubmitLeadResponse>, callback: sendUnaryData<SubmitLeadResponse>) => {
+      submitLead: (
+        call: ServerUnaryCall<SubmitLeadRequest, SubmitLeadResponse>,
+        callback: sendUnaryData<SubmitLeadResponse>,
+      ) => {
         this.submitCalls.push({ request: call.request, metadata: call.metadata });
         const answer = this.submit(call.request);
         setTimeout(() => {

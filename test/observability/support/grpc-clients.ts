@@ -1,6 +1,13 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { credentials, loadPackageDefinition, type Client, type ClientDuplexStream, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  type Client,
+  type ClientDuplexStream,
+  type ClientReadableStream,
+  credentials,
+  loadPackageDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 
@@ -15,7 +22,10 @@ function clientConstructor(protoFile: string, qualifiedName: string): ClientCons
 }
 
 export interface HealthClient extends Client {
-  Check(request: { service: string }, callback: (error: ServiceError | null, response: { status: string }) => void): void;
+  Check(
+    request: { service: string },
+    callback: (error: ServiceError | null, response: { status: string }) => void,
+  ): void;
   Watch(request: { service: string }): ClientReadableStream<{ status: string }>;
 }
 
@@ -26,7 +36,9 @@ export function healthClient(address: string): HealthClient {
 }
 
 export function check(client: HealthClient, service: string): Promise<string> {
-  return new Promise((resolve, reject) => client.Check({ service }, (error, response) => (error ? reject(error) : resolve(response.status))));
+  return new Promise((resolve, reject) =>
+    client.Check({ service }, (error, response) => (error ? reject(error) : resolve(response.status))),
+  );
 }
 
 export interface ReflectionClient extends Client {
@@ -37,7 +49,10 @@ export interface ReflectionClient extends Client {
 export function reflectionClient(address: string): ReflectionClient {
   const packageDir = path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json'));
   const protoFile = path.join(packageDir, 'build/proto/grpc/reflection/v1/reflection.proto');
-  const Reflection = clientConstructor(protoFile, 'grpc.reflection.v1.ServerReflection') as ClientConstructor<ReflectionClient>;
+  const Reflection = clientConstructor(
+    protoFile,
+    'grpc.reflection.v1.ServerReflection',
+  ) as ClientConstructor<ReflectionClient>;
   return new Reflection(address, credentials.createInsecure());
 }
 

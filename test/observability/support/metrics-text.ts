@@ -23,12 +23,20 @@ export function parseSamples(text: string): Sample[] {
 /** The sum of the samples named `name` whose labels include `labels`; undefined when none matches. */
 export function sampled(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const matching = parseSamples(text).filter(
-    (sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+    (sample) =>
+      sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
   );
   return matching.length === 0 ? undefined : matching.reduce((sum, sample) => sum + sample.value, 0);
 }
 
-export async function scrape(url: string, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string; text: string }> {
+export async function scrape(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string; text: string }> {
   const response = await fetch(url, { headers });
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    text: await response.text(),
+  };
 }

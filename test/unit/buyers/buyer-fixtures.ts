@@ -17,7 +17,9 @@ export function minimalBuyer(overrides: Record<string, unknown> = {}): Record<st
 }
 
 /** A lead as validation leaves it: normalized fields, '' for those not sent. */
-export function leadInput(overrides: Partial<LeadFactsInput> & { fields?: Record<string, string> } = {}): LeadFactsInput {
+export function leadInput(
+  overrides: Partial<LeadFactsInput> & { fields?: Record<string, string> } = {},
+): LeadFactsInput {
   return {
     ageYears: 35,
     loanAmountCents: 150_000,

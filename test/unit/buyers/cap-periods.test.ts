@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { capPeriods } from '../../../services/distribution/src/buyers/cap-periods.js';
 
-const noCaps = { leadsPerHour: undefined, leadsPerDay: undefined, leadsPerMonth: undefined, spendPerDayCents: undefined };
+const noCaps = {
+  leadsPerHour: undefined,
+  leadsPerDay: undefined,
+  leadsPerMonth: undefined,
+  spendPerDayCents: undefined,
+};
 
 describe('capPeriods', () => {
   it('counts only the periods a cap is set for', () => {

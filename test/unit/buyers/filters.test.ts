@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { FilterRule } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
-import { evaluateFilter, leadFacts, type LeadFacts } from '../../../services/distribution/src/buyers/rules/filters.js';
+import { evaluateFilter, type LeadFacts, leadFacts } from '../../../services/distribution/src/buyers/rules/filters.js';
 import { leadInput } from './buyer-fixtures.js';
 
 const facts = leadFacts(leadInput(), 'America/Chicago');
@@ -26,7 +26,9 @@ describe('leadFacts', () => {
   });
 
   it('has no monthly income when none was sent', () => {
-    expect(leadFacts(leadInput({ incomeNetMonthlyCents: null, fields: { incomeNetMonthly: '' } }), 'UTC').incomeNetMonthly).to.equal(undefined);
+    expect(
+      leadFacts(leadInput({ incomeNetMonthlyCents: null, fields: { incomeNetMonthly: '' } }), 'UTC').incomeNetMonthly,
+    ).to.equal(undefined);
   });
 
   it('reads hour and day on the wall clock of the zone, across a daylight saving time change', () => {
@@ -108,8 +110,18 @@ describe('evaluateFilter', () => {
     expect(matches({ field: missing, equals: 'IL' })).to.equal(false);
     expect(matches({ field: missing, in: ['IL'] })).to.equal(false);
     expect(matches({ field: missing, pattern: '.*' })).to.equal(false);
-    expect(matches({ field: 'incomeNetMonthly', range: { min: 0 } }, leadFacts(leadInput({ incomeNetMonthlyCents: null }), 'UTC'))).to.equal(false);
-    expect(matches({ field: 'daysUntilNextPayDate', range: { max: 100 } }, leadFacts(leadInput({ fields: { incomeNextDate1: '' } }), 'UTC'))).to.equal(false);
+    expect(
+      matches(
+        { field: 'incomeNetMonthly', range: { min: 0 } },
+        leadFacts(leadInput({ incomeNetMonthlyCents: null }), 'UTC'),
+      ),
+    ).to.equal(false);
+    expect(
+      matches(
+        { field: 'daysUntilNextPayDate', range: { max: 100 } },
+        leadFacts(leadInput({ fields: { incomeNextDate1: '' } }), 'UTC'),
+      ),
+    ).to.equal(false);
     expect(matches({ not: { field: missing, equals: 'IL' } })).to.equal(true);
   });
 
@@ -132,7 +144,10 @@ describe('evaluateFilter', () => {
   });
 
   it('reads derived values', () => {
-    const mondayMorning = leadFacts(leadInput({ now: new Date('2025-06-16T14:30:00Z'), test: true }), 'America/Chicago');
+    const mondayMorning = leadFacts(
+      leadInput({ now: new Date('2025-06-16T14:30:00Z'), test: true }),
+      'America/Chicago',
+    );
     expect(matches({ field: 'hourOfDay', range: { min: 9, max: 9 } }, mondayMorning)).to.equal(true);
     expect(matches({ field: 'dayOfWeek', in: ['mon', 'tue'] }, mondayMorning)).to.equal(true);
     expect(matches({ field: 'testMode', equals: true }, mondayMorning)).to.equal(true);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function errorsOf(document: unknown): Problem[] {
@@ -101,7 +101,9 @@ buyers:
     });
     expect(messageAt(document, 'tier')).to.equal('must be a whole number from 1 to 1000');
     expect(messageAt(document, 'caps.leadsPerDay')).to.equal('must be a whole number from 1 to 10000000');
-    expect(messageAt(document, 'caps.spendPerDay')).to.equal('must be an amount in dollars such as "25.00", with at most 2 decimals');
+    expect(messageAt(document, 'caps.spendPerDay')).to.equal(
+      'must be an amount in dollars such as "25.00", with at most 2 decimals',
+    );
     expect(messageAt(document, 'schedule.timezone')).to.equal('must be an IANA time zone such as America/New_York');
     expect(messageAt(document, 'pricing.price')).to.equal('must be at least 0.01');
   });
@@ -120,17 +122,25 @@ buyers:
 
   it('refuses what is not a document of buyers', () => {
     for (const document of [null, 42, 'buyers', true]) {
-      expect(errorsOf(document)).to.deep.equal([{ path: '', message: 'must be {buyers: [...]}, a list of buyers or one buyer' }]);
+      expect(errorsOf(document)).to.deep.equal([
+        { path: '', message: 'must be {buyers: [...]}, a list of buyers or one buyer' },
+      ]);
     }
     expect(errorsOf([])).to.deep.equal([{ path: '', message: 'must list at least one item' }]);
     expect(errorsOf({ buyers: [] })).to.deep.equal([{ path: 'buyers', message: 'must list at least one item' }]);
     expect(errorsOf({ buyers: 'acme' })).to.deep.equal([{ path: 'buyers', message: 'must be a list' }]);
-    expect(errorsOf([minimalBuyer(), 7])).to.deep.equal([{ path: '[1]', message: 'must be a buyer: an object with name, integration and pricing' }]);
+    expect(errorsOf([minimalBuyer(), 7])).to.deep.equal([
+      { path: '[1]', message: 'must be a buyer: an object with name, integration and pricing' },
+    ]);
   });
 
   it('refuses a name used twice, ignoring case', () => {
-    const document = { buyers: [minimalBuyer({ name: 'Acme' }), minimalBuyer({ name: 'other' }), minimalBuyer({ name: 'acme' })] };
-    expect(errorsOf(document)).to.deep.equal([{ path: 'buyers[2].name', message: 'repeats the name of buyers[0] (names ignore case)' }]);
+    const document = {
+      buyers: [minimalBuyer({ name: 'Acme' }), minimalBuyer({ name: 'other' }), minimalBuyer({ name: 'acme' })],
+    };
+    expect(errorsOf(document)).to.deep.equal([
+      { path: 'buyers[2].name', message: 'repeats the name of buyers[0] (names ignore case)' },
+    ]);
   });
 
   describe('unknown keys', () => {
@@ -152,7 +162,10 @@ buyers:
         { path: 'buyers[0].schedule.hours.untill', message: 'unknown key; expected one of: from, to' },
         { path: 'buyers[0].integration.timeout', message: 'unknown key (did you mean "timeoutMs"?)' },
         { path: 'buyers[0].integration.post.respnse', message: 'unknown key (did you mean "response"?)' },
-        { path: 'buyers[0].filters.negate', message: 'unknown key; expected one of: field, equals, in, range, pattern, exists' },
+        {
+          path: 'buyers[0].filters.negate',
+          message: 'unknown key; expected one of: field, equals, in, range, pattern, exists',
+        },
       ]);
     });
 
@@ -169,10 +182,18 @@ buyers:
 
   describe('URLs', () => {
     it('must be https:// unless the buyer is local', () => {
-      const document = minimalBuyer({ integration: { post: post({ url: 'http://buyer.example/post', testUrl: 'ftp://x.example/' }) } });
+      const document = minimalBuyer({
+        integration: { post: post({ url: 'http://buyer.example/post', testUrl: 'ftp://x.example/' }) },
+      });
       expect(errorsOf(document)).to.deep.equal([
-        { path: 'integration.post.url', message: 'must be an https:// URL; only a buyer marked local: true may use http://' },
-        { path: 'integration.post.testUrl', message: 'must be an https:// URL; only a buyer marked local: true may use http://' },
+        {
+          path: 'integration.post.url',
+          message: 'must be an https:// URL; only a buyer marked local: true may use http://',
+        },
+        {
+          path: 'integration.post.testUrl',
+          message: 'must be an https:// URL; only a buyer marked local: true may use http://',
+        },
       ]);
     });
 
@@ -182,16 +203,22 @@ buyers:
     });
 
     it('must be absolute and carry no credentials', () => {
-      expect(messageAt(minimalBuyer({ integration: { post: post({ url: '/post' }) } }), 'integration.post.url')).to.equal(
-        'must be an absolute URL',
-      );
-      expect(messageAt(minimalBuyer({ integration: { post: post({ url: 'https://u:pw@b.example/' }) } }), 'integration.post.url')).to.equal(
-        'must not hold a user name or password; use auth',
-      );
+      expect(
+        messageAt(minimalBuyer({ integration: { post: post({ url: '/post' }) } }), 'integration.post.url'),
+      ).to.equal('must be an absolute URL');
+      expect(
+        messageAt(
+          minimalBuyer({ integration: { post: post({ url: 'https://u:pw@b.example/' }) } }),
+          'integration.post.url',
+        ),
+      ).to.equal('must not hold a user name or password; use auth');
     });
 
     it('need a testUrl on every call when test-mode leads go to it', () => {
-      const document = minimalBuyer({ pricing: { type: 'bid' }, integration: { testBehaviour: 'test_url', ping: ping(), post: post() } });
+      const document = minimalBuyer({
+        pricing: { type: 'bid' },
+        integration: { testBehaviour: 'test_url', ping: ping(), post: post() },
+      });
       expect(errorsOf(document)).to.deep.equal([
         { path: 'integration.ping.testUrl', message: 'is required when testBehaviour is test_url' },
         { path: 'integration.post.testUrl', message: 'is required when testBehaviour is test_url' },
@@ -201,12 +228,25 @@ buyers:
 
   describe('ping mapping', () => {
     const PERSONAL = [
-      'ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber', 'firstName', 'lastName', 'email', 'address',
-      'homePhone', 'cellPhone', 'workPhone', 'userIp',
+      'ssn',
+      'dob',
+      'bankAba',
+      'bankAccountNumber',
+      'driversLicenseNumber',
+      'firstName',
+      'lastName',
+      'email',
+      'address',
+      'homePhone',
+      'cellPhone',
+      'workPhone',
+      'userIp',
     ];
 
     it('refuses every personal field, in shorthand and object form', () => {
-      const mapping = Object.fromEntries(PERSONAL.map((field, index) => [`p.${field}`, index % 2 ? field : { field, transform: ['trim'] }]));
+      const mapping = Object.fromEntries(
+        PERSONAL.map((field, index) => [`p.${field}`, index % 2 ? field : { field, transform: ['trim'] }]),
+      );
       const errors = errorsOf(minimalBuyer({ integration: { ping: ping({ mapping }), post: post() } }));
       expect(errors).to.deep.equal(
         PERSONAL.map((field, index) => ({
@@ -218,16 +258,20 @@ buyers:
 
     it('allows the same fields in the post', () => {
       const mapping = Object.fromEntries(PERSONAL.map((field) => [field, field]));
-      expect(parseBuyerDocument(minimalBuyer({ integration: { ping: ping(), post: post({ mapping }) } }))).to.have.property('buyers');
+      expect(
+        parseBuyerDocument(minimalBuyer({ integration: { ping: ping(), post: post({ mapping }) } })),
+      ).to.have.property('buyers');
     });
 
     it('keeps pingReference to the post of a ping_post buyer', () => {
-      expect(errorsOf(minimalBuyer({ integration: { post: post({ mapping: { id: 'pingReference' } }) } }))).to.deep.equal([
+      expect(
+        errorsOf(minimalBuyer({ integration: { post: post({ mapping: { id: 'pingReference' } }) } })),
+      ).to.deep.equal([
         { path: 'integration.post.mapping.id', message: 'pingReference exists only in the post of a ping_post buyer' },
       ]);
-      expect(pathsOf(minimalBuyer({ integration: { ping: ping({ mapping: { id: 'pingReference' } }), post: post() } }))).to.deep.equal([
-        'integration.ping.mapping.id',
-      ]);
+      expect(
+        pathsOf(minimalBuyer({ integration: { ping: ping({ mapping: { id: 'pingReference' } }), post: post() } })),
+      ).to.deep.equal(['integration.ping.mapping.id']);
     });
   });
 
@@ -244,13 +288,31 @@ buyers:
         constant: { value: { nested: true } },
       };
       expect(errorsOf(minimalBuyer({ integration: { post: post({ mapping }) } }))).to.deep.equal([
-        { path: 'integration.post.mapping["applicant.ssn"].transform[1]', message: 'must be one of digits, upper, lower, trim, {date}, {phone}, {money} or {map, default}' },
-        { path: 'integration.post.mapping["applicant.ssn"].transform[2].date', message: 'applies only to dob, incomeNextDate1, incomeNextDate2' },
-        { path: 'integration.post.mapping["applicant.phone"].transform.phone', message: 'must hold ten X, one per digit, such as (XXX) XXX-XXXX' },
-        { path: 'integration.post.mapping["applicant.dob"].transform[0].date', message: 'must use the tokens YYYY, MM and DD, such as MM/DD/YYYY' },
+        {
+          path: 'integration.post.mapping["applicant.ssn"].transform[1]',
+          message: 'must be one of digits, upper, lower, trim, {date}, {phone}, {money} or {map, default}',
+        },
+        {
+          path: 'integration.post.mapping["applicant.ssn"].transform[2].date',
+          message: 'applies only to dob, incomeNextDate1, incomeNextDate2',
+        },
+        {
+          path: 'integration.post.mapping["applicant.phone"].transform.phone',
+          message: 'must hold ten X, one per digit, such as (XXX) XXX-XXXX',
+        },
+        {
+          path: 'integration.post.mapping["applicant.dob"].transform[0].date',
+          message: 'must use the tokens YYYY, MM and DD, such as MM/DD/YYYY',
+        },
         { path: 'integration.post.mapping.amount.transform[0].money', message: 'must be one of: number, string' },
-        { path: 'integration.post.mapping.amount.transform[1].map', message: 'must be an object of lead value -> value sent' },
-        { path: 'integration.post.mapping.state.transform[0].money', message: 'applies only to price, loanAmount and incomeNetMonthly' },
+        {
+          path: 'integration.post.mapping.amount.transform[1].map',
+          message: 'must be an object of lead value -> value sent',
+        },
+        {
+          path: 'integration.post.mapping.state.transform[0].money',
+          message: 'applies only to price, loanAmount and incomeNetMonthly',
+        },
         { path: 'integration.post.mapping.state.transform[1]', message: 'needs one of: date, phone, money, map' },
         { path: 'integration.post.mapping.state.transform[1].default', message: 'is used only with map' },
         { path: 'integration.post.mapping.both', message: 'must have only one of: field, value' },
@@ -260,17 +322,30 @@ buyers:
     });
 
     it('suggests the field a misspelt source meant, else lists them', () => {
-      const source = (name: string) => messageAt(minimalBuyer({ integration: { post: post({ mapping: { a: name } }) } }), 'integration.post.mapping.a');
-      expect(source('cellphone')).to.equal('is not a lead field, derived value, leadId, pingReference or attemptId (did you mean "cellPhone"?)');
+      const source = (name: string) =>
+        messageAt(
+          minimalBuyer({ integration: { post: post({ mapping: { a: name } }) } }),
+          'integration.post.mapping.a',
+        );
+      expect(source('cellphone')).to.equal(
+        'is not a lead field, derived value, leadId, pingReference or attemptId (did you mean "cellPhone"?)',
+      );
       expect(source('favouriteColour'))
-        .to.match(/^is not a lead field, derived value, leadId, pingReference or attemptId; expected one of: price, loanAmount, ssn, /)
-        .and.to.match(/, age, daysUntilNextPayDate, hourOfDay, dayOfWeek, publisherId, leadId, pingReference, attemptId$/);
+        .to.match(
+          /^is not a lead field, derived value, leadId, pingReference or attemptId; expected one of: price, loanAmount, ssn, /,
+        )
+        .and.to.match(
+          /, age, daysUntilNextPayDate, hourOfDay, dayOfWeek, publisherId, leadId, pingReference, attemptId$/,
+        );
     });
 
     it('refuses JSON keys that would be both a value and an object, or have empty parts', () => {
       const mapping = { applicant: 'ssn', 'applicant.name': 'firstName', 'a..b': 'zip', '': 'city' };
       expect(errorsOf(minimalBuyer({ integration: { post: post({ mapping }) } }))).to.deep.equal([
-        { path: 'integration.post.mapping["applicant.name"]', message: 'conflicts with integration.post.mapping.applicant: a JSON value cannot also hold keys' },
+        {
+          path: 'integration.post.mapping["applicant.name"]',
+          message: 'conflicts with integration.post.mapping.applicant: a JSON value cannot also hold keys',
+        },
         { path: 'integration.post.mapping["a..b"]', message: 'must be a dotted path without empty parts' },
         { path: 'integration.post.mapping[""]', message: 'must be a dotted path without empty parts' },
       ]);
@@ -278,71 +353,122 @@ buyers:
 
     it('lets a form body use dotted keys freely', () => {
       const mapping = { applicant: 'ssn', 'applicant.name': 'firstName' };
-      expect(parseBuyerDocument(minimalBuyer({ integration: { post: post({ format: 'form', mapping }) } }))).to.have.property('buyers');
+      expect(
+        parseBuyerDocument(minimalBuyer({ integration: { post: post({ format: 'form', mapping }) } })),
+      ).to.have.property('buyers');
     });
 
     it('needs at least one key', () => {
-      expect(messageAt(minimalBuyer({ integration: { post: post({ mapping: {} }) } }), 'integration.post.mapping')).to.equal('must map at least one key');
+      expect(
+        messageAt(minimalBuyer({ integration: { post: post({ mapping: {} }) } }), 'integration.post.mapping'),
+      ).to.equal('must map at least one key');
     });
   });
 
   describe('response parser', () => {
     it('checks each path against the reply format', () => {
-      const json = post({ response: { accepted: { path: '$.items[*].status', equals: 'ok' }, price: '$..bid', reference: { path: 'id' } } });
+      const json = post({
+        response: { accepted: { path: '$.items[*].status', equals: 'ok' }, price: '$..bid', reference: { path: 'id' } },
+      });
       expect(errorsOf(minimalBuyer({ integration: { post: json } }))).to.deep.equal([
-        { path: 'integration.post.response.accepted.path', message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status" },
-        { path: 'integration.post.response.price', message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status" },
+        {
+          path: 'integration.post.response.accepted.path',
+          message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status",
+        },
+        {
+          path: 'integration.post.response.price',
+          message: "must be a JSON path of names, [index] and ['quoted name'], such as $.result.status",
+        },
       ]);
       const xml = post({ response: { format: 'xml', accepted: { path: '/a[', equals: 'ok' }, reason: '/a/reason' } });
-      expect(messageAt(minimalBuyer({ integration: { post: xml } }), 'integration.post.response.accepted.path')).to.match(
-        /^must be an XPath of the supported form: steps such as \/response\/status/,
-      );
-      const text = post({ response: { format: 'text', accepted: { path: 'status=(\\w+', equals: 'ok' }, price: { path: 'price=(\\d+)\\.(\\d+)' }, reason: 'DECLINED.*' } });
+      expect(
+        messageAt(minimalBuyer({ integration: { post: xml } }), 'integration.post.response.accepted.path'),
+      ).to.match(/^must be an XPath of the supported form: steps such as \/response\/status/);
+      const text = post({
+        response: {
+          format: 'text',
+          accepted: { path: 'status=(\\w+', equals: 'ok' },
+          price: { path: 'price=(\\d+)\\.(\\d+)' },
+          reason: 'DECLINED.*',
+        },
+      });
       expect(errorsOf(minimalBuyer({ integration: { post: text } }))).to.deep.equal([
         { path: 'integration.post.response.accepted.path', message: 'is not a valid regular expression (RE2 syntax)' },
-        { path: 'integration.post.response.price.path', message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)' },
+        {
+          path: 'integration.post.response.price.path',
+          message: 'must be a regular expression with at most one capturing group, such as status=(\\w+)',
+        },
       ]);
     });
 
     it('checks the acceptance test', () => {
       const response = (accepted: unknown) => minimalBuyer({ integration: { post: post({ response: { accepted } }) } });
-      expect(messageAt(response({ path: '$.a' }), 'integration.post.response.accepted')).to.equal('needs one of: equals, in, matches');
-      expect(messageAt(response({ path: '$.a', equals: 'x', in: ['y'] }), 'integration.post.response.accepted')).to.equal(
-        'must have only one of: equals, in, matches',
+      expect(messageAt(response({ path: '$.a' }), 'integration.post.response.accepted')).to.equal(
+        'needs one of: equals, in, matches',
       );
+      expect(
+        messageAt(response({ path: '$.a', equals: 'x', in: ['y'] }), 'integration.post.response.accepted'),
+      ).to.equal('must have only one of: equals, in, matches');
       expect(messageAt(response({ path: '$.a', matches: '(' }), 'integration.post.response.accepted.matches')).to.equal(
         'is not a valid regular expression (RE2 syntax)',
       );
-      expect(messageAt(response({ path: '$.a', in: ['ok', null] }), 'integration.post.response.accepted.in[1]')).to.equal(
-        'must be a string, a number, true or false',
-      );
+      expect(
+        messageAt(response({ path: '$.a', in: ['ok', null] }), 'integration.post.response.accepted.in[1]'),
+      ).to.equal('must be a string, a number, true or false');
     });
 
     it('refuses what the linear-time engines do not run: lookaround, backreferences, big programs, XPath outside the subset', () => {
       const text = (accepted: unknown, extra: Record<string, unknown> = {}) =>
         minimalBuyer({ integration: { post: post({ response: { format: 'text', accepted, ...extra } }) } });
-      expect(messageAt(text({ path: '^(?=ACC)(\\w+)', equals: 'x' }), 'integration.post.response.accepted.path')).to.equal(
-        'uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run',
+      expect(
+        messageAt(text({ path: '^(?=ACC)(\\w+)', equals: 'x' }), 'integration.post.response.accepted.path'),
+      ).to.equal('uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run');
+      expect(messageAt(text({ path: '^(\\w)\\1', equals: 'x' }), 'integration.post.response.accepted.path')).to.match(
+        /backreference/,
       );
-      expect(messageAt(text({ path: '^(\\w)\\1', equals: 'x' }), 'integration.post.response.accepted.path')).to.match(/backreference/);
       expect(messageAt(text({ path: '(?:.*a){40}', equals: 'x' }), 'integration.post.response.accepted.path')).to.match(
         /^is too complex for a buyer pattern \(\d+ steps, at most 100\)/,
       );
-      expect(messageAt(text({ path: 'x'.repeat(257), equals: 'x' }), 'integration.post.response.accepted.path')).to.equal('is longer than 256 characters');
+      expect(
+        messageAt(text({ path: 'x'.repeat(257), equals: 'x' }), 'integration.post.response.accepted.path'),
+      ).to.equal('is longer than 256 characters');
       const each = '(?:.*a){26}';
-      expect(messageAt(text({ path: each, equals: 'x' }, { reason: each }), 'integration.post.response')).to.match(/too complex together \(at most 150 steps\)/);
-      const xml = (path: string) => minimalBuyer({ integration: { post: post({ response: { format: 'xml', accepted: { path, equals: 'ok' } } }) } });
-      for (const path of ['/a/following-sibling::b', '//a[position() > 1]', 'sum(//price)', '/a | /b', `/${'a/'.repeat(130)}b`]) {
-        expect(messageAt(xml(path), 'integration.post.response.accepted.path'), path).to.match(/^must be an XPath of the supported form/);
+      expect(messageAt(text({ path: each, equals: 'x' }, { reason: each }), 'integration.post.response')).to.match(
+        /too complex together \(at most 150 steps\)/,
+      );
+      const xml = (path: string) =>
+        minimalBuyer({
+          integration: { post: post({ response: { format: 'xml', accepted: { path, equals: 'ok' } } }) },
+        });
+      for (const path of [
+        '/a/following-sibling::b',
+        '//a[position() > 1]',
+        'sum(//price)',
+        '/a | /b',
+        `/${'a/'.repeat(130)}b`,
+      ]) {
+        expect(messageAt(xml(path), 'integration.post.response.accepted.path'), path).to.match(
+          /^must be an XPath of the supported form/,
+        );
       }
       expect(errorsOf(minimalBuyer({ filters: { field: 'city', pattern: '(a+)+\\1' } }))).to.deep.equal([
-        { path: 'filters.pattern', message: 'uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run' },
+        {
+          path: 'filters.pattern',
+          message: 'uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run',
+        },
       ]);
     });
 
     it('has no redirect URL in a ping reply', () => {
-      const document = minimalBuyer({ integration: { ping: ping({ response: { accepted: { path: '$.ok', equals: 1 }, redirectUrl: '$.url' } }), post: post() } });
-      expect(errorsOf(document)).to.deep.equal([{ path: 'integration.ping.response.redirectUrl', message: 'is used only in a post response' }]);
+      const document = minimalBuyer({
+        integration: {
+          ping: ping({ response: { accepted: { path: '$.ok', equals: 1 }, redirectUrl: '$.url' } }),
+          post: post(),
+        },
+      });
+      expect(errorsOf(document)).to.deep.equal([
+        { path: 'integration.ping.response.redirectUrl', message: 'is used only in a post response' },
+      ]);
     });
   });
 
@@ -351,19 +477,27 @@ buyers:
       expect(errorsOf(minimalBuyer({ integration: { mode: 'ping_post', post: post() } }))).to.deep.equal([
         { path: 'integration.ping', message: 'is required' },
       ]);
-      expect(errorsOf(minimalBuyer({ integration: { mode: 'direct_post', ping: ping(), post: post() } }))).to.deep.equal([
-        { path: 'integration.ping', message: 'is used only with mode ping_post' },
-      ]);
+      expect(
+        errorsOf(minimalBuyer({ integration: { mode: 'direct_post', ping: ping(), post: post() } })),
+      ).to.deep.equal([{ path: 'integration.ping', message: 'is used only with mode ping_post' }]);
     });
 
     it('checks method, format, timeout and test behaviour', () => {
       const document = minimalBuyer({
-        integration: { timeoutMs: 0, testBehaviour: 'ignore', post: post({ method: 'DELETE', format: 'yaml' }), ping: ping({ method: 'GET', format: 'xml' }) },
+        integration: {
+          timeoutMs: 0,
+          testBehaviour: 'ignore',
+          post: post({ method: 'DELETE', format: 'yaml' }),
+          ping: ping({ method: 'GET', format: 'xml' }),
+        },
       });
       expect(errorsOf(document)).to.deep.equal([
         { path: 'integration.timeoutMs', message: 'must be a whole number from 1 to 60000' },
         { path: 'integration.testBehaviour', message: 'must be one of: test_url, accept, reject' },
-        { path: 'integration.ping.format', message: 'must be query or left out: GET sends the mapping as the query string' },
+        {
+          path: 'integration.ping.format',
+          message: 'must be query or left out: GET sends the mapping as the query string',
+        },
         { path: 'integration.post.method', message: 'must be one of: POST, PUT, GET' },
         { path: 'integration.post.format', message: 'must be one of: json, form, xml, soap' },
       ]);
@@ -375,14 +509,24 @@ buyers:
         integration: {
           post: post({
             url: `http://buyer.example/post?key=${SECRET}`,
-            headers: { 'X-Api-Key': `${SECRET}\r\nX-Evil: 1`, 'x-api-key': SECRET, 'Bad Header': SECRET, Host: SECRET, Authorization: SECRET, 'X-Num': 7 },
+            headers: {
+              'X-Api-Key': `${SECRET}\r\nX-Evil: 1`,
+              'x-api-key': SECRET,
+              'Bad Header': SECRET,
+              Host: SECRET,
+              Authorization: SECRET,
+              'X-Num': 7,
+            },
             auth: { bearer: `${SECRET} with spaces` },
           }),
         },
       });
       const errors = errorsOf(document);
       expect(errors).to.deep.equal([
-        { path: 'integration.post.url', message: 'must be an https:// URL; only a buyer marked local: true may use http://' },
+        {
+          path: 'integration.post.url',
+          message: 'must be an https:// URL; only a buyer marked local: true may use http://',
+        },
         { path: 'integration.post.headers["X-Api-Key"]', message: 'must not contain line breaks' },
         { path: 'integration.post.headers["x-api-key"]', message: 'repeats a header (names ignore case)' },
         { path: 'integration.post.headers["Bad Header"]', message: 'is not a valid header name' },
@@ -394,10 +538,18 @@ buyers:
     });
 
     it('refuses auth next to an Authorization header, and a bad basic user', () => {
-      const withHeader = minimalBuyer({ integration: { post: post({ headers: { authorization: 'Bearer x' }, auth: { bearer: 'y' } }) } });
-      expect(errorsOf(withHeader)).to.deep.equal([{ path: 'integration.post.auth', message: 'conflicts with the Authorization header' }]);
-      const basic = minimalBuyer({ integration: { post: post({ auth: { basic: { username: 'a:b', password: 3 }, bearer: 'x' } }) } });
-      expect(errorsOf(basic)).to.deep.equal([{ path: 'integration.post.auth', message: 'must have only one of: bearer, basic' }]);
+      const withHeader = minimalBuyer({
+        integration: { post: post({ headers: { authorization: 'Bearer x' }, auth: { bearer: 'y' } }) },
+      });
+      expect(errorsOf(withHeader)).to.deep.equal([
+        { path: 'integration.post.auth', message: 'conflicts with the Authorization header' },
+      ]);
+      const basic = minimalBuyer({
+        integration: { post: post({ auth: { basic: { username: 'a:b', password: 3 }, bearer: 'x' } }) },
+      });
+      expect(errorsOf(basic)).to.deep.equal([
+        { path: 'integration.post.auth', message: 'must have only one of: bearer, basic' },
+      ]);
       const user = minimalBuyer({ integration: { post: post({ auth: { basic: { username: 'a:b', password: 3 } } }) } });
       expect(errorsOf(user)).to.deep.equal([
         { path: 'integration.post.auth.basic.username', message: 'must be printable characters without spaces or ":"' },
@@ -408,8 +560,13 @@ buyers:
 
   describe('bid pricing', () => {
     it('needs a bid located in the ping reply', () => {
-      const document = minimalBuyer({ pricing: { type: 'bid' }, integration: { ping: ping({ response: { accepted: { path: '$.ok', equals: 1 } } }), post: post() } });
-      expect(errorsOf(document)).to.deep.equal([{ path: 'integration.ping.response.price', message: 'is required: pricing is bid' }]);
+      const document = minimalBuyer({
+        pricing: { type: 'bid' },
+        integration: { ping: ping({ response: { accepted: { path: '$.ok', equals: 1 } } }), post: post() },
+      });
+      expect(errorsOf(document)).to.deep.equal([
+        { path: 'integration.ping.response.price', message: 'is required: pricing is bid' },
+      ]);
     });
 
     it('needs ping_post or a price in the post reply', () => {
@@ -417,7 +574,9 @@ buyers:
         { path: 'pricing', message: 'bid pricing needs mode ping_post or a post response that locates a price' },
       ]);
       const priced = post({ response: { accepted: { path: '$.ok', equals: 1 }, price: '$.price' } });
-      expect(parseBuyerDocument(minimalBuyer({ pricing: { type: 'bid' }, integration: { post: priced } }))).to.have.property('buyers');
+      expect(
+        parseBuyerDocument(minimalBuyer({ pricing: { type: 'bid' }, integration: { post: priced } })),
+      ).to.have.property('buyers');
     });
   });
 
@@ -450,7 +609,10 @@ buyers:
         { path: 'filters[2].in[1]', message: 'must be one of: mon, tue, wed, thu, fri, sat, sun' },
         { path: 'filters[3].equals', message: 'must be an hour from 0 to 23' },
         { path: 'filters[4].equals', message: 'must be a number' },
-        { path: 'filters[5].range.min', message: 'must be an amount in dollars such as "25.00", with at most 2 decimals' },
+        {
+          path: 'filters[5].range.min',
+          message: 'must be an amount in dollars such as "25.00", with at most 2 decimals',
+        },
         { path: 'filters[6].in', message: 'testMode is true or false: use equals' },
         { path: 'filters[7].equals', message: 'must be true or false' },
         { path: 'filters[8].range', message: 'city is not a number: use equals, in or pattern' },
@@ -492,7 +654,9 @@ buyers:
     });
 
     it('report a hole in a sparse list rather than skip it', () => {
-      expect(pathsOf(filtered([{ field: 'age', exists: true }, , { field: 'age', exists: true }]))).to.deep.equal(['filters[1]']);
+      expect(pathsOf(filtered([{ field: 'age', exists: true }, , { field: 'age', exists: true }]))).to.deep.equal([
+        'filters[1]',
+      ]);
     });
 
     it('refuse a tree nested past any real need', () => {
@@ -505,40 +669,76 @@ buyers:
   });
 });
 
-
 describe('parseBuyerDocument: unanswered posts (onTimeout, statusLookup, attemptId)', () => {
-  const withIntegration = (integration: Record<string, unknown>) => ({ buyers: [minimalBuyer({ integration: { post: post(), ...integration } })] });
-  const lookup = (mapping: Record<string, unknown>) => ({ url: 'https://buyer.example/status', mapping, response: { accepted: { path: '$.held', equals: 'yes' } } });
+  const withIntegration = (integration: Record<string, unknown>) => ({
+    buyers: [minimalBuyer({ integration: { post: post(), ...integration } })],
+  });
+  const lookup = (mapping: Record<string, unknown>) => ({
+    url: 'https://buyer.example/status',
+    mapping,
+    response: { accepted: { path: '$.held', equals: 'yes' } },
+  });
 
   it('takes onTimeout unconfirmed (the default) or decline, and a status lookup of ids', () => {
-    const result = parseBuyerDocument(withIntegration({ onTimeout: 'decline', statusLookup: lookup({ ref: 'attemptId', lead: 'leadId' }) }));
+    const result = parseBuyerDocument(
+      withIntegration({ onTimeout: 'decline', statusLookup: lookup({ ref: 'attemptId', lead: 'leadId' }) }),
+    );
     if (!('buyers' in result)) return expect.fail(JSON.stringify(result.errors));
     const { integration } = result.buyers[0]!;
     expect(integration.onTimeout).to.equal('decline');
-    expect(integration.statusLookup?.mapping).to.deep.equal({ ref: { field: 'attemptId', transform: [] }, lead: { field: 'leadId', transform: [] } });
+    expect(integration.statusLookup?.mapping).to.deep.equal({
+      ref: { field: 'attemptId', transform: [] },
+      lead: { field: 'leadId', transform: [] },
+    });
     const defaults = parseBuyerDocument(withIntegration({}));
     if (!('buyers' in defaults)) return expect.fail(JSON.stringify(defaults.errors));
     expect(defaults.buyers[0]!.integration).to.include({ onTimeout: 'unconfirmed', statusLookup: undefined });
   });
 
   it('refuses another onTimeout, a lead field in a status lookup and an attempt id in a ping', () => {
-    expect(messageAt(withIntegration({ onTimeout: 'retry' }), 'buyers[0].integration.onTimeout')).to.match(/unconfirmed.*decline/);
-    expect(messageAt(withIntegration({ statusLookup: lookup({ ssn: 'ssn' }) }), 'buyers[0].integration.statusLookup.mapping.ssn')).to.equal(
-      'a status lookup carries only leadId and attemptId',
+    expect(messageAt(withIntegration({ onTimeout: 'retry' }), 'buyers[0].integration.onTimeout')).to.match(
+      /unconfirmed.*decline/,
     );
-    expect(messageAt(withIntegration({ ping: ping({ mapping: { ref: 'attemptId' } }) }), 'buyers[0].integration.ping.mapping.ref')).to.equal(
-      'attemptId exists only in a post and a status lookup',
-    );
+    expect(
+      messageAt(
+        withIntegration({ statusLookup: lookup({ ssn: 'ssn' }) }),
+        'buyers[0].integration.statusLookup.mapping.ssn',
+      ),
+    ).to.equal('a status lookup carries only leadId and attemptId');
+    expect(
+      messageAt(
+        withIntegration({ ping: ping({ mapping: { ref: 'attemptId' } }) }),
+        'buyers[0].integration.ping.mapping.ref',
+      ),
+    ).to.equal('attemptId exists only in a post and a status lookup');
   });
 });
 
 describe('parseBuyerDocument: ping and post timeouts', () => {
   it('takes a timeout of its own for pings and for posts, the ping one for ping_post buyers only', () => {
-    const document = { buyers: [minimalBuyer({ integration: { ping: ping(), post: post({ mapping: { state: 'state' } }), pingTimeoutMs: 300, postTimeoutMs: 5000 } })] };
+    const document = {
+      buyers: [
+        minimalBuyer({
+          integration: {
+            ping: ping(),
+            post: post({ mapping: { state: 'state' } }),
+            pingTimeoutMs: 300,
+            postTimeoutMs: 5000,
+          },
+        }),
+      ],
+    };
     const result = parseBuyerDocument(document);
     if (!('buyers' in result)) return expect.fail(JSON.stringify(result.errors));
     expect(result.buyers[0]!.integration).to.include({ timeoutMs: 3000, pingTimeoutMs: 300, postTimeoutMs: 5000 });
-    expect(messageAt({ buyers: [minimalBuyer({ integration: { post: post(), pingTimeoutMs: 300 } })] }, 'buyers[0].integration.pingTimeoutMs')).to.equal('is used only with mode ping_post');
-    expect(pathsOf({ buyers: [minimalBuyer({ integration: { post: post(), postTimeoutMs: 0 } })] })).to.deep.equal(['buyers[0].integration.postTimeoutMs']);
+    expect(
+      messageAt(
+        { buyers: [minimalBuyer({ integration: { post: post(), pingTimeoutMs: 300 } })] },
+        'buyers[0].integration.pingTimeoutMs',
+      ),
+    ).to.equal('is used only with mode ping_post');
+    expect(pathsOf({ buyers: [minimalBuyer({ integration: { post: post(), postTimeoutMs: 0 } })] })).to.deep.equal([
+      'buyers[0].integration.postTimeoutMs',
+    ]);
   });
 });

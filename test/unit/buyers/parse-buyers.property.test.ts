@@ -21,7 +21,11 @@ function expectWellFormed(document: unknown): void {
 const nearMiss = fc
   .tuple(fc.anything({ withNullPrototype: true, withObjectString: true }), fc.nat(), fc.nat())
   .map(([replacement, depthSeed, keySeed]) => {
-    const document = JSON.parse(JSON.stringify(minimalBuyer({ filters: { all: [{ field: 'state', in: ['CA'] }] }, payout: { revenueShare: 0.8 } })));
+    const document = JSON.parse(
+      JSON.stringify(
+        minimalBuyer({ filters: { all: [{ field: 'state', in: ['CA'] }] }, payout: { revenueShare: 0.8 } }),
+      ),
+    );
     let node: Record<string, unknown> = document;
     for (let depth = 0; depth <= depthSeed % 5; depth++) {
       const keys = Object.keys(node);
@@ -39,11 +43,14 @@ const nearMiss = fc
 describe('parseBuyerDocument: properties', () => {
   it('never throws on anything, and answers buyers or errors with string paths', () => {
     fc.assert(
-      fc.property(fc.anything({ withNullPrototype: true, withObjectString: true, withSparseArray: true }), (document) => {
-        expectWellFormed(document);
-        expectWellFormed({ buyers: [document] });
-        expectWellFormed([document]);
-      }),
+      fc.property(
+        fc.anything({ withNullPrototype: true, withObjectString: true, withSparseArray: true }),
+        (document) => {
+          expectWellFormed(document);
+          expectWellFormed({ buyers: [document] });
+          expectWellFormed([document]);
+        },
+      ),
       { numRuns: 500 },
     );
   });

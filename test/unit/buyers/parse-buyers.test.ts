@@ -136,11 +136,20 @@ const EXPECTED: BuyerDefinition[] = [
         { field: 'loanAmount', range: { min: 300, max: 2500 } },
         { field: 'age', range: { min: 21 } },
         { not: { field: 'email', pattern: '@example\\.com$' } },
-        { any: [{ field: 'incomeType', equals: 'EMPLOYMENT' }, { field: 'incomeNetMonthly', range: { min: 2000 } }] },
+        {
+          any: [
+            { field: 'incomeType', equals: 'EMPLOYMENT' },
+            { field: 'incomeNetMonthly', range: { min: 2000 } },
+          ],
+        },
         { field: 'bankAba', exists: true },
       ],
     },
-    schedule: { timezone: 'America/New_York', days: ['mon', 'tue', 'wed', 'thu', 'fri'], hours: { from: '08:00', to: '20:00' } },
+    schedule: {
+      timezone: 'America/New_York',
+      days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      hours: { from: '08:00', to: '20:00' },
+    },
     caps: { leadsPerHour: 50, leadsPerDay: 400, leadsPerMonth: undefined, spendPerDayCents: 1_200_000 },
     duplicates: { lookbackDays: 30, match: ['ssn', 'email', 'phone'], includeRejected: false },
     pricing: { type: 'bid' },
@@ -227,7 +236,12 @@ const EXPECTED: BuyerDefinition[] = [
       rules: [
         { when: { field: 'state', equals: 'CA' }, priceCents: 2250 },
         {
-          when: { all: [{ field: 'loanAmount', range: { min: 1000 } }, { field: 'dayOfWeek', in: ['sat', 'sun'] }] },
+          when: {
+            all: [
+              { field: 'loanAmount', range: { min: 1000 } },
+              { field: 'dayOfWeek', in: ['sat', 'sun'] },
+            ],
+          },
           priceCents: 1999,
         },
       ],
@@ -358,12 +372,25 @@ describe('parseBuyerDocument: valid documents', () => {
       duplicates: undefined,
       payout: { default: undefined, publishers: {} },
     });
-    expect(buyer.integration).to.deep.include({ mode: 'direct_post', ping: undefined, timeoutMs: 3000, local: false, testBehaviour: 'accept' });
-    expect(buyer.integration.post).to.deep.include({ method: 'POST', format: 'json', headers: {}, auth: undefined, testUrl: undefined });
+    expect(buyer.integration).to.deep.include({
+      mode: 'direct_post',
+      ping: undefined,
+      timeoutMs: 3000,
+      local: false,
+      testBehaviour: 'accept',
+    });
+    expect(buyer.integration.post).to.deep.include({
+      method: 'POST',
+      format: 'json',
+      headers: {},
+      auth: undefined,
+      testUrl: undefined,
+    });
   });
 
   it('treats a key left empty in YAML as left out', () => {
-    const [buyer] = buyersOf(parse(`
+    const [buyer] = buyersOf(
+      parse(`
 name: empty-keys
 caps:
 schedule:
@@ -374,7 +401,8 @@ integration:
     url: https://x.example/
     mapping: {a: ssn}
     response: {accepted: {path: $.ok, equals: yes}}
-`));
+`),
+    );
     expect(buyer.caps.leadsPerDay).to.equal(undefined);
     expect(buyer.schedule).to.equal(undefined);
     expect(buyer.filters).to.equal(undefined);
@@ -393,8 +421,16 @@ integration:
     const [buyer] = buyersOf(
       minimalBuyer({
         integration: {
-          ping: { url: 'https://p.example/ping', mapping: { s: 'state' }, response: { accepted: { path: '$.ok', equals: 1 } } },
-          post: { url: 'https://p.example/post', mapping: { s: 'ssn' }, response: { accepted: { path: '$.ok', equals: 1 } } },
+          ping: {
+            url: 'https://p.example/ping',
+            mapping: { s: 'state' },
+            response: { accepted: { path: '$.ok', equals: 1 } },
+          },
+          post: {
+            url: 'https://p.example/post',
+            mapping: { s: 'ssn' },
+            response: { accepted: { path: '$.ok', equals: 1 } },
+          },
         },
       }),
     );

@@ -3,15 +3,32 @@ import type { BuyerCallResult } from '../../../services/distribution/src/buyers/
 import { postVerdict } from '../../../services/distribution/src/buyers/post-answer.js';
 
 function result(outcome: BuyerCallResult['outcome'], httpStatus: number | null, error?: string): BuyerCallResult {
-  return { outcome, httpStatus, latencyMs: 5, reply: { outcome: outcome === 'timeout' ? 'error' : outcome, ...(error ? { error } : {}) } };
+  return {
+    outcome,
+    httpStatus,
+    latencyMs: 5,
+    reply: { outcome: outcome === 'timeout' ? 'error' : outcome, ...(error ? { error } : {}) },
+  };
 }
 
 describe('postVerdict: what a post result means for the sale protocol', () => {
   it('is accepted only for a sale, rejected for a no, unknown for an acceptance that is no sale (the buyer holds the lead)', () => {
-    expect(postVerdict(result('accepted', 200), true, 'unconfirmed')).to.deep.equal({ state: 'accepted', byTimeoutPolicy: false });
-    expect(postVerdict(result('accepted', 200), false, 'unconfirmed')).to.deep.equal({ state: 'unknown', byTimeoutPolicy: false });
-    expect(postVerdict(result('accepted', 200), false, 'decline')).to.deep.equal({ state: 'unknown', byTimeoutPolicy: false });
-    expect(postVerdict(result('rejected', 200), false, 'unconfirmed')).to.deep.equal({ state: 'rejected', byTimeoutPolicy: false });
+    expect(postVerdict(result('accepted', 200), true, 'unconfirmed')).to.deep.equal({
+      state: 'accepted',
+      byTimeoutPolicy: false,
+    });
+    expect(postVerdict(result('accepted', 200), false, 'unconfirmed')).to.deep.equal({
+      state: 'unknown',
+      byTimeoutPolicy: false,
+    });
+    expect(postVerdict(result('accepted', 200), false, 'decline')).to.deep.equal({
+      state: 'unknown',
+      byTimeoutPolicy: false,
+    });
+    expect(postVerdict(result('rejected', 200), false, 'unconfirmed')).to.deep.equal({
+      state: 'rejected',
+      byTimeoutPolicy: false,
+    });
   });
 
   it('is failed for an error answer and for a post that never left', () => {
@@ -24,7 +41,10 @@ describe('postVerdict: what a post result means for the sale protocol', () => {
       [null, 'deadline_passed'],
       [null, 'no_test_url'],
     ] as const) {
-      expect(postVerdict(result('error', status, error), false, 'unconfirmed'), `${status} ${error}`).to.deep.equal({ state: 'failed', byTimeoutPolicy: false });
+      expect(postVerdict(result('error', status, error), false, 'unconfirmed'), `${status} ${error}`).to.deep.equal({
+        state: 'failed',
+        byTimeoutPolicy: false,
+      });
     }
   });
 
@@ -36,8 +56,14 @@ describe('postVerdict: what a post result means for the sale protocol', () => {
   });
 
   it("is a decline by the buyer's timeout policy when its contract says so, and only then", () => {
-    expect(postVerdict(result('timeout', null, 'timeout'), false, 'decline')).to.deep.equal({ state: 'failed', byTimeoutPolicy: true });
-    expect(postVerdict(result('error', null, 'reset'), false, 'decline')).to.deep.equal({ state: 'failed', byTimeoutPolicy: true });
+    expect(postVerdict(result('timeout', null, 'timeout'), false, 'decline')).to.deep.equal({
+      state: 'failed',
+      byTimeoutPolicy: true,
+    });
+    expect(postVerdict(result('error', null, 'reset'), false, 'decline')).to.deep.equal({
+      state: 'failed',
+      byTimeoutPolicy: true,
+    });
     expect(postVerdict(result('accepted', 200), true, 'decline').state).to.equal('accepted');
   });
 });

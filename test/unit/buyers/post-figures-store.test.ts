@@ -1,10 +1,17 @@
 import { expect } from 'chai';
-import type { Db } from '../../../services/distribution/src/db/database.js';
-import type { BuyerAttemptOutcome, BuyerAttemptRow } from '../../../services/distribution/src/db/schema.js';
 import { WINDOW_POSTS } from '../../../services/distribution/src/buyers/post-figures.js';
 import { PostFiguresStore } from '../../../services/distribution/src/buyers/post-figures-store.js';
+import type { Db } from '../../../services/distribution/src/db/database.js';
+import type { BuyerAttemptOutcome, BuyerAttemptRow } from '../../../services/distribution/src/db/schema.js';
 
-function row(leadId: string, buyerId: string, kind: 'ping' | 'post' | 'skip', outcome: BuyerAttemptOutcome, startedAt: number, durationMs = 100): BuyerAttemptRow {
+function row(
+  leadId: string,
+  buyerId: string,
+  kind: 'ping' | 'post' | 'skip',
+  outcome: BuyerAttemptOutcome,
+  startedAt: number,
+  durationMs = 100,
+): BuyerAttemptRow {
   return {
     id: `att_${leadId}_${buyerId}_${kind}`,
     lead_id: leadId,
@@ -28,7 +35,14 @@ describe('post figures store: what the engine reads on the hot path', () => {
   it('learns from the posts of a sale as it ends, and ignores pings and skips', () => {
     const store = new PostFiguresStore(NO_STORAGE);
     expect(store.figures('buy_a').posts).to.equal(0);
-    store.record([row('lead_1', 'buy_a', 'ping', 'accepted', 1), row('lead_1', 'buy_a', 'post', 'rejected', 2, 300), row('lead_1', 'buy_b', 'skip', 'skipped', 3)], 'CA');
+    store.record(
+      [
+        row('lead_1', 'buy_a', 'ping', 'accepted', 1),
+        row('lead_1', 'buy_a', 'post', 'rejected', 2, 300),
+        row('lead_1', 'buy_b', 'skip', 'skipped', 3),
+      ],
+      'CA',
+    );
     expect(store.figures('buy_a')).to.include({ posts: 1, p50Ms: 300 });
     expect(store.figures('buy_b').posts).to.equal(0);
     expect([...store.all()].map(([buyerId]) => buyerId)).to.deep.equal(['buy_a']);
@@ -41,9 +55,13 @@ describe('post figures store: what the engine reads on the hot path', () => {
     store.record([row('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
     expect(store.figures('buy_a').posts).to.equal(1);
     expect(store.figures('buy_a').acceptRate, 'fresh figures after a post, not the cached ones').to.be.above(before);
-    for (let i = 0; i < WINDOW_POSTS + 10; i += 1) store.record([row(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX');
+    for (let i = 0; i < WINDOW_POSTS + 10; i += 1)
+      store.record([row(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX');
     const figures = store.figures('buy_a');
     expect(figures.posts).to.equal(WINDOW_POSTS);
-    expect(store.figures('buy_a', 'CA').acceptRate, 'the accepted post left the window').to.be.closeTo(figures.acceptRate, 1e-9);
+    expect(store.figures('buy_a', 'CA').acceptRate, 'the accepted post left the window').to.be.closeTo(
+      figures.acceptRate,
+      1e-9,
+    );
   });
 });

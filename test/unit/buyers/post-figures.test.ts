@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import {
   HALF_LIFE_POSTS,
-  resultOf,
-  summarizePosts,
-  weightedQuantile,
-  WINDOW_POSTS,
   type PostObservation,
   type PostResult,
+  resultOf,
+  summarizePosts,
+  WINDOW_POSTS,
+  weightedQuantile,
 } from '../../../services/distribution/src/buyers/post-figures.js';
 
 let serial = 0;
@@ -17,9 +17,15 @@ function post(result: PostResult, latencyMs = 100, state = 'CA'): PostObservatio
 
 const times = (count: number, make: () => PostObservation) => Array.from({ length: count }, make);
 
-describe('post figures: what a buyer\'s own posts say of it', () => {
+describe("post figures: what a buyer's own posts say of it", () => {
   it('starts a buyer with no posts at an even accept rate and no latency', () => {
-    expect(summarizePosts([])).to.deep.equal({ posts: 0, acceptRate: 0.5, unansweredRate: 0, p50Ms: undefined, p90Ms: undefined });
+    expect(summarizePosts([])).to.deep.equal({
+      posts: 0,
+      acceptRate: 0.5,
+      unansweredRate: 0,
+      p50Ms: undefined,
+      p90Ms: undefined,
+    });
   });
 
   it('learns the accept rate of answered posts, smoothed while there are few, and leaves unanswered ones out of it', () => {
@@ -33,7 +39,10 @@ describe('post figures: what a buyer\'s own posts say of it', () => {
   });
 
   it('follows a buyer that changed: recent posts weigh most, and only the most recent count', () => {
-    const nowAccepting = [...times(HALF_LIFE_POSTS * 2, () => post('accepted')), ...times(WINDOW_POSTS, () => post('declined'))];
+    const nowAccepting = [
+      ...times(HALF_LIFE_POSTS * 2, () => post('accepted')),
+      ...times(WINDOW_POSTS, () => post('declined')),
+    ];
     const figures = summarizePosts(nowAccepting);
     expect(figures.posts).to.equal(WINDOW_POSTS);
     expect(figures.acceptRate, 'three quarters of the weight is in the newest hundred posts').to.be.above(0.7);
@@ -42,11 +51,31 @@ describe('post figures: what a buyer\'s own posts say of it', () => {
   });
 
   it('takes the latency percentiles by weight, timeouts at the time they took', () => {
-    const figures = summarizePosts([...times(8, () => post('declined', 100)), post('accepted', 400), post('unanswered', 2000)]);
+    const figures = summarizePosts([
+      ...times(8, () => post('declined', 100)),
+      post('accepted', 400),
+      post('unanswered', 2000),
+    ]);
     expect(figures.p50Ms).to.equal(100);
     expect(figures.p90Ms).to.equal(400);
-    expect(weightedQuantile([{ value: 1, weight: 1 }, { value: 5, weight: 3 }], 0.25)).to.equal(1);
-    expect(weightedQuantile([{ value: 1, weight: 1 }, { value: 5, weight: 3 }], 0.26)).to.equal(5);
+    expect(
+      weightedQuantile(
+        [
+          { value: 1, weight: 1 },
+          { value: 5, weight: 3 },
+        ],
+        0.25,
+      ),
+    ).to.equal(1);
+    expect(
+      weightedQuantile(
+        [
+          { value: 1, weight: 1 },
+          { value: 5, weight: 3 },
+        ],
+        0.26,
+      ),
+    ).to.equal(5);
     expect(weightedQuantile([], 0.5)).to.equal(undefined);
   });
 
@@ -56,16 +85,12 @@ describe('post figures: what a buyer\'s own posts say of it', () => {
     const overall = summarizePosts(posts).acceptRate;
     expect(summarizePosts(posts, 'TX').acceptRate).to.be.above(0.6);
     expect(summarizePosts(posts, 'CA').acceptRate).to.be.below(overall);
-    expect(summarizePosts(posts, 'NY').acceptRate, 'a state never seen: the buyer\'s rate').to.be.closeTo(overall, 1e-9);
+    expect(summarizePosts(posts, 'NY').acceptRate, "a state never seen: the buyer's rate").to.be.closeTo(overall, 1e-9);
   });
 
   it('counts a timeout or an unknown outcome as unanswered, an error as a no', () => {
-    expect(['accepted', 'rejected', 'error', 'timeout', 'unknown'].map((outcome) => resultOf(outcome as never))).to.deep.equal([
-      'accepted',
-      'declined',
-      'declined',
-      'unanswered',
-      'unanswered',
-    ]);
+    expect(
+      ['accepted', 'rejected', 'error', 'timeout', 'unknown'].map((outcome) => resultOf(outcome as never)),
+    ).to.deep.equal(['accepted', 'declined', 'declined', 'unanswered', 'unanswered']);
   });
 });

@@ -3,12 +3,18 @@ import {
   expectedLatencyWithin,
   expectedRevenue,
   finishProbability,
+  type PostProspect,
   planPosts,
   timeForAll,
-  type PostProspect,
 } from '../../../services/distribution/src/buyers/post-order.js';
 
-function prospect(valueDollars: number, acceptRate: number, p50Ms: number, p90Ms: number, settings: Partial<PostProspect> = {}): PostProspect {
+function prospect(
+  valueDollars: number,
+  acceptRate: number,
+  p50Ms: number,
+  p90Ms: number,
+  settings: Partial<PostProspect> = {},
+): PostProspect {
   const timeoutMs = settings.timeoutMs ?? 2000;
   return {
     valueCents: valueDollars * 100,
@@ -37,7 +43,10 @@ describe('post order: deadline-aware expected value', () => {
     const order = planPosts([SLOW_RICH, FAST_A, FAST_B], 1900);
     expect(order).to.deep.equal([1, 2, 0]);
     const inPriceOrder = expectedRevenue([SLOW_RICH, FAST_A, FAST_B], 1900);
-    const planned = expectedRevenue(order.map((index) => [SLOW_RICH, FAST_A, FAST_B][index]!), 1900);
+    const planned = expectedRevenue(
+      order.map((index) => [SLOW_RICH, FAST_A, FAST_B][index]!),
+      1900,
+    );
     // Price order: about 20% of $50 and then no time; planned: $30 at 60%, $25 at 60% of the rest, then the slow one.
     expect(inPriceOrder).to.be.closeTo(1000, 60);
     expect(planned).to.be.above(2300);
@@ -82,7 +91,11 @@ describe('post order: deadline-aware expected value', () => {
     ];
     const order = planPosts(offers, 1800);
     expect([...order].sort((a, b) => a - b)).to.deep.equal(offers.map((_, i) => i));
-    const revenueOf = (indices: number[]) => expectedRevenue(indices.map((index) => offers[index]!), 1800);
+    const revenueOf = (indices: number[]) =>
+      expectedRevenue(
+        indices.map((index) => offers[index]!),
+        1800,
+      );
     expect(revenueOf(order)).to.be.above(revenueOf(offers.map((_, i) => i)) * 1.4);
     expect(order.slice(0, 3)).to.deep.equal([2, 3, 4]);
   });

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import type { BuyerDefinition, PriceChangeRule } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import type {
+  BuyerDefinition,
+  PriceChangeRule,
+} from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import type { BuyerCallResult } from '../../../services/distribution/src/buyers/integration/buyer-call.js';
 import { leadFacts } from '../../../services/distribution/src/buyers/rules/lead-facts.js';
@@ -14,8 +17,14 @@ function bidder(priceChange?: PriceChangeRule, mode: 'ping_post' | 'direct_post'
     name: 'bidder',
     pricing: { type: 'bid' },
     integration: {
-      ...(mode === 'ping_post' ? { ping: { url: 'https://b.example/ping', mapping: { state: 'state' }, response: reply } } : {}),
-      post: { url: 'https://b.example/post', mapping: { ssn: 'ssn' }, response: { ...reply, ...(priceChange ? { priceChange } : {}) } },
+      ...(mode === 'ping_post'
+        ? { ping: { url: 'https://b.example/ping', mapping: { state: 'state' }, response: reply } }
+        : {}),
+      post: {
+        url: 'https://b.example/post',
+        mapping: { ssn: 'ssn' },
+        response: { ...reply, ...(priceChange ? { priceChange } : {}) },
+      },
     },
   };
   const parsed = parseBuyerDocument(document);
@@ -24,7 +33,12 @@ function bidder(priceChange?: PriceChangeRule, mode: 'ping_post' | 'direct_post'
 }
 
 function accepted(priceCents?: number): BuyerCallResult {
-  return { outcome: 'accepted', httpStatus: 200, latencyMs: 5, reply: { outcome: 'accepted', ...(priceCents === undefined ? {} : { priceCents }) } };
+  return {
+    outcome: 'accepted',
+    httpStatus: 200,
+    latencyMs: 5,
+    reply: { outcome: 'accepted', ...(priceCents === undefined ? {} : { priceCents }) },
+  };
 }
 
 describe('chargeForPost: a post answer naming another price than the bid', () => {
@@ -49,6 +63,13 @@ describe('chargeForPost: a post answer naming another price than the bid', () =>
 
   it('prices a direct post by its answer, as before', () => {
     expect(chargeForPost(bidder(undefined, 'direct_post'), FACTS, undefined, accepted(1234))).to.equal(1234);
-    expect(chargeForPost(bidder(undefined, 'direct_post'), FACTS, undefined, { outcome: 'rejected', httpStatus: 200, latencyMs: 1, reply: { outcome: 'rejected' } })).to.equal(undefined);
+    expect(
+      chargeForPost(bidder(undefined, 'direct_post'), FACTS, undefined, {
+        outcome: 'rejected',
+        httpStatus: 200,
+        latencyMs: 1,
+        reply: { outcome: 'rejected' },
+      }),
+    ).to.equal(undefined);
   });
 });

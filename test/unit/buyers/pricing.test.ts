@@ -21,7 +21,15 @@ describe('priceFor', () => {
       rules: [
         { when: { field: 'state', equals: 'CA' }, priceCents: 3000 },
         { when: { field: 'loanAmount', range: { min: 2000 } }, priceCents: 2200 },
-        { when: { any: [{ field: 'state', equals: 'IL' }, { field: 'state', equals: 'CA' }] }, priceCents: 1800 },
+        {
+          when: {
+            any: [
+              { field: 'state', equals: 'IL' },
+              { field: 'state', equals: 'CA' },
+            ],
+          },
+          priceCents: 1800,
+        },
       ],
     };
 

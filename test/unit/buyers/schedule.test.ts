@@ -10,7 +10,11 @@ describe('isOpen', () => {
   });
 
   it('opens at from and closes at to, in the zone', () => {
-    const chicago: Schedule = { timezone: 'America/Chicago', days: WEEKDAYS_ONLY, hours: { from: '08:00', to: '20:00' } };
+    const chicago: Schedule = {
+      timezone: 'America/Chicago',
+      days: WEEKDAYS_ONLY,
+      hours: { from: '08:00', to: '20:00' },
+    };
     // Monday 2025-06-16; Chicago is UTC-5 in summer.
     expect(isOpen(chicago, new Date('2025-06-16T12:59:00Z'))).to.equal(false);
     expect(isOpen(chicago, new Date('2025-06-16T13:00:00Z'))).to.equal(true);
@@ -19,7 +23,11 @@ describe('isOpen', () => {
   });
 
   it('keeps its local hours across a daylight saving time change', () => {
-    const newYork: Schedule = { timezone: 'America/New_York', days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], hours: { from: '09:00', to: '17:00' } };
+    const newYork: Schedule = {
+      timezone: 'America/New_York',
+      days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+      hours: { from: '09:00', to: '17:00' },
+    };
     expect(isOpen(newYork, new Date('2025-03-07T14:00:00Z'))).to.equal(true); // 09:00 EST
     expect(isOpen(newYork, new Date('2025-03-10T13:00:00Z'))).to.equal(true); // 09:00 EDT
     expect(isOpen(newYork, new Date('2025-03-10T21:30:00Z'))).to.equal(false); // 17:30 EDT

@@ -35,14 +35,23 @@ const EVERY_OPTION = {
       { field: 'loanAmount', range: { min: 500, max: '2500.55' } },
       { field: 'incomeNetMonthly', equals: '1234.56' },
       { not: { field: 'email', pattern: '@example\\.com$' } },
-      { any: [{ field: 'hourOfDay', range: { min: 8, max: 19 } }, { field: 'testMode', equals: true }, { field: 'bankAba', exists: false }] },
+      {
+        any: [
+          { field: 'hourOfDay', range: { min: 8, max: 19 } },
+          { field: 'testMode', equals: true },
+          { field: 'bankAba', exists: false },
+        ],
+      },
     ],
   },
   schedule: { timezone: 'America/Chicago', days: ['mon', 'fri'], hours: { from: '20:00', to: '06:00' } },
   caps: { leadsPerHour: 20, leadsPerDay: 200, leadsPerMonth: 4000, spendPerDay: '5000.01' },
   duplicates: { lookbackDays: 30, match: ['ssn', 'phone'], includeRejected: true },
   pricing: { type: 'rules', default: '20.00', rules: [{ when: { field: 'state', equals: 'CA' }, price: '30.05' }] },
-  payout: { revenueShare: 0.8125, publishers: { pub_A1: { fixed: '18.00' }, pub_B2: { revenueShare: 1 }, pub_C3: { revenueShare: 0 } } },
+  payout: {
+    revenueShare: 0.8125,
+    publishers: { pub_A1: { fixed: '18.00' }, pub_B2: { revenueShare: 1 }, pub_C3: { revenueShare: 0 } },
+  },
   integration: {
     mode: 'ping_post',
     timeoutMs: 2500,
@@ -62,7 +71,12 @@ const EVERY_OPTION = {
       testUrl: 'http://10.0.0.5/test-ping',
       format: 'form',
       mapping: { st: 'state', amount: { field: 'loanAmount', transform: { money: 'number' } }, src: { value: 7 } },
-      response: { format: 'xml', accepted: { path: "/r/@status", in: ['bid', 'ok'] }, price: '//bid', reference: { path: "/r/id[1]" } },
+      response: {
+        format: 'xml',
+        accepted: { path: '/r/@status', in: ['bid', 'ok'] },
+        price: '//bid',
+        reference: { path: '/r/id[1]' },
+      },
     },
     post: {
       url: 'https://buyer.example/post',
@@ -80,7 +94,10 @@ const EVERY_OPTION = {
         requestId: 'attemptId',
         'applicant.dob': { field: 'dob', transform: [{ date: 'MM/DD/YYYY' }] },
         'applicant.phone': { field: 'cellPhone', transform: { phone: '(XXX) XXX-XXXX' } },
-        'applicant.income': { field: 'incomeType', transform: [{ map: { EMPLOYMENT: 'job' }, default: 'other' }, 'upper'] },
+        'applicant.income': {
+          field: 'incomeType',
+          transform: [{ map: { EMPLOYMENT: 'job' }, default: 'other' }, 'upper'],
+        },
         test: { value: false },
         channel: { value: '${env:CHANNEL}' },
       },
@@ -99,17 +116,41 @@ const EVERY_OPTION = {
 describe('stored buyer definitions', () => {
   it('read back exactly as apply stored them, for every option and every buyer shipped', () => {
     const values = referenceValues();
-    const post = (fields: Record<string, unknown>) => ({ url: 'https://b.example/', response: { accepted: { path: '$.ok', equals: 1 } }, ...fields });
+    const post = (fields: Record<string, unknown>) => ({
+      url: 'https://b.example/',
+      response: { accepted: { path: '$.ok', equals: 1 } },
+      ...fields,
+    });
     const documents = [
       {
         buyers: [
           EVERY_OPTION,
-          minimalBuyer({ name: 'bearer', integration: { post: post({ auth: { bearer: 't0k' }, mapping: { a: 'ssn' } }) } }),
-          minimalBuyer({ name: 'xml-paths', integration: { post: post({ format: 'xml', mapping: { 'Lead/Ssn': 'ssn', 'Lead/@v': { value: 2 } } }) } }),
-          minimalBuyer({ name: 'xml-template', integration: { post: post({ format: 'xml', template: '<?xml version="1.0"?><Lead v="2">{{ssn}}</Lead>', mapping: { ssn: 'ssn' } }) } }),
+          minimalBuyer({
+            name: 'bearer',
+            integration: { post: post({ auth: { bearer: 't0k' }, mapping: { a: 'ssn' } }) },
+          }),
+          minimalBuyer({
+            name: 'xml-paths',
+            integration: { post: post({ format: 'xml', mapping: { 'Lead/Ssn': 'ssn', 'Lead/@v': { value: 2 } } }) },
+          }),
+          minimalBuyer({
+            name: 'xml-template',
+            integration: {
+              post: post({
+                format: 'xml',
+                template: '<?xml version="1.0"?><Lead v="2">{{ssn}}</Lead>',
+                mapping: { ssn: 'ssn' },
+              }),
+            },
+          }),
         ],
       },
-      parse(readFileSync('services/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll('SIMULATOR_URL', 'http://127.0.0.1:4010')),
+      parse(
+        readFileSync('services/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll(
+          'SIMULATOR_URL',
+          'http://127.0.0.1:4010',
+        ),
+      ),
     ];
     for (const document of documents) {
       for (const definition of parsed(document, values)) {
@@ -151,7 +192,15 @@ describe('stored buyer definitions', () => {
   });
 
   it('are refused when they are not a definition at all', () => {
-    for (const stored of ['', 'null', '[]', '{}', '"text"', '{"name": "x", "integration": 5}', '{"pricing": {"type": "fixed", "priceCents": "a lot"}}']) {
+    for (const stored of [
+      '',
+      'null',
+      '[]',
+      '{}',
+      '"text"',
+      '{"name": "x", "integration": 5}',
+      '{"pricing": {"type": "fixed", "priceCents": "a lot"}}',
+    ]) {
       expect(readStoredDefinition(stored), stored).to.have.property('errors').that.is.not.empty;
     }
   });

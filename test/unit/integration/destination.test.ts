@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { checkDestination, isPublicAddress } from '../../../services/distribution/src/buyers/integration/destination.js';
+import {
+  checkDestination,
+  isPublicAddress,
+} from '../../../services/distribution/src/buyers/integration/destination.js';
 
 describe('checkDestination', () => {
   it('lets a non-local buyer reach public https URLs', () => {
@@ -40,12 +43,21 @@ describe('checkDestination', () => {
   });
 
   it('refuses credentials in the URL, local or not', () => {
-    expect(checkDestination('https://user:secret@api.lender.example/', false)).to.deep.equal({ refused: 'not_allowed' });
+    expect(checkDestination('https://user:secret@api.lender.example/', false)).to.deep.equal({
+      refused: 'not_allowed',
+    });
     expect(checkDestination('http://user@127.0.0.1/', true)).to.deep.equal({ refused: 'not_allowed' });
   });
 
   it('refuses what is not an absolute http(s) URL', () => {
-    for (const url of ['', 'api.lender.example/leads', '/leads', 'ftp://lender.example/', 'file:///etc/passwd', 'javascript:alert(1)']) {
+    for (const url of [
+      '',
+      'api.lender.example/leads',
+      '/leads',
+      'ftp://lender.example/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+    ]) {
       expect(checkDestination(url, true), url).to.deep.equal({ refused: 'invalid_url' });
     }
   });
@@ -55,7 +67,22 @@ describe('isPublicAddress', () => {
   it('tells public addresses from the others', () => {
     expect(isPublicAddress('8.8.8.8')).to.equal(true);
     expect(isPublicAddress('2606:4700:4700::1111')).to.equal(true);
-    for (const address of ['127.0.0.1', '10.0.0.1', '100.64.0.1', '172.31.255.255', '192.168.0.1', '169.254.0.1', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', 'not an ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '100.64.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '169.254.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      'not an ip',
+    ]) {
       expect(isPublicAddress(address), address).to.equal(false);
     }
   });

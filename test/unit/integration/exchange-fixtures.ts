@@ -1,4 +1,7 @@
-import type { HttpExchange, ResponseParser } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import type {
+  HttpExchange,
+  ResponseParser,
+} from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
 import type { LeadForBuyer } from '../../../services/distribution/src/buyers/integration/request-builder.js';
 
 export const JSON_STATUS_PARSER: ResponseParser = {
@@ -24,7 +27,9 @@ export function exchange(overrides: Partial<HttpExchange> = {}): HttpExchange {
   };
 }
 
-export function lead(overrides: { fields?: Record<string, string>; derived?: LeadForBuyer['derived'] } = {}): LeadForBuyer {
+export function lead(
+  overrides: { fields?: Record<string, string>; derived?: LeadForBuyer['derived'] } = {},
+): LeadForBuyer {
   return {
     leadId: 'lead-0001',
     fields: {

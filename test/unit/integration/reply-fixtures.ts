@@ -20,7 +20,10 @@ export const JSON_REJECTED_WITH_ERRORS = JSON.stringify({
 /** Bids in an array of offers, numbers as strings, keys with spaces. */
 export const JSON_PING_OFFERS = JSON.stringify({
   success: 'true',
-  offers: [{ 'bid amount': '7.25', offer_id: 991 }, { 'bid amount': '5.00', offer_id: 992 }],
+  offers: [
+    { 'bid amount': '7.25', offer_id: 991 },
+    { 'bid amount': '5.00', offer_id: 992 },
+  ],
 });
 
 export const JSON_NUMERIC_PRICE = '{"accepted": true, "price": 12.5, "ref": 123456}';

@@ -81,15 +81,26 @@ describe('parseReply', () => {
     });
 
     it('reads a bid from an array, under a key with a space', () => {
-      expect(ok(JSON_PING, fixture.JSON_PING_OFFERS)).to.deep.equal({ outcome: 'accepted', priceCents: 725, reference: '991' });
+      expect(ok(JSON_PING, fixture.JSON_PING_OFFERS)).to.deep.equal({
+        outcome: 'accepted',
+        priceCents: 725,
+        reference: '991',
+      });
     });
 
     it('reads booleans and numbers', () => {
-      expect(ok(JSON_FLAG, fixture.JSON_NUMERIC_PRICE)).to.deep.equal({ outcome: 'accepted', priceCents: 1250, reference: '123456' });
+      expect(ok(JSON_FLAG, fixture.JSON_NUMERIC_PRICE)).to.deep.equal({
+        outcome: 'accepted',
+        priceCents: 1250,
+        reference: '123456',
+      });
     });
 
     it('takes a reply with only a reason for a rejection', () => {
-      expect(ok(JSON_FLAG, fixture.JSON_REASON_ONLY)).to.deep.equal({ outcome: 'rejected', reason: 'Outside lending hours' });
+      expect(ok(JSON_FLAG, fixture.JSON_REASON_ONLY)).to.deep.equal({
+        outcome: 'rejected',
+        reason: 'Outside lending hours',
+      });
     });
 
     it('takes a 200 whose body is an error, with no outcome in it, for an error', () => {
@@ -115,14 +126,27 @@ describe('parseReply', () => {
     });
 
     it('drops a redirect that is not http(s)', () => {
-      for (const url of ['javascript:alert(1)', '/relative/path', 'ftp://lender.example/x', 'https://user:pw@lender.example/']) {
-        const body = JSON.stringify({ response: { result: { status: 'accepted' }, lead: { price: '1' }, redirect: { url } } });
+      for (const url of [
+        'javascript:alert(1)',
+        '/relative/path',
+        'ftp://lender.example/x',
+        'https://user:pw@lender.example/',
+      ]) {
+        const body = JSON.stringify({
+          response: { result: { status: 'accepted' }, lead: { price: '1' }, redirect: { url } },
+        });
         expect(ok(JSON_NESTED, body), url).to.deep.equal({ outcome: 'accepted', priceCents: 100 });
       }
     });
 
     it('passes a plain-http redirect only from a local buyer; from any other the sale stands without it', () => {
-      const body = JSON.stringify({ response: { result: { status: 'accepted' }, lead: { price: '1' }, redirect: { url: 'http://lender.example/r/1' } } });
+      const body = JSON.stringify({
+        response: {
+          result: { status: 'accepted' },
+          lead: { price: '1' },
+          redirect: { url: 'http://lender.example/r/1' },
+        },
+      });
       expect(ok(JSON_NESTED, body)).to.deep.equal({ outcome: 'accepted', priceCents: 100 });
       expect(parseReply(JSON_NESTED, 200, 'application/json', body, { local: true })).to.deep.equal({
         outcome: 'accepted',
@@ -173,18 +197,30 @@ describe('parseReply', () => {
     });
 
     it('takes malformed XML for an error', () => {
-      expect(ok(XML, fixture.XML_MALFORMED, 'application/xml')).to.deep.equal({ outcome: 'error', error: 'unparseable_reply' });
+      expect(ok(XML, fixture.XML_MALFORMED, 'application/xml')).to.deep.equal({
+        outcome: 'error',
+        error: 'unparseable_reply',
+      });
       expect(ok(XML, 'ACCEPTED', 'application/xml')).to.deep.equal({ outcome: 'error', error: 'unparseable_reply' });
     });
 
     it('refuses external entities and entity expansion', () => {
-      expect(ok(XML, fixture.XML_XXE, 'application/xml')).to.deep.equal({ outcome: 'error', error: 'unparseable_reply' });
-      expect(ok(XML, fixture.XML_BILLION_LAUGHS, 'application/xml')).to.deep.equal({ outcome: 'error', error: 'unparseable_reply' });
+      expect(ok(XML, fixture.XML_XXE, 'application/xml')).to.deep.equal({
+        outcome: 'error',
+        error: 'unparseable_reply',
+      });
+      expect(ok(XML, fixture.XML_BILLION_LAUGHS, 'application/xml')).to.deep.equal({
+        outcome: 'error',
+        error: 'unparseable_reply',
+      });
     });
 
     it('reports an invalid XPath', () => {
       const parser = { ...XML, accepted: { path: '/response/[', equals: 'x' } };
-      expect(ok(parser, fixture.XML_ACCEPTED, 'application/xml')).to.deep.equal({ outcome: 'error', error: 'invalid_locator' });
+      expect(ok(parser, fixture.XML_ACCEPTED, 'application/xml')).to.deep.equal({
+        outcome: 'error',
+        error: 'invalid_locator',
+      });
     });
   });
 
@@ -198,7 +234,10 @@ describe('parseReply', () => {
     });
 
     it('reads "REJECT: reason", even labelled text/html', () => {
-      expect(ok(TEXT, fixture.TEXT_REJECTED, 'text/html; charset=UTF-8')).to.deep.equal({ outcome: 'rejected', reason: 'duplicate' });
+      expect(ok(TEXT, fixture.TEXT_REJECTED, 'text/html; charset=UTF-8')).to.deep.equal({
+        outcome: 'rejected',
+        reason: 'duplicate',
+      });
     });
 
     it('takes the whole match without a group', () => {
@@ -212,14 +251,20 @@ describe('parseReply', () => {
 
     it('reports an invalid regular expression', () => {
       const parser = { ...TEXT, accepted: { path: '^(ACCEPTED', equals: 'x' } };
-      expect(ok(parser, fixture.TEXT_ACCEPTED, 'text/plain')).to.deep.equal({ outcome: 'error', error: 'invalid_locator' });
+      expect(ok(parser, fixture.TEXT_ACCEPTED, 'text/plain')).to.deep.equal({
+        outcome: 'error',
+        error: 'invalid_locator',
+      });
     });
   });
 
   describe('never a sale', () => {
     it('a non-2xx status, whatever the body says', () => {
       for (const status of [100, 199, 300, 302, 400, 404, 500, 503]) {
-        expect(parseReply(JSON_NESTED, status, 'application/json', fixture.JSON_ACCEPTED_NESTED, { local: false }), String(status)).to.deep.equal({
+        expect(
+          parseReply(JSON_NESTED, status, 'application/json', fixture.JSON_ACCEPTED_NESTED, { local: false }),
+          String(status),
+        ).to.deep.equal({
           outcome: 'error',
           error: 'http_status',
         });
@@ -235,13 +280,18 @@ describe('parseReply', () => {
 
     it('an HTML error page, in any format', () => {
       for (const parser of [JSON_NESTED, XML, TEXT]) {
-        expect(ok(parser, fixture.HTML_BAD_GATEWAY, 'text/html')).to.deep.equal({ outcome: 'error', error: 'html_reply' });
+        expect(ok(parser, fixture.HTML_BAD_GATEWAY, 'text/html')).to.deep.equal({
+          outcome: 'error',
+          error: 'html_reply',
+        });
       }
       expect(ok(TEXT, fixture.HTML_FRAGMENT, 'text/html')).to.deep.equal({ outcome: 'error', error: 'html_reply' });
     });
 
     it('a status value that does not match', () => {
-      const body = JSON.stringify({ response: { result: { status: 'accepted_pending_review' }, lead: { price: '5' } } });
+      const body = JSON.stringify({
+        response: { result: { status: 'accepted_pending_review' }, lead: { price: '5' } },
+      });
       expect(ok(JSON_NESTED, body).outcome).to.equal('rejected');
     });
   });
@@ -250,10 +300,16 @@ describe('parseReply', () => {
       const tooComplex = { outcome: 'error', error: 'reply_too_complex' };
       // The reply that held the service for 26 s: 64 KiB of sibling elements.
       expect(ok(XML, `<response>${'<status/>'.repeat(7000)}</response>`, 'application/xml')).to.deep.equal(tooComplex);
-      expect(ok(XML, `<response ${Array.from({ length: 513 }, (_, i) => `a${i}=""`).join(' ')}/>`, 'application/xml')).to.deep.equal(tooComplex);
-      expect(ok(XML, `${'<a xmlns:x="u">'.repeat(33)}${'</a>'.repeat(33)}`, 'application/xml')).to.deep.equal(tooComplex);
+      expect(
+        ok(XML, `<response ${Array.from({ length: 513 }, (_, i) => `a${i}=""`).join(' ')}/>`, 'application/xml'),
+      ).to.deep.equal(tooComplex);
+      expect(ok(XML, `${'<a xmlns:x="u">'.repeat(33)}${'</a>'.repeat(33)}`, 'application/xml')).to.deep.equal(
+        tooComplex,
+      );
       expect(ok(JSON_FLAG, `${'['.repeat(33)}${']'.repeat(33)}`)).to.deep.equal(tooComplex);
-      expect(ok(JSON_FLAG, `{"accepted": true, "deep": ${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`)).to.deep.equal(tooComplex);
+      expect(ok(JSON_FLAG, `{"accepted": true, "deep": ${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`)).to.deep.equal(
+        tooComplex,
+      );
       expect(ok(TEXT, `ACCEPTED|R-1|${'x'.repeat(2048)}`, 'text/plain')).to.deep.equal(tooComplex);
     });
 
@@ -263,18 +319,32 @@ describe('parseReply', () => {
       const deep = `<response><result status="accepted"/>${'<a>'.repeat(30)}${'</a>'.repeat(30)}<price>1</price></response>`;
       expect(ok(XML, deep, 'application/xml')).to.include({ outcome: 'accepted' });
       // Brackets and braces inside strings are not nesting.
-      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '[[[[{{{{'.repeat(100) }))).to.include({ outcome: 'accepted' });
-      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '\\"[[[[' }))).to.include({ outcome: 'accepted' });
+      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '[[[[{{{{'.repeat(100) }))).to.include({
+        outcome: 'accepted',
+      });
+      expect(ok(JSON_FLAG, JSON.stringify({ accepted: true, price: '1', note: '\\"[[[[' }))).to.include({
+        outcome: 'accepted',
+      });
     });
 
     it('never matches a verdict longer than 256 characters against a pattern', () => {
-      const parser: ResponseParser = { ...JSON_FLAG, accepted: { path: '$.accepted', matches: '^a+$' }, price: undefined };
+      const parser: ResponseParser = {
+        ...JSON_FLAG,
+        accepted: { path: '$.accepted', matches: '^a+$' },
+        price: undefined,
+      };
       expect(ok(parser, JSON.stringify({ accepted: 'a'.repeat(256) })).outcome).to.equal('accepted');
       expect(ok(parser, JSON.stringify({ accepted: 'a'.repeat(257) })).outcome).to.equal('rejected');
     });
 
     it('runs the pattern that backtracks for ever on V8 in linear time', () => {
-      const parser: ResponseParser = { ...TEXT, accepted: { path: '^(\\w+\\s?)+$', equals: 'x' }, reason: undefined, reference: undefined, redirectUrl: undefined };
+      const parser: ResponseParser = {
+        ...TEXT,
+        accepted: { path: '^(\\w+\\s?)+$', equals: 'x' },
+        reason: undefined,
+        reference: undefined,
+        redirectUrl: undefined,
+      };
       // V8 needs about a second at 26 characters and doubles with each one more; this would not end.
       expect(ok(parser, `${'a'.repeat(40)}!`, 'text/plain')).to.deep.equal({ outcome: 'error', error: 'no_outcome' });
     });

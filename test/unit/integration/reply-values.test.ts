@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { cleanText, httpUrl, MAX_PRICE_CENTS, parsePriceCents } from '../../../services/distribution/src/buyers/integration/reply-values.js';
+import {
+  cleanText,
+  httpUrl,
+  MAX_PRICE_CENTS,
+  parsePriceCents,
+} from '../../../services/distribution/src/buyers/integration/reply-values.js';
 
 describe('parsePriceCents', () => {
   it('reads prices as buyers write them', () => {
@@ -24,7 +29,21 @@ describe('parsePriceCents', () => {
   });
 
   it('refuses negative, absurd and malformed prices', () => {
-    for (const text of ['-1.00', '-0.01', '10000.01', '99999999999999999999', '1e3', '12,50', '1,25.00', 'NaN', 'Infinity', '', '$', '.5', '12.50 USD']) {
+    for (const text of [
+      '-1.00',
+      '-0.01',
+      '10000.01',
+      '99999999999999999999',
+      '1e3',
+      '12,50',
+      '1,25.00',
+      'NaN',
+      'Infinity',
+      '',
+      '$',
+      '.5',
+      '12.50 USD',
+    ]) {
       expect(parsePriceCents(text), text).to.equal(undefined);
     }
     expect(parsePriceCents('10000.00')).to.equal(MAX_PRICE_CENTS);
@@ -65,7 +84,16 @@ describe('httpUrl', () => {
   });
 
   it('drops everything else', () => {
-    for (const text of ['javascript:alert(1)', 'data:text/html,x', '//lender.example/x', '/path', 'lender.example', 'https://a b.example/', 'https://u:p@lender.example/', `https://lender.example/${'x'.repeat(2100)}`]) {
+    for (const text of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      '//lender.example/x',
+      '/path',
+      'lender.example',
+      'https://a b.example/',
+      'https://u:p@lender.example/',
+      `https://lender.example/${'x'.repeat(2100)}`,
+    ]) {
       expect(httpUrl(text), text).to.equal(undefined);
     }
   });

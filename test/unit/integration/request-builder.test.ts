@@ -56,14 +56,21 @@ describe('buildRequest', () => {
     });
 
     it("sends the buyer's ping reference in its post, and leaves it out when there is none", () => {
-      const post = exchange({ mapping: { ping_id: { field: 'pingReference', transform: [] }, lead: { field: 'leadId', transform: [] } } });
-      expect(jsonOf(buildRequest(post, { ...lead(), pingReference: 'PING-42' }, LIVE).body)).to.deep.equal({ ping_id: 'PING-42', lead: 'lead-0001' });
+      const post = exchange({
+        mapping: { ping_id: { field: 'pingReference', transform: [] }, lead: { field: 'leadId', transform: [] } },
+      });
+      expect(jsonOf(buildRequest(post, { ...lead(), pingReference: 'PING-42' }, LIVE).body)).to.deep.equal({
+        ping_id: 'PING-42',
+        lead: 'lead-0001',
+      });
       expect(jsonOf(buildRequest(post, lead(), LIVE).body)).to.deep.equal({ lead: 'lead-0001' });
     });
 
     it('reads a derived value before the lead field of the same name', () => {
       const request = buildRequest(
-        exchange({ mapping: { amount: { field: 'loanAmount', transform: [] }, test: { field: 'testMode', transform: [] } } }),
+        exchange({
+          mapping: { amount: { field: 'loanAmount', transform: [] }, test: { field: 'testMode', transform: [] } },
+        }),
         lead({ derived: { testMode: true } }),
         LIVE,
       );
@@ -87,7 +94,9 @@ describe('buildRequest', () => {
       expect(() => buildRequest(exchange({ mapping }), lead(), LIVE))
         .to.throw(RequestBuildError)
         .with.property('code', 'conflicting_keys');
-      expect(() => buildRequest(exchange({ mapping: { 'a..b': { value: 1 } } }), lead(), LIVE)).to.throw(RequestBuildError);
+      expect(() => buildRequest(exchange({ mapping: { 'a..b': { value: 1 } } }), lead(), LIVE)).to.throw(
+        RequestBuildError,
+      );
     });
 
     it('keeps "__proto__" a plain key', () => {
@@ -113,14 +122,20 @@ describe('buildRequest', () => {
         lead(),
         LIVE,
       );
-      expect(request.body).to.equal('first_name=Jane&applicant.email=jane.doe%40example.com&note=a%26b%3Dc+d&amount=1500.00');
+      expect(request.body).to.equal(
+        'first_name=Jane&applicant.email=jane.doe%40example.com&note=a%26b%3Dc+d&amount=1500.00',
+      );
       expect(request.headers['content-type']).to.equal('application/x-www-form-urlencoded');
     });
   });
 
   describe('headers', () => {
     it('sets the content type per format and keeps the configured headers, names in lower case', () => {
-      const request = buildRequest(exchange({ headers: { 'X-Api-Key': 'k-123', Accept: 'application/json' } }), lead(), LIVE);
+      const request = buildRequest(
+        exchange({ headers: { 'X-Api-Key': 'k-123', Accept: 'application/json' } }),
+        lead(),
+        LIVE,
+      );
       expect(request.headers).to.deep.equal({
         'x-api-key': 'k-123',
         accept: 'application/json',
@@ -129,7 +144,11 @@ describe('buildRequest', () => {
     });
 
     it('keeps a content type the operator set', () => {
-      const request = buildRequest(exchange({ headers: { 'Content-Type': 'application/vnd.lender+json' } }), lead(), LIVE);
+      const request = buildRequest(
+        exchange({ headers: { 'Content-Type': 'application/vnd.lender+json' } }),
+        lead(),
+        LIVE,
+      );
       expect(request.headers['content-type']).to.equal('application/vnd.lender+json');
     });
 
@@ -140,24 +159,35 @@ describe('buildRequest', () => {
 
     it('sends basic auth as base64 of user:password, UTF-8, auth winning over a configured header', () => {
       const request = buildRequest(
-        exchange({ headers: { Authorization: 'stale' }, auth: { type: 'basic', username: 'leadflow', password: 'pässword:1' } }),
+        exchange({
+          headers: { Authorization: 'stale' },
+          auth: { type: 'basic', username: 'leadflow', password: 'pässword:1' },
+        }),
         lead(),
         LIVE,
       );
       expect(request.headers.authorization).to.equal(`Basic ${Buffer.from('leadflow:pässword:1').toString('base64')}`);
-      expect(Buffer.from(request.headers.authorization.slice(6), 'base64').toString('utf8')).to.equal('leadflow:pässword:1');
+      expect(Buffer.from(request.headers.authorization.slice(6), 'base64').toString('utf8')).to.equal(
+        'leadflow:pässword:1',
+      );
     });
   });
 
   describe('destination', () => {
     it('sends live leads to the live URL with the configured method', () => {
-      const request = buildRequest(exchange({ method: 'PUT', testUrl: 'https://sandbox.lender.example/leads' }), lead(), LIVE);
+      const request = buildRequest(
+        exchange({ method: 'PUT', testUrl: 'https://sandbox.lender.example/leads' }),
+        lead(),
+        LIVE,
+      );
       expect(request.url).to.equal('https://api.lender.example/leads');
       expect(request.method).to.equal('PUT');
     });
 
     it('sends test leads to the test URL', () => {
-      const request = buildRequest(exchange({ testUrl: 'https://sandbox.lender.example/leads' }), lead(), { test: true });
+      const request = buildRequest(exchange({ testUrl: 'https://sandbox.lender.example/leads' }), lead(), {
+        test: true,
+      });
       expect(request.url).to.equal('https://sandbox.lender.example/leads');
     });
 

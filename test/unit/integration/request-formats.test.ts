@@ -54,7 +54,13 @@ describe('buildRequest: XML, SOAP and GET', () => {
 
     it('escapes hostile text so that a parser reads back exactly the value, in text and in attributes', () => {
       const request = buildRequest(
-        exchange({ format: 'xml', mapping: { 'Lead/Name': { field: 'firstName', transform: [] }, 'Lead/@note': { field: 'firstName', transform: [] } } }),
+        exchange({
+          format: 'xml',
+          mapping: {
+            'Lead/Name': { field: 'firstName', transform: [] },
+            'Lead/@note': { field: 'firstName', transform: [] },
+          },
+        }),
         lead({ fields: { firstName: HOSTILE } }),
         LIVE,
       );
@@ -65,18 +71,28 @@ describe('buildRequest: XML, SOAP and GET', () => {
     });
 
     it('refuses a value XML cannot carry rather than send a document the buyer cannot parse', () => {
-      const built = () => buildRequest(exchange({ format: 'xml', mapping: { 'Lead/Name': { field: 'firstName', transform: [] } } }), lead({ fields: { firstName: 'a\u0001b' } }), LIVE);
+      const built = () =>
+        buildRequest(
+          exchange({ format: 'xml', mapping: { 'Lead/Name': { field: 'firstName', transform: [] } } }),
+          lead({ fields: { firstName: 'a\u0001b' } }),
+          LIVE,
+        );
       expect(buildError(built)).to.equal('invalid_xml_character');
     });
 
     it('writes the root even when every value is absent', () => {
-      const request = buildRequest(exchange({ format: 'xml', mapping: { 'Lead/Phone': { field: 'workPhone', transform: [] } } }), lead(), LIVE);
+      const request = buildRequest(
+        exchange({ format: 'xml', mapping: { 'Lead/Phone': { field: 'workPhone', transform: [] } } }),
+        lead(),
+        LIVE,
+      );
       expect(request.body).to.equal('<?xml version="1.0" encoding="UTF-8"?><Lead/>');
     });
   });
 
   describe('XML templates', () => {
-    const template = '<?xml version="1.0"?><app xmlns="urn:lender"><name first="{{first}}">{{first}} {{last}}</name><amt>{{amount}}</amt><tel>{{phone}}</tel></app>';
+    const template =
+      '<?xml version="1.0"?><app xmlns="urn:lender"><name first="{{first}}">{{first}} {{last}}</name><amt>{{amount}}</amt><tel>{{phone}}</tel></app>';
 
     it('fills each placeholder with its escaped value, an absent one with nothing, and keeps the declaration written', () => {
       const request = buildRequest(
@@ -105,7 +121,14 @@ describe('buildRequest: XML, SOAP and GET', () => {
   describe('SOAP 1.1', () => {
     it('wraps the content in an envelope, with text/xml and a quoted SOAPAction', () => {
       const request = buildRequest(
-        exchange({ format: 'soap', soapAction: 'urn:lender#Submit', mapping: { 'tns:Submit/@xmlns:tns': { value: 'urn:lender' }, 'tns:Submit/tns:State': { field: 'state', transform: [] } } }),
+        exchange({
+          format: 'soap',
+          soapAction: 'urn:lender#Submit',
+          mapping: {
+            'tns:Submit/@xmlns:tns': { value: 'urn:lender' },
+            'tns:Submit/tns:State': { field: 'state', transform: [] },
+          },
+        }),
         lead(),
         LIVE,
       );
@@ -125,12 +148,19 @@ describe('buildRequest: XML, SOAP and GET', () => {
           method: 'GET',
           format: 'query',
           url: 'https://api.lender.example/ping?src=lf&x=a%20b#frag',
-          mapping: { state: { field: 'state', transform: [] }, 'amount usd': { field: 'loanAmount', transform: [] }, note: { value: 'a&b=c' }, phone: { field: 'workPhone', transform: [] } },
+          mapping: {
+            state: { field: 'state', transform: [] },
+            'amount usd': { field: 'loanAmount', transform: [] },
+            note: { value: 'a&b=c' },
+            phone: { field: 'workPhone', transform: [] },
+          },
         }),
         lead(),
         LIVE,
       );
-      expect(request.url).to.equal('https://api.lender.example/ping?src=lf&x=a%20b&state=IL&amount+usd=1500&note=a%26b%3Dc');
+      expect(request.url).to.equal(
+        'https://api.lender.example/ping?src=lf&x=a%20b&state=IL&amount+usd=1500&note=a%26b%3Dc',
+      );
       expect(request.body).to.equal(undefined);
       expect(request.headers).not.to.have.property('content-type');
     });
@@ -147,7 +177,10 @@ describe('buildRequest: XML, SOAP and GET', () => {
     it('resolves url, headers, auth and constants where the request is built', () => {
       const request = buildRequest(withReferences, lead(), {
         test: false,
-        values: values({ ACME_HOST: 'staging.acme.example', ACME_USER: 'lf' }, { 'acme.key': 'k-123', 'acme.password': 's3cret' }),
+        values: values(
+          { ACME_HOST: 'staging.acme.example', ACME_USER: 'lf' },
+          { 'acme.key': 'k-123', 'acme.password': 's3cret' },
+        ),
       });
       expect(request.url).to.equal('https://staging.acme.example/leads');
       expect(request.headers['x-key']).to.equal('k-123');
@@ -156,9 +189,18 @@ describe('buildRequest: XML, SOAP and GET', () => {
     });
 
     it('sends nothing when a reference no longer resolves, or resolves to a line break in a header', () => {
-      expect(buildError(() => buildRequest(withReferences, lead(), { test: false, values: values({ ACME_HOST: 'a.example' }) }))).to.equal('unresolved_reference');
-      const split = values({ ACME_HOST: 'a.example', ACME_USER: 'lf' }, { 'acme.key': 'k\r\nX-Evil: 1', 'acme.password': 'p' });
-      expect(buildError(() => buildRequest(withReferences, lead(), { test: false, values: split }))).to.equal('unresolved_reference');
+      expect(
+        buildError(() =>
+          buildRequest(withReferences, lead(), { test: false, values: values({ ACME_HOST: 'a.example' }) }),
+        ),
+      ).to.equal('unresolved_reference');
+      const split = values(
+        { ACME_HOST: 'a.example', ACME_USER: 'lf' },
+        { 'acme.key': 'k\r\nX-Evil: 1', 'acme.password': 'p' },
+      );
+      expect(buildError(() => buildRequest(withReferences, lead(), { test: false, values: split }))).to.equal(
+        'unresolved_reference',
+      );
     });
   });
 });

@@ -2,7 +2,15 @@ import type { BuyerAttemptKind, BuyerAttemptOutcome, BuyerAttemptRow } from '../
 import { newId } from '../ids.js';
 
 /** posted: the lead was posted to this buyer before (a sale taken over after a crash). */
-export type SkipReason = 'closed' | 'filtered' | 'capped' | 'duplicate' | 'floor' | 'circuit_open' | 'deadline' | 'posted';
+export type SkipReason =
+  | 'closed'
+  | 'filtered'
+  | 'capped'
+  | 'duplicate'
+  | 'floor'
+  | 'circuit_open'
+  | 'deadline'
+  | 'posted';
 
 export interface CallRecord {
   kind: Exclude<BuyerAttemptKind, 'skip'>;
@@ -34,7 +42,9 @@ export class AttemptLog {
   /** Returns undefined so that a caller dropping a buyer can `return log.skip(...)`. */
   skip(buyerId: string, reason: SkipReason): undefined {
     const now = Date.now();
-    this.rows.push(this.row(buyerId, { kind: 'skip', startedAt: now, durationMs: 0, outcome: 'skipped', httpStatus: null, reason }));
+    this.rows.push(
+      this.row(buyerId, { kind: 'skip', startedAt: now, durationMs: 0, outcome: 'skipped', httpStatus: null, reason }),
+    );
     return undefined;
   }
 

@@ -1,8 +1,8 @@
 import type { BuyerSummary } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
 import type { Db } from '../db/database.js';
 import type { Buyer } from './buyer.js';
-import { capPeriods } from './cap-periods.js';
 import { readCounters } from './cap.repository.js';
+import { capPeriods } from './cap-periods.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 
@@ -28,7 +28,12 @@ export class BuyerReports {
 
   async summaries(buyers: Buyer[]): Promise<BuyerSummary[]> {
     const now = new Date();
-    const periods = new Map(buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, buyer.definition.schedule?.timezone ?? 'UTC')]));
+    const periods = new Map(
+      buyers.map((buyer) => [
+        buyer.id,
+        capPeriods(buyer.definition.caps, now, buyer.definition.schedule?.timezone ?? 'UTC'),
+      ]),
+    );
     const counters = await readCounters(
       this.db,
       buyers.map((buyer) => buyer.id),

@@ -35,8 +35,19 @@ export async function insertBuyer(db: Db, buyer: BuyerRow): Promise<void> {
   await db.insertInto('buyers').values(buyer).execute();
 }
 
-export async function updateBuyerDefinition(db: Db, id: string, name: string, active: number, definition: string, updatedAt: number): Promise<void> {
-  await db.updateTable('buyers').set({ name, active, definition, updated_at: updatedAt }).where('id', '=', id).execute();
+export async function updateBuyerDefinition(
+  db: Db,
+  id: string,
+  name: string,
+  active: number,
+  definition: string,
+  updatedAt: number,
+): Promise<void> {
+  await db
+    .updateTable('buyers')
+    .set({ name, active, definition, updated_at: updatedAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setBuyerActive(db: Db, id: string, active: number, updatedAt: number): Promise<void> {

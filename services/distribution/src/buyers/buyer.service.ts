@@ -3,9 +3,9 @@ import type { Db } from '../db/database.js';
 import type { BuyerRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
-import { buyerFromRow, InvalidStoredBuyerError, type Buyer } from './buyer.js';
+import { type Buyer, buyerFromRow, InvalidStoredBuyerError } from './buyer.js';
 import * as repository from './buyer.repository.js';
-import { serviceValues, type EnvironmentValues } from './definition/buyer-values.js';
+import { type EnvironmentValues, serviceValues } from './definition/buyer-values.js';
 import { parseBuyerDocument } from './definition/parse-buyers.js';
 
 /** How long the active buyer list is reused between leads: a change reaches every instance within this. */
@@ -65,12 +65,19 @@ export class BuyerService {
   }
 
   private usable(rows: BuyerRow[]): Buyer[] {
-    return rows.map((row) => this.check(row)).filter((result): result is Buyer => !(result instanceof InvalidStoredBuyerError));
+    return rows
+      .map((row) => this.check(row))
+      .filter((result): result is Buyer => !(result instanceof InvalidStoredBuyerError));
   }
 
   private check(row: BuyerRow): Buyer | InvalidStoredBuyerError {
     const last = this.checked.get(row.id);
-    if (last && last.row.definition === row.definition && last.row.active === row.active && last.row.updated_at === row.updated_at) {
+    if (
+      last &&
+      last.row.definition === row.definition &&
+      last.row.active === row.active &&
+      last.row.updated_at === row.updated_at
+    ) {
       return last.result;
     }
     let result: Buyer | InvalidStoredBuyerError;
@@ -79,7 +86,10 @@ export class BuyerService {
     } catch (error) {
       if (!(error instanceof InvalidStoredBuyerError)) throw error;
       result = error;
-      this.logger.error({ buyerId: row.id, problems: error.problems }, 'stored buyer definition is invalid: buyer left out until a corrected file is applied');
+      this.logger.error(
+        { buyerId: row.id, problems: error.problems },
+        'stored buyer definition is invalid: buyer left out until a corrected file is applied',
+      );
     }
     this.checked.set(row.id, { row, result });
     return result;
@@ -96,7 +106,12 @@ export class BuyerService {
     const now = Date.now();
     const results = await this.db.transaction().execute(async (trx) => {
       const existing = new Map(
-        (await repository.findBuyersByName(trx, parsed.buyers.map((buyer) => buyer.name))).map((row) => [row.name.toLowerCase(), row]),
+        (
+          await repository.findBuyersByName(
+            trx,
+            parsed.buyers.map((buyer) => buyer.name),
+          )
+        ).map((row) => [row.name.toLowerCase(), row]),
       );
       const applied: { id: string; name: string; action: ApplyAction }[] = [];
       for (const definition of parsed.buyers) {
@@ -105,7 +120,15 @@ export class BuyerService {
         const active = definition.active ? 1 : 0;
         if (!stored) {
           const id = newId('buy', now);
-          if (!dryRun) await repository.insertBuyer(trx, { id, name: definition.name, active, definition: json, created_at: now, updated_at: now });
+          if (!dryRun)
+            await repository.insertBuyer(trx, {
+              id,
+              name: definition.name,
+              active,
+              definition: json,
+              created_at: now,
+              updated_at: now,
+            });
           applied.push({ id, name: definition.name, action: 'created' });
         } else if (stored.definition === json && stored.active === active) {
           applied.push({ id: stored.id, name: definition.name, action: 'unchanged' });
@@ -127,4 +150,3 @@ export class BuyerService {
     return this.get(buyer.id);
   }
 }
-

@@ -1,7 +1,7 @@
 import type { BuyerRow } from '../db/schema.js';
 import type { BuyerDefinition, HttpExchange } from './definition/buyer-definition.js';
-import type { Problem } from './definition/problems.js';
 import type { BuyerValues } from './definition/buyer-values.js';
+import type { Problem } from './definition/problems.js';
 import { readStoredDefinition } from './definition/stored-definition.js';
 
 /** A buyer as stored: its id and its declared definition. */
@@ -17,7 +17,9 @@ export class InvalidStoredBuyerError extends Error {
     readonly buyerId: string,
     readonly problems: Problem[],
   ) {
-    super(`the stored definition of buyer ${buyerId} is invalid (${problems.map((problem) => `${problem.path || 'definition'}: ${problem.message}`).join('; ')}); apply a corrected file`);
+    super(
+      `the stored definition of buyer ${buyerId} is invalid (${problems.map((problem) => `${problem.path || 'definition'}: ${problem.message}`).join('; ')}); apply a corrected file`,
+    );
     this.name = 'InvalidStoredBuyerError';
   }
 }

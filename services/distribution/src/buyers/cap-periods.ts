@@ -17,16 +17,29 @@ const pad = (value: number) => String(value).padStart(2, '0');
  */
 export function capPeriods(caps: Caps, now: Date, timezone: string): CapPeriod[] {
   const periods: CapPeriod[] = [];
-  if (caps.leadsPerHour === undefined && caps.leadsPerDay === undefined && caps.leadsPerMonth === undefined && caps.spendPerDayCents === undefined) {
+  if (
+    caps.leadsPerHour === undefined &&
+    caps.leadsPerDay === undefined &&
+    caps.leadsPerMonth === undefined &&
+    caps.spendPerDayCents === undefined
+  ) {
     return periods;
   }
   const clock = zonedClock(now, timezone);
   const [year, month, day, hour] = [String(clock.year), pad(clock.month), pad(clock.day), pad(clock.hour)];
   if (caps.leadsPerHour !== undefined) {
-    periods.push({ period: `h:${year}-${month}-${day}T${hour}`, maxLeads: caps.leadsPerHour, maxSpendCents: undefined });
+    periods.push({
+      period: `h:${year}-${month}-${day}T${hour}`,
+      maxLeads: caps.leadsPerHour,
+      maxSpendCents: undefined,
+    });
   }
   if (caps.leadsPerDay !== undefined || caps.spendPerDayCents !== undefined) {
-    periods.push({ period: `d:${year}-${month}-${day}`, maxLeads: caps.leadsPerDay, maxSpendCents: caps.spendPerDayCents });
+    periods.push({
+      period: `d:${year}-${month}-${day}`,
+      maxLeads: caps.leadsPerDay,
+      maxSpendCents: caps.spendPerDayCents,
+    });
   }
   if (caps.leadsPerMonth !== undefined) {
     periods.push({ period: `m:${year}-${month}`, maxLeads: caps.leadsPerMonth, maxSpendCents: undefined });

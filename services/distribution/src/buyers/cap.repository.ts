@@ -10,13 +10,22 @@ import type { CapPeriod } from './cap-periods.js';
  * overshooting a cap. The lead's hold is written with the counts, so that it can
  * be given back. False when a cap is reached.
  */
-export async function reserveCapacity(db: Db, leadId: string, buyerId: string, periods: CapPeriod[], spendCents: number): Promise<boolean> {
+export async function reserveCapacity(
+  db: Db,
+  leadId: string,
+  buyerId: string,
+  periods: CapPeriod[],
+  spendCents: number,
+): Promise<boolean> {
   if (periods.length === 0) return true;
   // Rows are created outside the counting transaction: a failed insert inside it
   // would hold a shared lock on MySQL and deadlock two leads opening a period together.
   for (const period of periods) {
     try {
-      await db.insertInto('buyer_cap_counters').values({ buyer_id: buyerId, period: period.period, leads: 0, spend_cents: 0 }).execute();
+      await db
+        .insertInto('buyer_cap_counters')
+        .values({ buyer_id: buyerId, period: period.period, leads: 0, spend_cents: 0 })
+        .execute();
     } catch (error) {
       // Another lead opened this period first; its row is the one to count in.
       if (!isDuplicateKeyError(error)) throw error;
@@ -31,7 +40,8 @@ export async function reserveCapacity(db: Db, leadId: string, buyerId: string, p
           .where('buyer_id', '=', buyerId)
           .where('period', '=', period.period);
         if (period.maxLeads !== undefined) update = update.where('leads', '<', period.maxLeads);
-        if (period.maxSpendCents !== undefined) update = update.where(sql<boolean>`spend_cents + ${spendCents} <= ${period.maxSpendCents}`);
+        if (period.maxSpendCents !== undefined)
+          update = update.where(sql<boolean>`spend_cents + ${spendCents} <= ${period.maxSpendCents}`);
         const result = await update.executeTakeFirst();
         if (result.numUpdatedRows === 0n) throw new CapReached();
       }
@@ -88,7 +98,12 @@ export async function releaseLeadCapacity(db: Db, leadId: string): Promise<void>
  * for a buyer that names its price in its answer).
  */
 export async function consumeCapacity(db: Db, leadId: string, buyerId: string, chargeCents: number): Promise<void> {
-  const hold = await db.selectFrom('buyer_cap_holds').selectAll().where('lead_id', '=', leadId).where('buyer_id', '=', buyerId).executeTakeFirst();
+  const hold = await db
+    .selectFrom('buyer_cap_holds')
+    .selectAll()
+    .where('lead_id', '=', leadId)
+    .where('buyer_id', '=', buyerId)
+    .executeTakeFirst();
   if (!hold) return;
   const periods = JSON.parse(hold.periods) as string[];
   if (periods.length > 0 && hold.spend_cents !== chargeCents) {
@@ -103,7 +118,13 @@ export async function consumeCapacity(db: Db, leadId: string, buyerId: string, c
 }
 
 /** Moves the spend counted for a sale to its final price (a price the buyer named in its answer). */
-export async function adjustSpend(db: Db, leadId: string, buyerId: string, periods: CapPeriod[], deltaCents: number): Promise<void> {
+export async function adjustSpend(
+  db: Db,
+  leadId: string,
+  buyerId: string,
+  periods: CapPeriod[],
+  deltaCents: number,
+): Promise<void> {
   if (periods.length === 0 || deltaCents === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx
@@ -125,7 +146,11 @@ export async function adjustSpend(db: Db, leadId: string, buyerId: string, perio
   });
 }
 
-export async function readCounters(db: Db, buyerIds: string[], periods: string[]): Promise<Map<string, { leads: number; spendCents: number }>> {
+export async function readCounters(
+  db: Db,
+  buyerIds: string[],
+  periods: string[],
+): Promise<Map<string, { leads: number; spendCents: number }>> {
   const counters = new Map<string, { leads: number; spendCents: number }>();
   if (buyerIds.length === 0 || periods.length === 0) return counters;
   const rows = await db
@@ -134,7 +159,8 @@ export async function readCounters(db: Db, buyerIds: string[], periods: string[]
     .where('buyer_id', 'in', buyerIds)
     .where('period', 'in', periods)
     .execute();
-  for (const row of rows) counters.set(`${row.buyer_id} ${row.period}`, { leads: row.leads, spendCents: row.spend_cents });
+  for (const row of rows)
+    counters.set(`${row.buyer_id} ${row.period}`, { leads: row.leads, spendCents: row.spend_cents });
   return counters;
 }
 
@@ -153,5 +179,7 @@ export async function spendHeadroom(db: Db, buyerId: string, periods: CapPeriod[
     [buyerId],
     capped.map((period) => period.period),
   );
-  return Math.min(...capped.map((period) => period.maxSpendCents! - (counters.get(`${buyerId} ${period.period}`)?.spendCents ?? 0)));
+  return Math.min(
+    ...capped.map((period) => period.maxSpendCents! - (counters.get(`${buyerId} ${period.period}`)?.spendCents ?? 0)),
+  );
 }

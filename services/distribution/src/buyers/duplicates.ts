@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, type Db } from '../db/database.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { Buyer } from './buyer.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +14,13 @@ export interface PersonHashes {
  * came) or, if their policy says so, turned them down, within their look-back, judged by the keyed
  * hashes of SSN, e-mail and phone. Test leads are not history.
  */
-export async function buyersWithDuplicate(db: Db, leadId: string, person: PersonHashes, buyers: readonly Buyer[], now: number): Promise<Set<string>> {
+export async function buyersWithDuplicate(
+  db: Db,
+  leadId: string,
+  person: PersonHashes,
+  buyers: readonly Buyer[],
+  now: number,
+): Promise<Set<string>> {
   const checking = buyers.filter((buyer) => buyer.definition.duplicates !== undefined);
   const found = new Set<string>();
   if (checking.length === 0) return found;
@@ -22,9 +28,20 @@ export async function buyersWithDuplicate(db: Db, leadId: string, person: Person
   const rows = await db
     .selectFrom('leads')
     .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
-    .select(['lead_posts.buyer_id', 'lead_posts.state', 'leads.created_at', 'leads.ssn_hash', 'leads.email_hash', 'leads.phone_hash'])
+    .select([
+      'lead_posts.buyer_id',
+      'lead_posts.state',
+      'leads.created_at',
+      'leads.ssn_hash',
+      'leads.email_hash',
+      'leads.phone_hash',
+    ])
     .where((eb) =>
-      eb.or([eb('leads.ssn_hash', '=', person.ssn), eb('leads.email_hash', '=', person.email), eb('leads.phone_hash', '=', person.phone)]),
+      eb.or([
+        eb('leads.ssn_hash', '=', person.ssn),
+        eb('leads.email_hash', '=', person.email),
+        eb('leads.phone_hash', '=', person.phone),
+      ]),
     )
     .where('leads.id', '<>', leadId)
     .where('leads.is_test', '=', 0)
@@ -59,7 +76,13 @@ function personKeys(buyer: Buyer, person: PersonHashes): string[] {
  * the same person holds them (posted right now, or sold moments ago). The lead's own hold (left by a
  * sale that a crash cut off) is its to take again. Buyers without a duplicate policy hold nothing.
  */
-export async function holdPerson(db: Db, buyer: Buyer, person: PersonHashes, leadId: string, now: number): Promise<boolean> {
+export async function holdPerson(
+  db: Db,
+  buyer: Buyer,
+  person: PersonHashes,
+  leadId: string,
+  now: number,
+): Promise<boolean> {
   const keys = personKeys(buyer, person);
   if (keys.length === 0) return true;
   await db

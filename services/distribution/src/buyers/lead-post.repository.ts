@@ -31,8 +31,12 @@ export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRe
   let claim = trx.selectFrom('leads').select(['status', 'claim_token']).where('id', '=', intent.leadId);
   if (trx.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
   const lead = await claim.executeTakeFirst();
-  if (!lead || lead.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
-  const posts = await trx.selectFrom('lead_posts').select(['buyer_id', 'state']).where('lead_id', '=', intent.leadId).execute();
+  if (lead?.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
+  const posts = await trx
+    .selectFrom('lead_posts')
+    .select(['buyer_id', 'state'])
+    .where('lead_id', '=', intent.leadId)
+    .execute();
   if (posts.some((post) => OPEN_POST_STATES.includes(post.state))) return 'open_post';
   if (posts.some((post) => post.buyer_id === intent.buyerId)) return 'already_posted';
   await trx
@@ -86,7 +90,13 @@ export async function recordAnswer(db: Db, postId: string, answer: PostAnswer, n
 }
 
 export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPostRow[]> {
-  return db.selectFrom('lead_posts').selectAll().where('lead_id', '=', leadId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('lead_posts')
+    .selectAll()
+    .where('lead_id', '=', leadId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findLeadPost(db: Db, postId: string): Promise<LeadPostRow | undefined> {

@@ -55,4 +55,5 @@ export interface LeadSeller {
 export const NO_ELIGIBLE_BUYER = 'No buyer is buying leads like this one right now';
 export const NO_BUYER_ACCEPTED = 'No buyer accepted the lead';
 export const DEADLINE_REACHED = 'No buyer accepted the lead in time';
-export const AWAITING_CONFIRMATION = "The buyer's answer did not arrive in time; the lead is held until the buyer confirms";
+export const AWAITING_CONFIRMATION =
+  "The buyer's answer did not arrive in time; the lead is held until the buyer confirms";

@@ -3,35 +3,35 @@ import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import type { RoutingMode } from '../../../common/config.js';
 import type { Db } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
+import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { AttemptLog } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
-import { capPeriods, type CapPeriod } from './cap-periods.js';
 import { readCounters } from './cap.repository.js';
+import { type CapPeriod, capPeriods } from './cap-periods.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import { callTimeoutMs, type HttpExchange, type Integration } from './definition/buyer-definition.js';
 import { buyersWithDuplicate } from './duplicates.js';
-import { callBuyer, type BuyerCallResult, type LeadForBuyer } from './integration/buyer-call.js';
+import { type BuyerCallResult, callBuyer, type LeadForBuyer } from './integration/buyer-call.js';
 import {
-  DEADLINE_REACHED,
   AWAITING_CONFIRMATION,
+  DEADLINE_REACHED,
+  type LeadSeller,
   NO_BUYER_ACCEPTED,
   NO_ELIGIBLE_BUYER,
-  type LeadSeller,
   type SaleDecision,
   type SaleRequest,
   type SaleWinner,
 } from './lead-seller.js';
-import { leadFacts, type LeadFacts } from './rules/lead-facts.js';
-import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { postVerdict } from './post-answer.js';
-import { PostJournal, type OpenPost } from './post-journal.js';
 import type { PostFiguresStore } from './post-figures-store.js';
+import { type OpenPost, PostJournal } from './post-journal.js';
 import { planPosts, prospectOf } from './post-order.js';
+import { type LeadFacts, leadFacts } from './rules/lead-facts.js';
 import { payoutFor } from './rules/payout.js';
 import { chargeForPost } from './rules/price-change.js';
 import { priceFor } from './rules/pricing.js';
-import { byPriceGroup, byTier, rankOffers, skipReason, type CapUsage } from './selection.js';
+import { byPriceGroup, byTier, type CapUsage, rankOffers, skipReason } from './selection.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
@@ -143,7 +143,12 @@ export class PingTreeSeller implements LeadSeller {
    * before sold nothing; otherwise every tier pinged at once, then one group per tier (price groups,
    * best offer first) or one group of all (auction).
    */
-  private async *offerGroups(candidates: Candidate[], request: SaleRequest, log: AttemptLog, waited: { ms: number }): AsyncGenerator<Candidate[]> {
+  private async *offerGroups(
+    candidates: Candidate[],
+    request: SaleRequest,
+    log: AttemptLog,
+    waited: { ms: number },
+  ): AsyncGenerator<Candidate[]> {
     const routing = this.deps.routing ?? 'strict_tiers';
     if (routing === 'strict_tiers') {
       for (const tier of byTier(candidates)) yield await this.pingAll(tier, request, log, waited);
@@ -182,7 +187,9 @@ export class PingTreeSeller implements LeadSeller {
     const duplicates = lead.test
       ? new Set<string>()
       : await buyersWithDuplicate(this.deps.db, request.leadId, request.person, buyers, now.getTime());
-    const periodsOf = new Map(buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, timezoneOf(buyer))]));
+    const periodsOf = new Map(
+      buyers.map((buyer) => [buyer.id, capPeriods(buyer.definition.caps, now, timezoneOf(buyer))]),
+    );
     const counters: ReadonlyMap<string, CapUsage> = lead.test
       ? new Map()
       : await readCounters(
@@ -240,7 +247,12 @@ export class PingTreeSeller implements LeadSeller {
    * that comes after the window is recorded as late and not used. The tier's offers: its direct-post
    * buyers and the bidders in time whose payout meets the floor.
    */
-  private async pingAll(tier: Candidate[], request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<Candidate[]> {
+  private async pingAll(
+    tier: Candidate[],
+    request: SaleRequest,
+    log: AttemptLog,
+    waited: { ms: number },
+  ): Promise<Candidate[]> {
     const pinged = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'ping_post');
     const directPosts = tier.filter((candidate) => candidate.buyer.definition.integration.mode === 'direct_post');
     if (pinged.length === 0) return tier;
@@ -254,7 +266,9 @@ export class PingTreeSeller implements LeadSeller {
       }),
     );
     let closeWindow: NodeJS.Timeout | undefined;
-    const window = new Promise<void>((resolve) => (closeWindow = setTimeout(resolve, this.pingWindowMs(pinged, request))));
+    const window = new Promise<void>(
+      (resolve) => (closeWindow = setTimeout(resolve, this.pingWindowMs(pinged, request))),
+    );
     await Promise.race([pings, window]);
     clearTimeout(closeWindow);
     windowOpen = false;
@@ -268,12 +282,19 @@ export class PingTreeSeller implements LeadSeller {
    */
   private pingWindowMs(pinged: Candidate[], request: SaleRequest): number {
     const left = request.deadline - Date.now();
-    const slowest = Math.max(...pinged.map((candidate) => callTimeoutMs(candidate.buyer.definition.integration, 'ping')));
+    const slowest = Math.max(
+      ...pinged.map((candidate) => callTimeoutMs(candidate.buyer.definition.integration, 'ping')),
+    );
     return Math.max(0, Math.min(this.deps.pingWindowMs ?? left * DEFAULT_PING_WINDOW_SHARE, slowest, left));
   }
 
   /** One bidder's ping; its bid as an offer, or undefined. `inWindow` says whether a bid still counts. */
-  private async ping(candidate: Candidate, request: SaleRequest, log: AttemptLog, inWindow: () => boolean): Promise<Candidate | undefined> {
+  private async ping(
+    candidate: Candidate,
+    request: SaleRequest,
+    log: AttemptLog,
+    inWindow: () => boolean,
+  ): Promise<Candidate | undefined> {
     const { buyer } = candidate;
     if (!this.fitsDeadline(candidate, 'ping', request)) return log.skip(buyer.id, 'deadline');
     if (!request.lead.test && !this.deps.breakers.allow(buyer.id)) return log.skip(buyer.id, 'circuit_open');
@@ -313,7 +334,12 @@ export class PingTreeSeller implements LeadSeller {
    * Posts to one buyer under the sale protocol: its caps and the person held and the intent committed
    * first (PostJournal), the answer recorded as soon as it arrives.
    */
-  private async post(candidate: Candidate, request: SaleRequest, log: AttemptLog, waited: { ms: number }): Promise<PostResult> {
+  private async post(
+    candidate: Candidate,
+    request: SaleRequest,
+    log: AttemptLog,
+    waited: { ms: number },
+  ): Promise<PostResult> {
     const { buyer } = candidate;
     const live = !request.lead.test;
     const opened = await this.journal.open(
@@ -342,12 +368,13 @@ export class PingTreeSeller implements LeadSeller {
       startedAt: result.startedAt,
       durationMs: result.latencyMs,
       // A post whose answer never came may have reached the buyer: its outcome is unknown.
-      outcome: verdict.state === 'unknown' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
+      outcome:
+        verdict.state === 'unknown' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
       httpStatus: result.httpStatus,
       priceCents: sold ? chargeCents : undefined,
       reference: result.reply.reference,
       reason: verdict.byTimeoutPolicy
-        ? 'no answer in time: a decline under the buyer\'s timeout policy'
+        ? "no answer in time: a decline under the buyer's timeout policy"
         : result.outcome === 'accepted' && !sold
           ? 'price in the answer is below the floor or missing'
           : (result.reply.reason ?? result.reply.error),
@@ -357,7 +384,11 @@ export class PingTreeSeller implements LeadSeller {
       post,
       sold
         ? { state: 'accepted', chargeCents, payoutCents, redirectUrl, reference: result.reply.reference }
-        : { state: verdict.state, reference: result.reply.reference, resolvedBy: verdict.byTimeoutPolicy ? 'timeout_policy' : undefined },
+        : {
+            state: verdict.state,
+            reference: result.reply.reference,
+            resolvedBy: verdict.byTimeoutPolicy ? 'timeout_policy' : undefined,
+          },
       request.recordBy,
     );
     if (sold) return { kind: 'sold', winner: winnerOf(post, chargeCents!, payoutCents!, redirectUrl) };
@@ -386,10 +417,18 @@ export class PingTreeSeller implements LeadSeller {
       `leadflow.buyer.${kind}`,
       {
         kind: SpanKind.CLIENT,
-        attributes: { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test, ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}) },
+        attributes: {
+          'leadflow.buyer_id': buyer.id,
+          'leadflow.test': request.lead.test,
+          ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
+        },
       },
       async (span) => {
-        const answer = await this.call(exchange, buyer.definition.integration, lead, { test: request.lead.test, kind, deadlineMs: request.deadline });
+        const answer = await this.call(exchange, buyer.definition.integration, lead, {
+          test: request.lead.test,
+          kind,
+          deadlineMs: request.deadline,
+        });
         span.setAttribute('leadflow.buyer.outcome', answer.outcome);
         if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
         span.end();
@@ -402,7 +441,8 @@ export class PingTreeSeller implements LeadSeller {
   /** Live calls only: a test endpoint's troubles say nothing of the buyer's live API. */
   private recordHealth(candidate: Candidate, request: SaleRequest, result: BuyerCallResult): void {
     if (request.lead.test) return;
-    if (result.outcome === 'error' || result.outcome === 'timeout') this.deps.breakers.recordFailure(candidate.buyer.id);
+    if (result.outcome === 'error' || result.outcome === 'timeout')
+      this.deps.breakers.recordFailure(candidate.buyer.id);
     else this.deps.breakers.recordSuccess(candidate.buyer.id);
   }
 }

@@ -1,6 +1,6 @@
 import type { LeadPostState } from '../db/schema.js';
-import type { BuyerCallResult } from './integration/buyer-call.js';
 import type { Integration } from './definition/buyer-definition.js';
+import type { BuyerCallResult } from './integration/buyer-call.js';
 
 /** Transport failures after which the request may have reached the buyer: the connection was cut mid-exchange. */
 const MAYBE_DELIVERED = new Set(['reset', 'too_large', 'other']);
@@ -23,7 +23,10 @@ export interface PostVerdict {
 export function postVerdict(result: BuyerCallResult, sold: boolean, onTimeout: Integration['onTimeout']): PostVerdict {
   if (result.outcome === 'accepted') return { state: sold ? 'accepted' : 'unknown', byTimeoutPolicy: false };
   if (result.outcome === 'rejected') return { state: 'rejected', byTimeoutPolicy: false };
-  const unknown = result.outcome === 'timeout' || (result.httpStatus === null && MAYBE_DELIVERED.has(result.reply.error ?? ''));
+  const unknown =
+    result.outcome === 'timeout' || (result.httpStatus === null && MAYBE_DELIVERED.has(result.reply.error ?? ''));
   if (!unknown) return { state: 'failed', byTimeoutPolicy: false };
-  return onTimeout === 'decline' ? { state: 'failed', byTimeoutPolicy: true } : { state: 'unknown', byTimeoutPolicy: false };
+  return onTimeout === 'decline'
+    ? { state: 'failed', byTimeoutPolicy: true }
+    : { state: 'unknown', byTimeoutPolicy: false };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
 import type { BuyerAttemptRow } from '../db/schema.js';
-import { resultOf, summarizePosts, WINDOW_POSTS, type PostFigures, type PostObservation } from './post-figures.js';
+import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDOW_POSTS } from './post-figures.js';
 
 /**
  * Each buyer's recent live posts, in memory, and the figures learned from them. Loaded from storage at
@@ -42,7 +42,9 @@ export class PostFiguresStore {
   record(rows: readonly BuyerAttemptRow[], state: string): void {
     for (const row of rows) {
       if (row.kind !== 'post') continue;
-      this.merge(row.buyer_id, [{ leadId: row.lead_id, at: row.started_at, latencyMs: row.duration_ms, result: resultOf(row.outcome), state }]);
+      this.merge(row.buyer_id, [
+        { leadId: row.lead_id, at: row.started_at, latencyMs: row.duration_ms, result: resultOf(row.outcome), state },
+      ]);
     }
   }
 
@@ -55,7 +57,9 @@ export class PostFiguresStore {
       const rows = await this.db
         .selectFrom('lead_posts as p')
         .innerJoin('leads as l', 'l.id', 'p.lead_id')
-        .innerJoin('buyer_attempts as a', (join) => join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'))
+        .innerJoin('buyer_attempts as a', (join) =>
+          join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'),
+        )
         .select(['p.lead_id', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
         .where('p.buyer_id', '=', buyerId)
         .where('l.is_test', '=', 0)
@@ -83,7 +87,12 @@ export class PostFiguresStore {
     const refresh = () =>
       buyerIds()
         .then((ids) => this.load(ids))
-        .catch((error: unknown) => this.logger?.warn({ error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, 'loading buyer post figures failed'));
+        .catch((error: unknown) =>
+          this.logger?.warn(
+            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
+            'loading buyer post figures failed',
+          ),
+        );
     await refresh();
     this.timer = setInterval(() => {
       this.running ??= refresh().finally(() => (this.running = undefined));
@@ -101,7 +110,9 @@ export class PostFiguresStore {
     if (observations.length === 0) return;
     const byLead = new Map((this.posts.get(buyerId) ?? []).map((post) => [post.leadId, post]));
     for (const observation of observations) byLead.set(observation.leadId, observation);
-    const newestFirst = [...byLead.values()].sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1)).slice(0, WINDOW_POSTS);
+    const newestFirst = [...byLead.values()]
+      .sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1))
+      .slice(0, WINDOW_POSTS);
     this.posts.set(buyerId, newestFirst);
     this.cache.delete(buyerId);
   }

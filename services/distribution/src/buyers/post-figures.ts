@@ -63,7 +63,9 @@ export function summarizePosts(newestFirst: readonly PostObservation[], state?: 
     acceptRate = (accepted + STATE_SHRINK_POSTS * overall) / (answered + STATE_SHRINK_POSTS);
   }
   const unanswered = sum(weighted.filter(({ post }) => post.result === 'unanswered').map(({ weight }) => weight));
-  const latencies = weighted.map(({ post, weight }) => ({ value: post.latencyMs, weight })).sort((a, b) => a.value - b.value);
+  const latencies = weighted
+    .map(({ post, weight }) => ({ value: post.latencyMs, weight }))
+    .sort((a, b) => a.value - b.value);
   return {
     posts: window.length,
     acceptRate,
@@ -80,7 +82,10 @@ function acceptRateOf(weighted: readonly { post: PostObservation; weight: number
 }
 
 /** The smallest value with at least `share` of the total weight at or below it; undefined without values. */
-export function weightedQuantile(ascending: readonly { value: number; weight: number }[], share: number): number | undefined {
+export function weightedQuantile(
+  ascending: readonly { value: number; weight: number }[],
+  share: number,
+): number | undefined {
   const total = sum(ascending.map(({ weight }) => weight));
   let seen = 0;
   for (const { value, weight } of ascending) {

@@ -1,13 +1,13 @@
 import { crashPoint } from '../../../common/crash-points.js';
-import { isDuplicateKeyError, type Db } from '../db/database.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { newId } from '../ids.js';
 import type { SkipReason } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
-import type { CapPeriod } from './cap-periods.js';
 import { adjustSpend, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
-import { holdPerson, releasePerson, type PersonHashes } from './duplicates.js';
-import { insertIntent, recordAnswer, type IntentRefusal, type PostAnswer } from './lead-post.repository.js';
+import type { CapPeriod } from './cap-periods.js';
+import { holdPerson, type PersonHashes, releasePerson } from './duplicates.js';
+import { type IntentRefusal, insertIntent, type PostAnswer, recordAnswer } from './lead-post.repository.js';
 
 /** The lead side of a post: who holds the lead, and what to hold of the buyer. */
 export interface PostingLead {
@@ -60,7 +60,10 @@ export class PostJournal {
   async open(lead: PostingLead, offer: PostOffer, mayCall: () => boolean): Promise<OpenResult> {
     const { buyer } = offer;
     const heldSpend = lead.live ? await this.spendToHold(offer) : 0;
-    if (lead.live && (heldSpend < 0 || !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend)))) {
+    if (
+      lead.live &&
+      (heldSpend < 0 || !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend)))
+    ) {
       return { skip: 'capped' };
     }
     if (lead.live && !(await holdPerson(this.db, buyer, lead.person, lead.leadId, Date.now()))) {
@@ -113,7 +116,13 @@ export class PostJournal {
     if (answer.state === 'rejected' || answer.state === 'failed') {
       await this.release(post);
     } else if (answer.state === 'accepted' && answer.chargeCents !== undefined) {
-      await adjustSpend(this.db, post.lead.leadId, post.offer.buyer.id, post.offer.periods, answer.chargeCents - post.heldSpend);
+      await adjustSpend(
+        this.db,
+        post.lead.leadId,
+        post.offer.buyer.id,
+        post.offer.periods,
+        answer.chargeCents - post.heldSpend,
+      );
     }
   }
 

@@ -41,8 +41,13 @@ const SEARCH_ROUNDS = 8;
 export function planPosts(prospects: readonly PostProspect[], timeLeftMs: number): number[] {
   const priceOrder = prospects.map((_, index) => index);
   if (prospects.length < 2 || timeForAll(prospects, timeLeftMs)) return priceOrder;
-  const revenue = (order: readonly number[]) => expectedRevenue(order.map((index) => prospects[index]!), timeLeftMs);
-  const best = prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, revenue);
+  const revenue = (order: readonly number[]) =>
+    expectedRevenue(
+      order.map((index) => prospects[index]!),
+      timeLeftMs,
+    );
+  const best =
+    prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, revenue);
   const base = revenue(priceOrder);
   return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
 }
@@ -119,7 +124,9 @@ function logNormal(latency: LatencyProfile): { mu: number; sigma: number } {
 function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  const erf =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
   return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
@@ -143,10 +150,19 @@ function bestOfAll(priceOrder: number[], revenue: (order: readonly number[]) => 
  * From the best of three starting orders (price; expected value per post; expected value per
  * millisecond of expected time), repeatedly moves one offer to the place where the order pays best.
  */
-function localSearch(prospects: readonly PostProspect[], priceOrder: number[], revenue: (order: readonly number[]) => number): number[] {
+function localSearch(
+  prospects: readonly PostProspect[],
+  priceOrder: number[],
+  revenue: (order: readonly number[]) => number,
+): number[] {
   const worth = (index: number) => prospects[index]!.acceptRate * prospects[index]!.valueCents;
-  const pace = (index: number) => worth(index) / Math.max(1, Math.min(prospects[index]!.latency.p50Ms, prospects[index]!.timeoutMs));
-  const starts = [priceOrder, priceOrder.toSorted((a, b) => worth(b) - worth(a)), priceOrder.toSorted((a, b) => pace(b) - pace(a))];
+  const pace = (index: number) =>
+    worth(index) / Math.max(1, Math.min(prospects[index]!.latency.p50Ms, prospects[index]!.timeoutMs));
+  const starts = [
+    priceOrder,
+    priceOrder.toSorted((a, b) => worth(b) - worth(a)),
+    priceOrder.toSorted((a, b) => pace(b) - pace(a)),
+  ];
   let best = priceOrder;
   let bestRevenue = revenue(priceOrder);
   for (const start of starts) {

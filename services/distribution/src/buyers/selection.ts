@@ -47,7 +47,11 @@ export function skipReason(standing: BuyerStanding, priceFloorCents: number, now
 }
 
 /** True when one more lead at this price would pass a cap of one of the periods. */
-export function isCapped(periods: readonly CapPeriod[], usage: (period: string) => CapUsage | undefined, chargeCents: number | undefined): boolean {
+export function isCapped(
+  periods: readonly CapPeriod[],
+  usage: (period: string) => CapUsage | undefined,
+  chargeCents: number | undefined,
+): boolean {
   return periods.some((period) => {
     const used = usage(period.period);
     return (

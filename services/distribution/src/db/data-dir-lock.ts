@@ -30,7 +30,9 @@ function readHolder(lock: SqliteDatabase.Database): Holder | undefined {
 }
 
 function inUse(dataDir: string, holder: Holder | undefined): ConfigError {
-  const who = holder ? ` (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.started_at).toISOString()})` : '';
+  const who = holder
+    ? ` (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.started_at).toISOString()})`
+    : '';
   return new ConfigError(
     `${dataDir} is in use by another distribution service${who}: one service per embedded data directory. ` +
       'Stop it, or give this one its own LEADFLOW_DATA_DIR; to run several instances, use MySQL (DATABASE_URL)',
@@ -62,10 +64,14 @@ export function lockDataDir(dataDir: string): DataDirLock {
       }
     };
     claim();
-    lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, host TEXT NOT NULL, started_at INTEGER NOT NULL)');
+    lock.exec(
+      'CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, host TEXT NOT NULL, started_at INTEGER NOT NULL)',
+    );
     const previous = readHolder(lock);
     lock.exec('DELETE FROM holder');
-    lock.prepare('INSERT INTO holder (pid, host, started_at) VALUES (?, ?, ?)').run(process.pid, hostname(), Date.now());
+    lock
+      .prepare('INSERT INTO holder (pid, host, started_at) VALUES (?, ?, ?)')
+      .run(process.pid, hostname(), Date.now());
     lock.exec('COMMIT');
     // Held from here to release: readers may read the holder's name, no other process can claim it.
     claim();

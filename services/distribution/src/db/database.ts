@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, sql, type SqliteDialectConfig } from 'kysely';
-import { ConfigError } from '../../../common/config.js';
-import type { KeyRing } from '../security/key-ring.js';
-import { TtlCache } from '../../../common/ttl-cache.js';
+import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
 import { createPool } from 'mysql2';
-import { restrictToOwner, sqliteCompanionFiles, SQLITE_FILE } from './data-files.js';
+import { ConfigError } from '../../../common/config.js';
+import { TtlCache } from '../../../common/ttl-cache.js';
+import type { KeyRing } from '../security/key-ring.js';
+import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { isTransientConflict, type Db } from './database.js';
+import { type Db, isTransientConflict } from './database.js';
 import type { Database } from './schema.js';
 
 export type Write<T> = (trx: Transaction<Database>) => Promise<T>;

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { OWNER_ONLY, restrictToOwner } from '../db/data-files.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { BuyerService } from '../buyers/buyer.service.js';
+import { OWNER_ONLY, restrictToOwner } from '../db/data-files.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 
 export const DEMO_KEY_FILE = 'demo-key.txt';
@@ -12,7 +12,9 @@ export const DEMO_PUBLISHER_NAME = 'Demo publisher';
 /** The YAML stays beside this module's source; the compiled module runs from dist/. */
 function demoBuyersPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const root = here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, '../../../../..') : path.resolve(here, '../../../..');
+  const root = here.includes(`${path.sep}dist${path.sep}`)
+    ? path.resolve(here, '../../../../..')
+    : path.resolve(here, '../../../..');
   return path.join(root, 'services/distribution/src/demo/demo-buyers.yaml');
 }
 
@@ -29,9 +31,12 @@ export async function seedDemo(
   buyers: BuyerService,
 ): Promise<string | undefined> {
   if ((await publishers.list()).length > 0) return undefined;
-  const document = parse((await readFile(demoBuyersPath(), 'utf8')).replaceAll('SIMULATOR_URL', simulatorUrl.replace(/\/$/, '')));
+  const document = parse(
+    (await readFile(demoBuyersPath(), 'utf8')).replaceAll('SIMULATOR_URL', simulatorUrl.replace(/\/$/, '')),
+  );
   const applied = await buyers.apply(JSON.stringify(document), false);
-  if (!applied.ok) throw new Error(`demo buyers: ${applied.errors.map((error) => `${error.path}: ${error.message}`).join('; ')}`);
+  if (!applied.ok)
+    throw new Error(`demo buyers: ${applied.errors.map((error) => `${error.path}: ${error.message}`).join('; ')}`);
   const { key } = await publishers.create({ name: DEMO_PUBLISHER_NAME });
   const file = path.join(dataDir, DEMO_KEY_FILE);
   await writeFile(file, `${key}\n`, { mode: OWNER_ONLY });

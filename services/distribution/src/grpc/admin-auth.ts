@@ -7,5 +7,6 @@ export function requireAdmin(metadata: Metadata, adminToken: string): void {
   const header = metadata.get('authorization')[0];
   const presented = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
   if (!presented) throw new ServiceError('unauthenticated', 'admin token required');
-  if (!adminTokenMatches(adminToken, presented)) throw new ServiceError('permission_denied', 'admin token not accepted');
+  if (!adminTokenMatches(adminToken, presented))
+    throw new ServiceError('permission_denied', 'admin token not accepted');
 }

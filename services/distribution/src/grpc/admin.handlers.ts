@@ -1,5 +1,5 @@
-import type { Tracer } from '@opentelemetry/api';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
+import type { Tracer } from '@opentelemetry/api';
 import type {
   AdminServiceServer,
   ApplyBuyersRequest,
@@ -9,14 +9,14 @@ import type {
   PublisherKey,
 } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
 import type { Logger } from '../../../common/logger.js';
+import { redactedDefinition } from '../buyers/buyer.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import type { BuyerReports } from '../buyers/buyer-reports.js';
 import type { PublisherKeyRow } from '../db/schema.js';
-import { redactedDefinition } from '../buyers/buyer.js';
 import type { LeadResolution } from '../leads/lead-resolution.js';
+import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
 import type { ReportService } from '../reports/report.service.js';
 import type { PiiLifecycle } from '../security/pii-lifecycle.js';
-import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
 import { requireAdmin } from './admin-auth.js';
 import { unary } from './unary.js';
 
@@ -51,20 +51,28 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
   const service = 'leadflow.admin.v1.AdminService';
   /** Every admin call: authenticated first, then the handler. */
   const admin = <Req, Res>(method: string, handler: (request: Req) => Promise<Res>) =>
-    unary<Req, Res>(`${service}/${method}`, deps.tracer, deps.logger, async (request, call: ServerUnaryCall<Req, Res>) => {
-      requireAdmin(call.metadata, deps.adminToken);
-      return handler(request);
-    });
+    unary<Req, Res>(
+      `${service}/${method}`,
+      deps.tracer,
+      deps.logger,
+      async (request, call: ServerUnaryCall<Req, Res>) => {
+        requireAdmin(call.metadata, deps.adminToken);
+        return handler(request);
+      },
+    );
 
   return {
-    createPublisher: admin('CreatePublisher', async (request: { name: string; rateLimitPerMinute: number; payoutShareBps: number }) => {
-      const { publisher, key } = await deps.publishers.create({
-        name: request.name,
-        rateLimitPerMinute: request.rateLimitPerMinute,
-        payoutShareBps: request.payoutShareBps,
-      });
-      return { publisher: publisherMessage(publisher), key };
-    }),
+    createPublisher: admin(
+      'CreatePublisher',
+      async (request: { name: string; rateLimitPerMinute: number; payoutShareBps: number }) => {
+        const { publisher, key } = await deps.publishers.create({
+          name: request.name,
+          rateLimitPerMinute: request.rateLimitPerMinute,
+          payoutShareBps: request.payoutShareBps,
+        });
+        return { publisher: publisherMessage(publisher), key };
+      },
+    ),
     listPublishers: admin('ListPublishers', async () => ({
       publishers: (await deps.publishers.list()).map(publisherMessage),
     })),
@@ -75,9 +83,14 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     revokePublisherKey: admin('RevokePublisherKey', async (request: { keyId: string }) => ({
       keyInfo: keyMessage(await deps.publishers.revokeKey(request.keyId)),
     })),
-    setPublisherRateLimit: admin('SetPublisherRateLimit', async (request: { publisherId: string; rateLimitPerMinute: number }) => ({
-      publisher: publisherMessage(await deps.publishers.setRateLimit(request.publisherId, request.rateLimitPerMinute)),
-    })),
+    setPublisherRateLimit: admin(
+      'SetPublisherRateLimit',
+      async (request: { publisherId: string; rateLimitPerMinute: number }) => ({
+        publisher: publisherMessage(
+          await deps.publishers.setRateLimit(request.publisherId, request.rateLimitPerMinute),
+        ),
+      }),
+    ),
     applyBuyers: admin('ApplyBuyers', async (request: ApplyBuyersRequest) => {
       const result = await deps.buyers.apply(request.documentJson, request.dryRun);
       return result.ok ? { buyers: result.buyers, errors: [] } : { buyers: [], errors: result.errors };
@@ -88,13 +101,18 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     getBuyer: admin('GetBuyer', async (request: { buyer: string }) => {
       const buyer = await deps.buyers.get(request.buyer);
       const [summary] = await deps.buyerReports.summaries([buyer]);
-      return { summary: summary as BuyerSummary, definitionJson: JSON.stringify(redactedDefinition(buyer.definition), null, 2) };
+      return {
+        summary: summary as BuyerSummary,
+        definitionJson: JSON.stringify(redactedDefinition(buyer.definition), null, 2),
+      };
     }),
     getReport: admin('GetReport', (request: GetReportRequest) => deps.reports.report(request)),
     purgeSensitiveData: admin('PurgeSensitiveData', async (request: { olderThanDays: number }) => ({
       purged: await deps.pii.purge(request.olderThanDays),
     })),
-    reencryptSensitiveData: admin('ReencryptSensitiveData', (request: { batchSize: number }) => deps.pii.reencrypt(request.batchSize)),
+    reencryptSensitiveData: admin('ReencryptSensitiveData', (request: { batchSize: number }) =>
+      deps.pii.reencrypt(request.batchSize),
+    ),
     listUnconfirmedLeads: admin('ListUnconfirmedLeads', async (request: { limit: number }) => ({
       leads: (await deps.resolution.listUnconfirmed(request.limit)).map((lead) => ({
         leadId: lead.leadId,
@@ -109,7 +127,9 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     resolveLead: admin('ResolveLead', (request: { leadId: string; sold: boolean; chargeCents: number }) =>
       deps.resolution.resolve(
         request.leadId,
-        request.sold ? { sold: true, chargeCents: request.chargeCents > 0 ? request.chargeCents : undefined } : { sold: false },
+        request.sold
+          ? { sold: true, chargeCents: request.chargeCents > 0 ? request.chargeCents : undefined }
+          : { sold: false },
         'operator',
       ),
     ),

@@ -46,6 +46,9 @@ export function requireGateway(call: ServerUnaryCall<unknown, unknown>, identiti
   const certificate = call.getAuthContext().sslPeerCertificate;
   if (!certificate) throw new ServiceError('unauthenticated', 'a gateway client certificate is required');
   if (!certificateNames(certificate).some((name) => identities.includes(name))) {
-    throw new ServiceError('permission_denied', 'only a gateway may call this method: the client certificate names no gateway identity');
+    throw new ServiceError(
+      'permission_denied',
+      'only a gateway may call this method: the client certificate names no gateway identity',
+    );
   }
 }

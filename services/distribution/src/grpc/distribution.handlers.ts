@@ -18,7 +18,7 @@ import { leadView } from '../leads/lead-view.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import { requireAdmin } from './admin-auth.js';
-import { requireGateway, type GatewayIdentities } from './caller-identity.js';
+import { type GatewayIdentities, requireGateway } from './caller-identity.js';
 import { answerBy, unary } from './unary.js';
 
 export interface DistributionHandlerDependencies {
@@ -38,7 +38,12 @@ function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
     case 'sold':
       return {
         $case: 'sold',
-        value: { leadId: outcome.leadId, priceCents: outcome.payoutCents, buyerId: outcome.buyerId, redirectUrl: outcome.redirectUrl },
+        value: {
+          leadId: outcome.leadId,
+          priceCents: outcome.payoutCents,
+          buyerId: outcome.buyerId,
+          redirectUrl: outcome.redirectUrl,
+        },
       };
     case 'rejected':
       return { $case: 'rejected', value: { leadId: outcome.leadId, reason: outcome.reason } };
@@ -53,16 +58,21 @@ export function distributionHandlers(deps: DistributionHandlerDependencies): Dis
   const { tracer, logger } = deps;
   const service = 'leadflow.distribution.v1.DistributionService';
   return {
-    submitLead: unary<SubmitLeadRequest, SubmitLeadResponse>(`${service}/SubmitLead`, tracer, logger, async (request, call) => {
-      requireGateway(call, deps.gatewayIdentities);
-      const result = await deps.intake.submit(
-        request.webmasterKey,
-        request.lead ?? Lead.create(),
-        request.nonStringFields,
-        answerBy(call),
-      );
-      return { outcome: outcomeMessage(result.outcome), buyerWaitMs: result.buyerWaitMs, replayed: result.replayed };
-    }),
+    submitLead: unary<SubmitLeadRequest, SubmitLeadResponse>(
+      `${service}/SubmitLead`,
+      tracer,
+      logger,
+      async (request, call) => {
+        requireGateway(call, deps.gatewayIdentities);
+        const result = await deps.intake.submit(
+          request.webmasterKey,
+          request.lead ?? Lead.create(),
+          request.nonStringFields,
+          answerBy(call),
+        );
+        return { outcome: outcomeMessage(result.outcome), buyerWaitMs: result.buyerWaitMs, replayed: result.replayed };
+      },
+    ),
 
     resolvePublisherKey: unary<ResolvePublisherKeyRequest, ResolvePublisherKeyResponse>(
       `${service}/ResolvePublisherKey`,

@@ -1,4 +1,4 @@
-import { ConfigError, plaintextListenRefusal, type DistributionConfig } from '../../../common/config.js';
+import { ConfigError, type DistributionConfig, plaintextListenRefusal } from '../../../common/config.js';
 import { grpcServerCredentials, type ServerTransportCredentials } from '../../../common/grpc-tls.js';
 import type { Logger } from '../../../common/logger.js';
 import { isLoopbackHost } from '../../../common/loopback.js';
@@ -14,15 +14,30 @@ export function listenerTransport(config: DistributionConfig): ServerTransportCr
 }
 
 /** How the port is guarded, once at start; a warning wherever that is less than mutual TLS beyond loopback. */
-export function logListenerTransport(logger: Logger, config: DistributionConfig, transport: ServerTransportCredentials): void {
+export function logListenerTransport(
+  logger: Logger,
+  config: DistributionConfig,
+  transport: ServerTransportCredentials,
+): void {
   const offLoopback = !isLoopbackHost(config.grpcHost);
   if (!transport.files) {
-    if (offLoopback) logger.warn({ host: config.grpcHost }, 'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it');
+    if (offLoopback)
+      logger.warn(
+        { host: config.grpcHost },
+        'gRPC is PLAINTEXT beyond loopback (LEADFLOW_GRPC_ALLOW_INSECURE_PLAINTEXT=1): only a network that encrypts by itself may carry it',
+      );
     return;
   }
   logger.info(
-    { tls: transport.mutual ? 'mutual' : 'server', certificateValidTo: transport.files.certificate?.validTo, gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined },
+    {
+      tls: transport.mutual ? 'mutual' : 'server',
+      certificateValidTo: transport.files.certificate?.validTo,
+      gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined,
+    },
     'gRPC over TLS',
   );
-  if (!transport.mutual && offLoopback) logger.warn('no client certificates (LEADFLOW_GRPC_TLS_CLIENT_CA unset): any client that reaches the gRPC port can submit leads');
+  if (!transport.mutual && offLoopback)
+    logger.warn(
+      'no client certificates (LEADFLOW_GRPC_TLS_CLIENT_CA unset): any client that reaches the gRPC port can submit leads',
+    );
 }

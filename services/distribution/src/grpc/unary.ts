@@ -1,5 +1,5 @@
+import { type handleUnaryCall, type Metadata, type ServerUnaryCall, status } from '@grpc/grpc-js';
 import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { status, type handleUnaryCall, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from '../../../common/logger.js';
 import { extractTraceContext } from '../../../common/telemetry.js';
 import { isTransientConflict } from '../db/database.js';
@@ -35,7 +35,11 @@ function failureOf(error: unknown): ServiceFailure | undefined {
   // mysql2 marks every error that killed its connection `fatal`; some (a rollback on a
   // connection the server dropped) carry no code.
   // Also a deadlock, a lock wait timeout or a busy SQLite: the engine gave up work that may simply run again.
-  if ((typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) || fatal === true || isTransientConflict(error)) {
+  if (
+    (typeof code === 'string' && UNREACHABLE_DATABASE_CODES.has(code)) ||
+    fatal === true ||
+    isTransientConflict(error)
+  ) {
     return { code: status.UNAVAILABLE, details: 'storage is unavailable: retry' };
   }
   return undefined;
@@ -62,27 +66,31 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const parent = extractTraceContext(call.metadata as Metadata);
     context.with(parent, () =>
-      tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } }, (span) => {
-        handler(call.request, call).then(
-          (response) => {
-            span.setAttribute('rpc.grpc.status_code', status.OK);
-            span.end();
-            callback(null, response);
-          },
-          (error: unknown) => {
-            const failure = failureOf(error);
-            const code = failure?.code ?? status.INTERNAL;
-            if (!failure) {
-              const { name, code: driverCode } = error as { name?: string; code?: unknown };
-              logger.error({ method, error: { name, code: driverCode } }, 'request failed');
-            }
-            span.setAttribute('rpc.grpc.status_code', code);
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
-            callback({ code, details: failure?.details ?? 'internal error' });
-          },
-        );
-      }),
+      tracer.startActiveSpan(
+        method,
+        { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method } },
+        (span) => {
+          handler(call.request, call).then(
+            (response) => {
+              span.setAttribute('rpc.grpc.status_code', status.OK);
+              span.end();
+              callback(null, response);
+            },
+            (error: unknown) => {
+              const failure = failureOf(error);
+              const code = failure?.code ?? status.INTERNAL;
+              if (!failure) {
+                const { name, code: driverCode } = error as { name?: string; code?: unknown };
+                logger.error({ method, error: { name, code: driverCode } }, 'request failed');
+              }
+              span.setAttribute('rpc.grpc.status_code', code);
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+              callback({ code, details: failure?.details ?? 'internal error' });
+            },
+          );
+        },
+      ),
     );
   };
 }

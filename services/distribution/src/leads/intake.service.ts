@@ -1,11 +1,11 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { crashPoint } from '../../../common/crash-points.js';
 import type { Logger } from '../../../common/logger.js';
 import { inSpan } from '../../../common/telemetry.js';
-import { crashPoint } from '../../../common/crash-points.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { AWAITING_CONFIRMATION, type LeadSeller, type SaleDecision, type SaleWinner } from '../buyers/lead-seller.js';
-import { isDuplicateKeyError, type Db } from '../db/database.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
@@ -15,11 +15,11 @@ import type { LiveKey } from '../publishers/publisher.repository.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
-import { leadRow, personHashes, type LeadIdentity } from './lead-record.js';
-import { recoverSale } from './lead-recovery.js';
 import * as repository from './lead.repository.js';
+import { type LeadIdentity, leadRow, personHashes } from './lead-record.js';
+import { recoverSale } from './lead-recovery.js';
 import { LeadNotRecordable, recordSale, recordUnsold } from './sale-record.js';
-import { leadFingerprintSource, validateLead, type ValidLead } from './validation.js';
+import { leadFingerprintSource, type ValidLead, validateLead } from './validation.js';
 
 export type IntakeOutcome =
   | { kind: 'sold'; leadId: string; payoutCents: number; buyerId: string; redirectUrl: string }
@@ -65,7 +65,13 @@ export function isStaleClaim(row: Pick<LeadRow, 'claimed_at'>, sellDeadlineMs: n
 export function storedOutcome(row: LeadRow): IntakeOutcome | undefined {
   switch (row.status) {
     case 'sold':
-      return { kind: 'sold', leadId: row.id, payoutCents: row.payout_cents ?? 0, buyerId: row.buyer_id ?? '', redirectUrl: row.redirect_url ?? '' };
+      return {
+        kind: 'sold',
+        leadId: row.id,
+        payoutCents: row.payout_cents ?? 0,
+        buyerId: row.buyer_id ?? '',
+        redirectUrl: row.redirect_url ?? '',
+      };
     case 'rejected':
       return { kind: 'rejected', leadId: row.id, reason: row.reason ?? '' };
     case 'unconfirmed':
@@ -82,7 +88,13 @@ function replay(row: LeadRow): IntakeResult {
 }
 
 function soldOutcome(leadId: string, winner: SaleWinner): IntakeOutcome {
-  return { kind: 'sold', leadId, payoutCents: winner.payoutCents, buyerId: winner.buyerId, redirectUrl: winner.redirectUrl };
+  return {
+    kind: 'sold',
+    leadId,
+    payoutCents: winner.payoutCents,
+    buyerId: winner.buyerId,
+    redirectUrl: winner.redirectUrl,
+  };
 }
 
 /** A write's result, or the stored answer when another writer recorded the lead first. */
@@ -112,7 +124,11 @@ export class IntakeService {
       return result;
     });
     if (!validation.ok) {
-      const result: IntakeResult = { outcome: { kind: 'invalid', errors: validation.errors }, buyerWaitMs: 0, replayed: false };
+      const result: IntakeResult = {
+        outcome: { kind: 'invalid', errors: validation.errors },
+        buyerWaitMs: 0,
+        replayed: false,
+      };
       this.deps.metrics.leadAnswered(result, lead.testMode === '1');
       return result;
     }
@@ -146,7 +162,12 @@ export class IntakeService {
   }
 
   /** A second request for a (publisher, clickid) that is already stored. */
-  private async answerRepeat(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+  private async answerRepeat(
+    valid: ValidLead,
+    identity: LeadIdentity,
+    publisher: LiveKey,
+    answerBy: number,
+  ): Promise<IntakeResult> {
     for (;;) {
       const row = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
       if (!row) throw new ServiceError('unavailable', 'lead is being stored: retry');
@@ -173,16 +194,27 @@ export class IntakeService {
         }
         continue;
       }
-      if (now + POLL_INTERVAL_MS >= answerBy) throw new ServiceError('unavailable', 'lead is still being processed: retry');
+      if (now + POLL_INTERVAL_MS >= answerBy)
+        throw new ServiceError('unavailable', 'lead is still being processed: retry');
       await sleep(POLL_INTERVAL_MS);
     }
   }
 
   /** A lead whose seller stopped: finish what its posts did, or sell it to the buyers it was not posted to. */
-  private async takeOver(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number): Promise<IntakeResult> {
+  private async takeOver(
+    valid: ValidLead,
+    identity: LeadIdentity,
+    publisher: LiveKey,
+    answerBy: number,
+  ): Promise<IntakeResult> {
     const recovered = await this.givingBackOnFailure(identity, () =>
       this.recordingOrReplaying(identity.id, () =>
-        recoverSale(this.deps.db, this.deps.buyers, { id: identity.id, publisherId: identity.publisherId, test: valid.test, claimToken: identity.claimToken }, identity.now),
+        recoverSale(
+          this.deps.db,
+          this.deps.buyers,
+          { id: identity.id, publisherId: identity.publisherId, test: valid.test, claimToken: identity.claimToken },
+          identity.now,
+        ),
       ),
     );
     if ('replayed' in recovered) return recovered.replayed;
@@ -190,46 +222,72 @@ export class IntakeService {
       case 'sold':
         return { outcome: soldOutcome(identity.id, recovered.value.winner), buyerWaitMs: 0, replayed: true };
       case 'unconfirmed':
-        return { outcome: { kind: 'unconfirmed', leadId: identity.id, reason: AWAITING_CONFIRMATION }, buyerWaitMs: 0, replayed: true };
+        return {
+          outcome: { kind: 'unconfirmed', leadId: identity.id, reason: AWAITING_CONFIRMATION },
+          buyerWaitMs: 0,
+          replayed: true,
+        };
       case 'resell':
         return this.sellOnce(valid, identity, publisher, answerBy, recovered.value.postedBuyers);
     }
   }
 
-  private sellOnce(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number, postedBuyers: ReadonlySet<string>): Promise<IntakeResult> {
-    const sale = this.sell(valid, identity, publisher, answerBy, postedBuyers).finally(() => this.inFlight.delete(identity.id));
+  private sellOnce(
+    valid: ValidLead,
+    identity: LeadIdentity,
+    publisher: LiveKey,
+    answerBy: number,
+    postedBuyers: ReadonlySet<string>,
+  ): Promise<IntakeResult> {
+    const sale = this.sell(valid, identity, publisher, answerBy, postedBuyers).finally(() =>
+      this.inFlight.delete(identity.id),
+    );
     this.inFlight.set(identity.id, sale);
     return sale;
   }
 
-  private async sell(valid: ValidLead, identity: LeadIdentity, publisher: LiveKey, answerBy: number, postedBuyers: ReadonlySet<string>): Promise<IntakeResult> {
+  private async sell(
+    valid: ValidLead,
+    identity: LeadIdentity,
+    publisher: LiveKey,
+    answerBy: number,
+    postedBuyers: ReadonlySet<string>,
+  ): Promise<IntakeResult> {
     const started = performance.now();
     const ownDeadline = identity.now + this.deps.sellDeadlineMs;
     const callerDeadline = answerBy - RECORD_MARGIN_MS;
-    const decision = await this.givingBackOnFailure(identity, () => inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
-      const result = await this.deps.seller.sell({
-        leadId: identity.id,
-        lead: valid,
-        publisherId: publisher.publisherId,
-        publisherPayoutShareBps: publisher.payoutShareBps,
-        person: identity.person,
-        claimToken: identity.claimToken,
-        postedBuyers,
-        deadline: Math.min(ownDeadline, callerDeadline),
-        recordBy: Math.min(answerBy, ownDeadline + STALE_CLAIM_GRACE_MS / 2),
-      });
-      span.setAttributes({ 'leadflow.buyer_attempts': result.attempts.length, 'leadflow.sold': result.winner !== undefined });
-      return result;
-    }));
+    const decision = await this.givingBackOnFailure(identity, () =>
+      inSpan(this.deps.tracer, 'leadflow.select', async (span) => {
+        const result = await this.deps.seller.sell({
+          leadId: identity.id,
+          lead: valid,
+          publisherId: publisher.publisherId,
+          publisherPayoutShareBps: publisher.payoutShareBps,
+          person: identity.person,
+          claimToken: identity.claimToken,
+          postedBuyers,
+          deadline: Math.min(ownDeadline, callerDeadline),
+          recordBy: Math.min(answerBy, ownDeadline + STALE_CLAIM_GRACE_MS / 2),
+        });
+        span.setAttributes({
+          'leadflow.buyer_attempts': result.attempts.length,
+          'leadflow.sold': result.winner !== undefined,
+        });
+        return result;
+      }),
+    );
     if (!valid.test) this.deps.metrics.buyerAttempts(decision.attempts);
     if (decision.interrupted) return this.replayOrRetry(identity.id);
     // Buyers left untried because the caller could not wait: nothing final is stored, and a retry with a
     // whole budget sells the lead.
-    const cutShortByCaller = !decision.winner && !decision.unconfirmed && decision.outOfTime && callerDeadline < ownDeadline;
+    const cutShortByCaller =
+      !decision.winner && !decision.unconfirmed && decision.outOfTime && callerDeadline < ownDeadline;
     const processingMs = Math.round((performance.now() - started) * 100) / 100;
     const recorded = await this.givingBackOnFailure(identity, () =>
       this.recordingOrReplaying(identity.id, () =>
-        inSpan(this.deps.tracer, 'leadflow.record', () => this.record(identity, valid.test, decision, cutShortByCaller, processingMs)),
+        inSpan(this.deps.tracer, 'leadflow.record', () =>
+          this.record(identity, valid.test, decision, cutShortByCaller, processingMs),
+        ),
       ),
     );
     if ('replayed' in recorded) return recorded.replayed;
@@ -248,15 +306,34 @@ export class IntakeService {
    * whoever holds the claim); anything else only under this process's claim. A lead the seller could
    * not finish for lack of the caller's time gets its claim back at once, for the next retry.
    */
-  private async record(identity: LeadIdentity, test: boolean, decision: SaleDecision, release: boolean, processingMs: number): Promise<void> {
+  private async record(
+    identity: LeadIdentity,
+    test: boolean,
+    decision: SaleDecision,
+    release: boolean,
+    processingMs: number,
+  ): Promise<void> {
     const now = Date.now();
     const { winner } = decision;
     await this.deps.writes.run((trx) => {
-      if (winner) return recordSale(trx, { id: identity.id, publisherId: identity.publisherId, test }, winner, decision.attempts, processingMs, now);
+      if (winner)
+        return recordSale(
+          trx,
+          { id: identity.id, publisherId: identity.publisherId, test },
+          winner,
+          decision.attempts,
+          processingMs,
+          now,
+        );
       const update = release
         ? { claimed_at: repository.RELEASED_CLAIM_AT }
         : decision.unconfirmed
-          ? { status: 'unconfirmed' as const, completed_at: now, reason: AWAITING_CONFIRMATION, processing_ms: processingMs }
+          ? {
+              status: 'unconfirmed' as const,
+              completed_at: now,
+              reason: AWAITING_CONFIRMATION,
+              processing_ms: processingMs,
+            }
           : { status: 'rejected' as const, completed_at: now, reason: decision.reason, processing_ms: processingMs };
       return recordUnsold(trx, identity.id, identity.claimToken, decision.attempts, update);
     });
@@ -274,7 +351,10 @@ export class IntakeService {
       if (error instanceof ServiceError) throw error;
       await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
       const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
-      this.deps.logger.error({ leadId: identity.id, error: { name, code } }, 'a sale step failed; the lead is left for the retry');
+      this.deps.logger.error(
+        { leadId: identity.id, error: { name, code } },
+        'a sale step failed; the lead is left for the retry',
+      );
       throw new ServiceError('unavailable', 'the lead could not be finished yet: retry');
     }
   }
@@ -294,7 +374,8 @@ export class IntakeService {
 
   private async replayOrRetry(leadId: string): Promise<IntakeResult> {
     const row = await repository.findLead(this.deps.db, leadId);
-    if (!row || row.status === 'processing') throw new ServiceError('unavailable', 'lead is still being processed: retry');
+    if (!row || row.status === 'processing')
+      throw new ServiceError('unavailable', 'lead is still being processed: retry');
     return replay(row);
   }
 }

@@ -1,4 +1,4 @@
-import { LEAD_FIELDS, SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../common/lead-fields.js';
+import { LEAD_FIELDS, type LeadField, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import type { PersonHashes } from '../buyers/duplicates.js';
 import type { NewLeadRow } from '../db/schema.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
@@ -69,4 +69,3 @@ export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCiph
     processing_ms: null,
   };
 }
-

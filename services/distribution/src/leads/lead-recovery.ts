@@ -4,7 +4,7 @@ import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
 import { AWAITING_CONFIRMATION, type SaleWinner } from '../buyers/lead-seller.js';
 import type { Db } from '../db/database.js';
 import type { LeadPostRow } from '../db/schema.js';
-import { recordSale, recordUnsold, type RecordedLead } from './sale-record.js';
+import { type RecordedLead, recordSale, recordUnsold } from './sale-record.js';
 
 export type Recovered =
   /** A post the buyer accepted, now recorded as the lead's sale. */
@@ -31,7 +31,12 @@ export function winnerOfPost(post: LeadPostRow): SaleWinner {
  * what the lead still holds of buyers' caps is given back and it may be sold again.
  * `lead.claimToken` must be the claim the caller holds now.
  */
-export async function recoverSale(db: Db, buyers: BuyerService, lead: RecordedLead & { claimToken: string }, now: number): Promise<Recovered> {
+export async function recoverSale(
+  db: Db,
+  buyers: BuyerService,
+  lead: RecordedLead & { claimToken: string },
+  now: number,
+): Promise<Recovered> {
   const posts = await listLeadPosts(db, lead.id);
   const accepted = posts.find((post) => post.state === 'accepted');
   if (accepted) {
@@ -41,7 +46,8 @@ export async function recoverSale(db: Db, buyers: BuyerService, lead: RecordedLe
   }
   let open: LeadPostRow | undefined;
   for (const post of posts.filter((post) => post.state === 'pending' || post.state === 'unknown')) {
-    const declinesOnTimeout = (await buyers.get(post.buyer_id).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
+    const declinesOnTimeout =
+      (await buyers.get(post.buyer_id).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
     if (declinesOnTimeout) {
       await recordAnswer(db, post.id, { state: 'failed', resolvedBy: 'timeout_policy' }, now);
       continue;
@@ -51,7 +57,11 @@ export async function recoverSale(db: Db, buyers: BuyerService, lead: RecordedLe
   }
   if (open) {
     await db.transaction().execute((trx) =>
-      recordUnsold(trx, lead.id, lead.claimToken, [], { status: 'unconfirmed', completed_at: now, reason: AWAITING_CONFIRMATION }),
+      recordUnsold(trx, lead.id, lead.claimToken, [], {
+        status: 'unconfirmed',
+        completed_at: now,
+        reason: AWAITING_CONFIRMATION,
+      }),
     );
     return { kind: 'unconfirmed', postId: open.id, buyerId: open.buyer_id };
   }

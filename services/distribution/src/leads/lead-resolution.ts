@@ -7,8 +7,8 @@ import type { Db } from '../db/database.js';
 import type { LeadPostResolver, LeadPostRow, LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
-import { winnerOfPost } from './lead-recovery.js';
 import * as repository from './lead.repository.js';
+import { winnerOfPost } from './lead-recovery.js';
 import { recordSale } from './sale-record.js';
 
 export interface UnconfirmedLead {
@@ -48,7 +48,15 @@ export class LeadResolution {
     const rows = await this.db
       .selectFrom('leads')
       .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
-      .select(['leads.id', 'leads.publisher_id', 'leads.clickid', 'leads.is_test', 'lead_posts.id as post_id', 'lead_posts.buyer_id', 'lead_posts.created_at'])
+      .select([
+        'leads.id',
+        'leads.publisher_id',
+        'leads.clickid',
+        'leads.is_test',
+        'lead_posts.id as post_id',
+        'lead_posts.buyer_id',
+        'lead_posts.created_at',
+      ])
       .where('leads.status', '=', 'unconfirmed')
       .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted'])
       .orderBy('lead_posts.created_at')
@@ -66,15 +74,22 @@ export class LeadResolution {
   }
 
   async countUnconfirmed(): Promise<number> {
-    const row = await this.db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'unconfirmed').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'unconfirmed')
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
   async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver): Promise<Resolution> {
     const lead = await repository.findLead(this.db, leadId);
     if (!lead) throw new ServiceError('not_found', 'no such lead');
-    if (lead.status !== 'unconfirmed') throw new ServiceError('failed_precondition', `the lead is ${lead.status}, not unconfirmed`);
-    const post = (await listLeadPosts(this.db, leadId)).find((candidate) => ['pending', 'unknown', 'accepted'].includes(candidate.state));
+    if (lead.status !== 'unconfirmed')
+      throw new ServiceError('failed_precondition', `the lead is ${lead.status}, not unconfirmed`);
+    const post = (await listLeadPosts(this.db, leadId)).find((candidate) =>
+      ['pending', 'unknown', 'accepted'].includes(candidate.state),
+    );
     if (!post) throw new ServiceError('failed_precondition', 'the lead has no post awaiting an answer');
     const now = Date.now();
     if (post.state === 'accepted') return this.sell(lead, post, now);
@@ -91,18 +106,44 @@ export class LeadResolution {
 
   private async sell(lead: LeadRow, post: LeadPostRow, now: number): Promise<Resolution> {
     const winner = winnerOfPost(post);
-    await this.db.transaction().execute((trx) => recordSale(trx, { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1 }, winner, [], null, now));
+    await this.db
+      .transaction()
+      .execute((trx) =>
+        recordSale(
+          trx,
+          { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1 },
+          winner,
+          [],
+          null,
+          now,
+        ),
+      );
     return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
   }
 
-  private async decline(lead: LeadRow, post: LeadPostRow, resolver: LeadPostResolver, now: number): Promise<Resolution> {
+  private async decline(
+    lead: LeadRow,
+    post: LeadPostRow,
+    resolver: LeadPostResolver,
+    now: number,
+  ): Promise<Resolution> {
     await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
-    if (!(await repository.settleLead(this.db, lead.id, { status: 'rejected', completed_at: now, reason: NO_BUYER_ACCEPTED }))) {
+    if (
+      !(await repository.settleLead(this.db, lead.id, {
+        status: 'rejected',
+        completed_at: now,
+        reason: NO_BUYER_ACCEPTED,
+      }))
+    ) {
       throw new ServiceError('failed_precondition', 'the lead was settled meanwhile');
     }
     if (lead.is_test === 0) {
       const buyer = await this.buyers.get(post.buyer_id);
-      await releaseHolds(this.db, lead.id, buyer, { ssn: lead.ssn_hash, email: lead.email_hash, phone: lead.phone_hash });
+      await releaseHolds(this.db, lead.id, buyer, {
+        ssn: lead.ssn_hash,
+        email: lead.email_hash,
+        phone: lead.phone_hash,
+      });
     }
     return { leadId: lead.id, status: 'rejected', buyerId: post.buyer_id, payoutCents: 0 };
   }
@@ -110,7 +151,8 @@ export class LeadResolution {
   private async payout(lead: LeadRow, buyerId: string, chargeCents: number): Promise<number> {
     const [buyer, publisher] = await Promise.all([this.buyers.get(buyerId), this.publishers.get(lead.publisher_id)]);
     const payout = payoutFor(buyer.definition.payout, lead.publisher_id, chargeCents, publisher.payout_share_bps);
-    if (payout === undefined) throw new ServiceError('failed_precondition', "the buyer's payout policy gives no payout for this price");
+    if (payout === undefined)
+      throw new ServiceError('failed_precondition', "the buyer's payout policy gives no payout for this price");
     return payout;
   }
 }

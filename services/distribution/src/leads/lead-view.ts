@@ -58,7 +58,12 @@ function fieldsView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
     return { ...fields, ...Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED])) };
   }
   const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(row.sensitive)) };
-  return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, isSensitiveLeadField(field) ? maskSensitive(field, value) : value]));
+  return Object.fromEntries(
+    Object.entries(all).map(([field, value]) => [
+      field,
+      isSensitiveLeadField(field) ? maskSensitive(field, value) : value,
+    ]),
+  );
 }
 
 /** A stored lead as operators see it: personal fields masked. */

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { BuyerAttemptRow, LedgerEntryRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { BuyerAttemptRow, LeadRow, LeadUpdate, LedgerEntryRow, NewLeadRow, NewSaleRow } from '../db/schema.js';
 
 export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
   await db.insertInto('leads').values(lead).execute();
@@ -19,7 +19,13 @@ export async function findLeadByClickid(db: Db, publisherId: string, clickid: st
 }
 
 /** Moves a stale claim to a new owner; false when someone else moved it first. */
-export async function takeOverClaim(db: Db, leadId: string, staleToken: string, claimToken: string, now: number): Promise<boolean> {
+export async function takeOverClaim(
+  db: Db,
+  leadId: string,
+  staleToken: string,
+  claimToken: string,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('leads')
     .set({ claim_token: claimToken, claimed_at: now })
@@ -75,7 +81,13 @@ export async function insertBuyerAttempts(db: Db, attempts: BuyerAttemptRow[]): 
 }
 
 export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAttemptRow[]> {
-  return db.selectFrom('buyer_attempts').selectAll().where('lead_id', '=', leadId).orderBy('started_at').orderBy('id').execute();
+  return db
+    .selectFrom('buyer_attempts')
+    .selectAll()
+    .where('lead_id', '=', leadId)
+    .orderBy('started_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {

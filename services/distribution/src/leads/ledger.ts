@@ -8,7 +8,11 @@ import { newId } from '../ids.js';
  * keeps the margin. Unique per lead and entry type, so a retried request can
  * never write them twice.
  */
-export function saleEntries(lead: { id: string; publisherId: string }, winner: SaleWinner, at: number): LedgerEntryRow[] {
+export function saleEntries(
+  lead: { id: string; publisherId: string },
+  winner: SaleWinner,
+  at: number,
+): LedgerEntryRow[] {
   const entry = (entryType: LedgerEntryRow['entry_type'], account: string, amountCents: number): LedgerEntryRow => ({
     id: newId('led', at),
     lead_id: lead.id,

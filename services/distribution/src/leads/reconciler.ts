@@ -2,13 +2,13 @@ import type { Logger } from '../../../common/logger.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
-import { isDuplicateKeyError, type Db } from '../db/database.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
 import { newId } from '../ids.js';
 import type { DistributionMetrics } from '../observability/metrics.js';
 import { STALE_CLAIM_GRACE_MS } from './intake.service.js';
+import * as repository from './lead.repository.js';
 import { recoverSale } from './lead-recovery.js';
 import type { LeadResolution, UnconfirmedLead } from './lead-resolution.js';
-import * as repository from './lead.repository.js';
 import { LeadNotRecordable } from './sale-record.js';
 
 export interface ReconcilerDependencies {
@@ -45,7 +45,12 @@ export class Reconciler {
   start(): void {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()
-        .catch((error: unknown) => this.deps.logger.warn({ error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, 'lead reconciliation failed'))
+        .catch((error: unknown) =>
+          this.deps.logger.warn(
+            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
+            'lead reconciliation failed',
+          ),
+        )
         .finally(() => (this.running = undefined));
     }, this.deps.intervalMs);
     this.timer.unref();
@@ -87,7 +92,12 @@ export class Reconciler {
       const claimToken = newId('clm');
       if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claim_token, claimToken, Date.now()))) continue;
       try {
-        const recovered = await recoverSale(this.deps.db, this.deps.buyers, { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1, claimToken }, Date.now());
+        const recovered = await recoverSale(
+          this.deps.db,
+          this.deps.buyers,
+          { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1, claimToken },
+          Date.now(),
+        );
         this.deps.logger.warn({ leadId: lead.id, outcome: recovered.kind }, 'recovered a lead whose sale was cut off');
       } catch (error) {
         if (!(error instanceof LeadNotRecordable) && !isDuplicateKeyError(error)) throw error;
@@ -101,10 +111,16 @@ export class Reconciler {
       if (verdict === undefined) continue;
       try {
         await this.deps.resolution.resolve(lead.leadId, verdict ? { sold: true } : { sold: false }, 'status_lookup');
-        this.deps.logger.info({ leadId: lead.leadId, buyerId: lead.buyerId, sold: verdict }, "resolved an unconfirmed lead by the buyer's status lookup");
+        this.deps.logger.info(
+          { leadId: lead.leadId, buyerId: lead.buyerId, sold: verdict },
+          "resolved an unconfirmed lead by the buyer's status lookup",
+        );
       } catch (error) {
         // Settled meanwhile (by an operator or another instance), or a sale that needs a price from an operator.
-        this.deps.logger.warn({ leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'could not resolve an unconfirmed lead');
+        this.deps.logger.warn(
+          { leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } },
+          'could not resolve an unconfirmed lead',
+        );
       }
     }
   }

@@ -4,8 +4,8 @@ import type { SaleWinner } from '../buyers/lead-seller.js';
 import type { Db } from '../db/database.js';
 import type { BuyerAttemptRow, LeadUpdate } from '../db/schema.js';
 import { newId } from '../ids.js';
-import { saleEntries } from './ledger.js';
 import * as repository from './lead.repository.js';
+import { saleEntries } from './ledger.js';
 
 export interface RecordedLead {
   id: string;
@@ -62,7 +62,13 @@ export async function recordSale(
  * A lead's outcome without a sale (rejected, unconfirmed) or its claim given back for a retry, with its
  * attempts, written only while `claimToken` still holds it.
  */
-export async function recordUnsold(trx: Db, leadId: string, claimToken: string, attempts: BuyerAttemptRow[], update: LeadUpdate): Promise<void> {
+export async function recordUnsold(
+  trx: Db,
+  leadId: string,
+  claimToken: string,
+  attempts: BuyerAttemptRow[],
+  update: LeadUpdate,
+): Promise<void> {
   await repository.insertBuyerAttempts(trx, attempts);
   if (!(await repository.completeLead(trx, leadId, claimToken, update))) throw new LeadNotRecordable();
 }

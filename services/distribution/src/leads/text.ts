@@ -9,7 +9,8 @@ const CONTROL_CHARACTERS = /[\p{Cc}\p{Cs}]/u;
 const FORMAT_CHARACTERS = /[\p{Cf}\p{Zl}\p{Zp}]/u;
 
 export const CONTROL_CHARACTERS_MESSAGE = 'must not contain control characters';
-export const FORMAT_CHARACTERS_MESSAGE = 'must not contain invisible formatting characters (direction controls, zero-width characters)';
+export const FORMAT_CHARACTERS_MESSAGE =
+  'must not contain invisible formatting characters (direction controls, zero-width characters)';
 
 /** What is wrong with a free-text value's characters, as a field message; undefined when nothing is. */
 export function disallowedCharactersProblem(text: string): string | undefined {

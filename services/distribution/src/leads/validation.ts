@@ -1,5 +1,5 @@
 import { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS, type LeadField } from '../../../common/lead-fields.js';
+import { LEAD_FIELDS, type LeadField, REQUIRED_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import {
   abaRoutingNumber,
   amount,
@@ -8,6 +8,7 @@ import {
   calendarDate,
   clickid,
   email,
+  type FieldRule,
   freeText,
   incomeType,
   ipAddress,
@@ -18,7 +19,6 @@ import {
   testFlag,
   trackingParams,
   zip,
-  type FieldRule,
 } from './field-rules.js';
 
 /** A lead that passed every rule, with its values normalized and ready to store. */

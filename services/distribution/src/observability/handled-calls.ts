@@ -1,8 +1,8 @@
 import {
-  status,
   type handleUnaryCall,
   type Server,
   type ServiceDefinition,
+  status,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { DistributionMetrics } from './metrics.js';

@@ -13,7 +13,12 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  * An HTTP listener for Prometheus (GET /metrics) and for probes that cannot speak gRPC over TLS,
  * such as the kubelet's (GET /health/live: the process answers; GET /health/ready: it serves calls).
  */
-export async function startMetricsServer(registry: Registry, host: string, port: number, isReady: () => boolean): Promise<MetricsServer> {
+export async function startMetricsServer(
+  registry: Registry,
+  host: string,
+  port: number,
+  isReady: () => boolean,
+): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method === 'GET' && path === '/health/live') {
@@ -22,7 +27,9 @@ export async function startMetricsServer(registry: Registry, host: string, port:
     }
     if (request.method === 'GET' && path === '/health/ready') {
       const ready = isReady();
-      response.writeHead(ready ? 200 : 503, JSON_TYPE).end(ready ? '{"status":"ok"}' : '{"status":"error","message":"not serving"}');
+      response
+        .writeHead(ready ? 200 : 503, JSON_TYPE)
+        .end(ready ? '{"status":"ok"}' : '{"status":"error","message":"not serving"}');
       return;
     }
     if (request.method !== 'GET' || path !== '/metrics') {

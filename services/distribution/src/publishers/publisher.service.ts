@@ -1,13 +1,13 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../../common/config.js';
+import { isWellFormedPublisherKey } from '../../../common/publisher-key-format.js';
+import { TtlCache } from '../../../common/ttl-cache.js';
 import type { Db } from '../db/database.js';
 import type { PublisherKeyRow, PublisherRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
 import { newId } from '../ids.js';
-import { TtlCache } from '../../../common/ttl-cache.js';
-import { isWellFormedPublisherKey } from '../../../common/publisher-key-format.js';
-import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
-import * as repository from './publisher.repository.js';
 import type { LiveKey } from './publisher.repository.js';
+import * as repository from './publisher.repository.js';
+import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
 
 export const DEFAULT_PAYOUT_SHARE_BPS = 8000;
 export const MAX_LIVE_KEYS = 2;
@@ -85,7 +85,10 @@ export class PublisherService {
       this.db,
       publishers.map((publisher) => publisher.id),
     );
-    return publishers.map((publisher) => ({ ...publisher, keys: keys.filter((key) => key.publisher_id === publisher.id) }));
+    return publishers.map((publisher) => ({
+      ...publisher,
+      keys: keys.filter((key) => key.publisher_id === publisher.id),
+    }));
   }
 
   async get(publisherId: string): Promise<PublisherWithKeys> {
@@ -97,7 +100,10 @@ export class PublisherService {
   async rotateKey(publisherId: string): Promise<IssuedKey> {
     await this.get(publisherId);
     if ((await repository.countLiveKeys(this.db, publisherId)) >= MAX_LIVE_KEYS) {
-      throw new ServiceError('failed_precondition', `publisher already holds ${MAX_LIVE_KEYS} live keys: revoke one first`);
+      throw new ServiceError(
+        'failed_precondition',
+        `publisher already holds ${MAX_LIVE_KEYS} live keys: revoke one first`,
+      );
     }
     const issued = newKey(publisherId, Date.now());
     await repository.insertPublisherKey(this.db, issued.info);

@@ -28,9 +28,12 @@ export function parseReportRequest(request: GetReportRequest): ReportQuery {
   const groupBy = REPORT_GROUPINGS.find((grouping) => grouping === request.groupBy);
   if (!groupBy) throw new ServiceError('invalid_argument', `group_by must be one of ${REPORT_GROUPINGS.join(', ')}`);
   const timezone = request.timezone === '' ? 'UTC' : canonicalTimeZone(request.timezone);
-  if (!timezone) throw new ServiceError('invalid_argument', 'timezone must be an IANA time zone such as America/New_York');
+  if (!timezone)
+    throw new ServiceError('invalid_argument', 'timezone must be an IANA time zone such as America/New_York');
   const { fromMs, toMs, includeTest } = request;
-  if (!isEpochMs(fromMs) || !isEpochMs(toMs)) throw new ServiceError('invalid_argument', 'from_ms and to_ms must be epoch milliseconds');
-  if (fromMs > 0 && toMs > 0 && fromMs >= toMs) throw new ServiceError('invalid_argument', 'from_ms must be before to_ms');
+  if (!isEpochMs(fromMs) || !isEpochMs(toMs))
+    throw new ServiceError('invalid_argument', 'from_ms and to_ms must be epoch milliseconds');
+  if (fromMs > 0 && toMs > 0 && fromMs >= toMs)
+    throw new ServiceError('invalid_argument', 'from_ms must be before to_ms');
   return { groupBy, timezone, scope: { fromMs, toMs, includeTest } };
 }

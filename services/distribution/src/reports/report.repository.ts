@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, LedgerEntryType } from '../db/schema.js';
 import type { Figures } from './report-figures.js';
@@ -42,7 +42,11 @@ function inScope(eb: ExpressionBuilder<Database, 'leads'>, scope: ReportScope): 
 }
 
 /** SUM(CASE WHEN condition THEN value ELSE 0 END). */
-function sumWhen<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, condition: Expression<SqlBool>, value: Expression<number> | number = 1) {
+function sumWhen<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  condition: Expression<SqlBool>,
+  value: Expression<number> | number = 1,
+) {
   return eb.fn.sum<number | string | null>(eb.case().when(condition).then(value).else(0).end());
 }
 
@@ -84,8 +88,14 @@ export async function ledgerSums(db: Db, scope: ReportScope, key: GroupKey): Pro
     .selectFrom('ledger_entries')
     .innerJoin('leads', 'leads.id', 'ledger_entries.lead_id')
     .select((eb) => {
-      const entries = (type: LedgerEntryType) => sumWhen(eb, eb('ledger_entries.entry_type', '=', type), eb.ref('ledger_entries.amount_cents'));
-      return [group.as('group_key'), entries('buyer_charge').as('charged'), entries('publisher_payout').as('paid'), entries('platform_margin').as('kept')];
+      const entries = (type: LedgerEntryType) =>
+        sumWhen(eb, eb('ledger_entries.entry_type', '=', type), eb.ref('ledger_entries.amount_cents'));
+      return [
+        group.as('group_key'),
+        entries('buyer_charge').as('charged'),
+        entries('publisher_payout').as('paid'),
+        entries('platform_margin').as('kept'),
+      ];
     })
     .where((eb) => inScope(eb, scope))
     .$if(key !== 'none', (query) => query.groupBy(group))

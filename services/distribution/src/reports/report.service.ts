@@ -1,9 +1,13 @@
-import type { GetReportRequest, GetReportResponse, ReportRow } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import type {
+  GetReportRequest,
+  GetReportResponse,
+  ReportRow,
+} from '../../../../proto/generated/leadflow/admin/v1/admin.js';
 import type { Db } from '../db/database.js';
+import { callCounts, type GroupKey, leadCounts, ledgerSums, namesById, processingTimes } from './report.repository.js';
 import { FigureGroups, reportRow } from './report-figures.js';
-import { callCounts, ledgerSums, leadCounts, namesById, processingTimes, type GroupKey } from './report.repository.js';
 import { parseReportRequest, type ReportScope } from './report-request.js';
-import { bucketKey, type BucketUnit } from './time-buckets.js';
+import { type BucketUnit, bucketKey } from './time-buckets.js';
 
 /** Every figure of every group: the queries run one after the other, as a transaction has one connection. */
 async function gather(db: Db, scope: ReportScope, key: GroupKey): Promise<FigureGroups> {
@@ -55,7 +59,10 @@ export class ReportService {
         case 'day':
         case 'hour': {
           const quarterHours = await gather(trx, scope, 'quarterHour');
-          return { rows: rows(buckets(quarterHours, groupBy, timezone)).sort(byKey), total: reportRow('total', '', quarterHours.total()) };
+          return {
+            rows: rows(buckets(quarterHours, groupBy, timezone)).sort(byKey),
+            total: reportRow('total', '', quarterHours.total()),
+          };
         }
       }
     });

@@ -42,12 +42,16 @@ function compare(stored: Map<string, string>, ring: Map<string, string>): void {
   for (const name of storedKids) {
     const mine = ring.get(name);
     if (mine !== undefined && mine !== stored.get(name)) {
-      throw mismatch(`PII key ${name.slice(PII_CHECK_PREFIX.length)} is not the key of that id its leads were encrypted with`);
+      throw mismatch(
+        `PII key ${name.slice(PII_CHECK_PREFIX.length)} is not the key of that id its leads were encrypted with`,
+      );
     }
   }
   if (storedKids.length > 0 && !storedKids.some((name) => ring.has(name))) {
     const names = (list: string[]) => list.map((name) => name.slice(PII_CHECK_PREFIX.length)).join(', ');
-    throw mismatch(`its leads are encrypted under PII key ${names(storedKids)} and the ring holds none of them (keep the old key after the new one until \`leadflow pii reencrypt\` reports 0)`);
+    throw mismatch(
+      `its leads are encrypted under PII key ${names(storedKids)} and the ring holds none of them (keep the old key after the new one until \`leadflow pii reencrypt\` reports 0)`,
+    );
   }
 }
 

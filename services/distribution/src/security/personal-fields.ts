@@ -27,9 +27,13 @@ function personalFields(fieldsJson: string): Record<string, string> {
  * already does. The plaintext never leaves this function; a ciphertext the
  * ring cannot open throws, naming its key id.
  */
-export function sealedForm(cipher: PiiCipher, lead: StoredPersonalData): Pick<LeadRow, 'fields' | 'sensitive'> | undefined {
+export function sealedForm(
+  cipher: PiiCipher,
+  lead: StoredPersonalData,
+): Pick<LeadRow, 'fields' | 'sensitive'> | undefined {
   const plainFields = withoutPersonalFields(lead.fields);
-  if (lead.sensitive_purged_at !== null) return plainFields === undefined ? undefined : { fields: plainFields, sensitive: '' };
+  if (lead.sensitive_purged_at !== null)
+    return plainFields === undefined ? undefined : { fields: plainFields, sensitive: '' };
   if (plainFields === undefined && PiiCipher.keyIdOf(lead.sensitive) === cipher.activeKeyId) return undefined;
   let encrypted: Record<string, string>;
   try {

@@ -16,7 +16,10 @@ export class PiiCipher {
 
   constructor(keyRing: string) {
     this.keys = new Map();
-    for (const entry of keyRing.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const entry of keyRing
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const separator = entry.indexOf(':');
       const kid = entry.slice(0, separator);
       const key = Buffer.from(entry.slice(separator + 1), 'base64');
@@ -37,7 +40,13 @@ export class PiiCipher {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.activeKeyId)!, iv);
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, this.activeKeyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    return [
+      FORMAT,
+      this.activeKeyId,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      data.toString('base64url'),
+    ].join('.');
   }
 
   decrypt(ciphertext: string): string {

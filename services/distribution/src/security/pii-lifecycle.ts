@@ -1,5 +1,5 @@
 import { PII_RETENTION_DAYS } from '../../../common/config.js';
-import { discardOverwrittenPages, type Db } from '../db/database.js';
+import { type Db, discardOverwrittenPages } from '../db/database.js';
 import { ServiceError } from '../errors.js';
 import type { PiiCipher } from './pii-cipher.js';
 import { purgeSensitiveFields } from './pii-purge.js';
@@ -46,7 +46,10 @@ export class PiiLifecycle {
    */
   async reencrypt(batchSize: number): Promise<{ reencrypted: number; activeKeyId: string }> {
     if (!Number.isInteger(batchSize) || batchSize < 0 || batchSize > MAX_REENCRYPT_BATCH) {
-      throw new ServiceError('invalid_argument', `batch_size must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`);
+      throw new ServiceError(
+        'invalid_argument',
+        `batch_size must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`,
+      );
     }
     const reencrypted = await reencryptLeads(this.db, this.cipher, batchSize || DEFAULT_REENCRYPT_BATCH);
     if (reencrypted > 0) await discardOverwrittenPages(this.db);

@@ -2,8 +2,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database, LeadRow } from '../db/schema.js';
 import { ServiceError } from '../errors.js';
+import { type StoredPersonalData, sealedForm, UndecryptableLead } from './personal-fields.js';
 import type { PiiCipher } from './pii-cipher.js';
-import { sealedForm, UndecryptableLead, type StoredPersonalData } from './personal-fields.js';
 
 interface Swap {
   lead: StoredPersonalData;
@@ -81,6 +81,8 @@ export async function reencryptLeads(db: Kysely<Database>, cipher: PiiCipher, ba
     // Encrypted before the transaction opens, so that it holds its locks only for the writes.
     const swaps = swapsFor(cipher, page);
     if (swaps.length === 0) continue;
-    changed += db.isTransaction ? await swapAll(db, swaps) : await db.transaction().execute((trx) => swapAll(trx, swaps));
+    changed += db.isTransaction
+      ? await swapAll(db, swaps)
+      : await db.transaction().execute((trx) => swapAll(trx, swaps));
   }
 }

@@ -38,10 +38,16 @@ async function readSecretsFile(file: string): Promise<Secrets | undefined> {
     parsed = JSON.parse(text);
   } catch {
     // Never the parser's message: it quotes the text around the fault, which is secret material.
-    throw new SyntaxError(`${file} is not valid JSON: restore it from a backup (it holds the keys of the stored leads)`);
+    throw new SyntaxError(
+      `${file} is not valid JSON: restore it from a backup (it holds the keys of the stored leads)`,
+    );
   }
   const names = ['adminToken', 'piiKeys', 'hmacKey'] as const;
-  if (parsed === null || typeof parsed !== 'object' || names.some((name) => typeof parsed[name] !== 'string' || parsed[name] === '')) {
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    names.some((name) => typeof parsed[name] !== 'string' || parsed[name] === '')
+  ) {
     throw new ConfigError(`${file} is incomplete: it needs adminToken, piiKeys and hmacKey`);
   }
   return parsed as Secrets;

@@ -1,5 +1,14 @@
 import { formatCents } from '../../leads/amounts.js';
-import type { BuyerDefinition, Caps, HttpExchange, Integration, Payout, PayoutPolicy, Pricing, ResponseParser } from './buyer-definition.js';
+import type {
+  BuyerDefinition,
+  Caps,
+  HttpExchange,
+  Integration,
+  Payout,
+  PayoutPolicy,
+  Pricing,
+  ResponseParser,
+} from './buyer-definition.js';
 
 /**
  * A definition written back in the file form that `buyer apply` reads: parsing the result gives the
@@ -41,7 +50,11 @@ function pricingDocument(pricing: Pricing): Record<string, unknown> {
     case 'fixed':
       return { type: 'fixed', price: dollars(pricing.priceCents) };
     case 'rules':
-      return { type: 'rules', default: dollars(pricing.defaultCents), rules: pricing.rules.map((rule) => ({ when: rule.when, price: dollars(rule.priceCents) })) };
+      return {
+        type: 'rules',
+        default: dollars(pricing.defaultCents),
+        rules: pricing.rules.map((rule) => ({ when: rule.when, price: dollars(rule.priceCents) })),
+      };
     case 'bid':
       return { type: 'bid' };
   }
@@ -86,7 +99,11 @@ function exchangeDocument(exchange: HttpExchange): Record<string, unknown> {
     template: exchange.template,
     soapAction: exchange.soapAction,
     headers: exchange.headers,
-    auth: auth && (auth.type === 'bearer' ? { bearer: auth.token } : { basic: { username: auth.username, password: auth.password } }),
+    auth:
+      auth &&
+      (auth.type === 'bearer'
+        ? { bearer: auth.token }
+        : { basic: { username: auth.username, password: auth.password } }),
     mapping: exchange.mapping,
     response: responseDocument(exchange.response),
   });

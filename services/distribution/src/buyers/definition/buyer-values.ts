@@ -43,7 +43,8 @@ function readSecretsFile(path: string | undefined): SecretsFile {
 function lookUp(secrets: Record<string, unknown>, key: string): string | undefined {
   let node: unknown = secrets;
   for (const part of key.split('.')) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, part)) return undefined;
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, part))
+      return undefined;
     node = (node as Record<string, unknown>)[part];
   }
   if (typeof node === 'string') return node;

@@ -44,7 +44,12 @@ function checkBidSource(pricing: Pricing, integration: Integration, path: string
   }
 }
 
-export function parseBuyer(value: unknown, path: string, values: BuyerValues, problems: Problems): BuyerDefinition | undefined {
+export function parseBuyer(
+  value: unknown,
+  path: string,
+  values: BuyerValues,
+  problems: Problems,
+): BuyerDefinition | undefined {
   const fields = readObject(value, path, KEYS, problems, 'a buyer: an object with name, integration and pricing');
   if (!fields) return undefined;
   const start = problems.found.length;
@@ -57,11 +62,15 @@ export function parseBuyer(value: unknown, path: string, values: BuyerValues, pr
   const tier = whole('tier', 1, 1, 1000);
   const priority = whole('priority', 100, 0, 1_000_000);
   const weight = whole('weight', 1, 1, 10_000);
-  const integration = required(fields.integration, at('integration'), problems, (v) => parseIntegration(v, at('integration'), values, problems));
+  const integration = required(fields.integration, at('integration'), problems, (v) =>
+    parseIntegration(v, at('integration'), values, problems),
+  );
   const filters = isAbsent(fields.filters) ? undefined : parseFilter(fields.filters, at('filters'), problems);
   const schedule = isAbsent(fields.schedule) ? undefined : parseSchedule(fields.schedule, at('schedule'), problems);
   const caps = parseCaps(fields.caps, at('caps'), problems);
-  const duplicates = isAbsent(fields.duplicates) ? undefined : parseDuplicates(fields.duplicates, at('duplicates'), problems);
+  const duplicates = isAbsent(fields.duplicates)
+    ? undefined
+    : parseDuplicates(fields.duplicates, at('duplicates'), problems);
   const pricing = required(fields.pricing, at('pricing'), problems, (v) => parsePricing(v, at('pricing'), problems));
   const payout = parsePayout(fields.payout, at('payout'), problems);
   if (pricing && integration) checkBidSource(pricing, integration, path, problems);

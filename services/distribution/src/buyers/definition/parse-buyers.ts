@@ -91,9 +91,9 @@
  * buyer is local; credentials go in auth, never in the URL.
  */
 import type { BuyerDefinition } from './buyer-definition.js';
-import { serviceValues, type BuyerValues } from './buyer-values.js';
+import { type BuyerValues, serviceValues } from './buyer-values.js';
 import { parseBuyer } from './parse-buyer.js';
-import { indexPath, keyPath, Problems, type Problem } from './problems.js';
+import { indexPath, keyPath, type Problem, Problems } from './problems.js';
 import { isPlainObject, readList, readObject } from './read-values.js';
 
 export type BuyerDocumentResult = { buyers: BuyerDefinition[] } | { errors: Problem[] };

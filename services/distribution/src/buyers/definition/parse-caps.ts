@@ -6,7 +6,12 @@ const MAX_LEADS = 10_000_000;
 
 /** `leadsPerHour`, `leadsPerDay`, `leadsPerMonth` and `spendPerDay` (dollars), each optional. */
 export function parseCaps(value: unknown, path: string, problems: Problems): Caps | undefined {
-  const none: Caps = { leadsPerHour: undefined, leadsPerDay: undefined, leadsPerMonth: undefined, spendPerDayCents: undefined };
+  const none: Caps = {
+    leadsPerHour: undefined,
+    leadsPerDay: undefined,
+    leadsPerMonth: undefined,
+    spendPerDayCents: undefined,
+  };
   if (isAbsent(value)) return none;
   const fields = readObject(value, path, ['leadsPerHour', 'leadsPerDay', 'leadsPerMonth', 'spendPerDay'], problems);
   if (!fields) return undefined;
@@ -17,7 +22,9 @@ export function parseCaps(value: unknown, path: string, problems: Problems): Cap
     leadsPerHour: leads('leadsPerHour'),
     leadsPerDay: leads('leadsPerDay'),
     leadsPerMonth: leads('leadsPerMonth'),
-    spendPerDayCents: isAbsent(fields.spendPerDay) ? undefined : readCents(fields.spendPerDay, keyPath(path, 'spendPerDay'), problems, 1),
+    spendPerDayCents: isAbsent(fields.spendPerDay)
+      ? undefined
+      : readCents(fields.spendPerDay, keyPath(path, 'spendPerDay'), problems, 1),
   };
   return problems.found.length > start ? undefined : caps;
 }

@@ -16,7 +16,9 @@ export function parseDuplicates(value: unknown, path: string, problems: Problems
   const fields = readObject(value, path, ['lookbackDays', 'match', 'includeRejected'], problems);
   if (!fields) return undefined;
   const at = (key: string): string => keyPath(path, key);
-  const lookbackDays = required(fields.lookbackDays, at('lookbackDays'), problems, (v) => readWholeNumber(v, at('lookbackDays'), problems, 1, 365));
+  const lookbackDays = required(fields.lookbackDays, at('lookbackDays'), problems, (v) =>
+    readWholeNumber(v, at('lookbackDays'), problems, 1, 365),
+  );
   const match = orDefault(fields.match, [...MATCHES], (v) => readMatch(v, at('match'), problems));
   const includeRejected = orDefault(fields.includeRejected, false, (v) => readFlag(v, at('includeRejected'), problems));
   if (lookbackDays === undefined || match === undefined || includeRejected === undefined) return undefined;

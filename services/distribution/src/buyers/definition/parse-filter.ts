@@ -1,12 +1,21 @@
 import { isUspsStateCode } from '../../leads/us-states.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import { compileFilterPattern } from '../rules/filters.js';
-import { PatternError } from '../rules/linear-pattern.js';
 import type { FactValue } from '../rules/lead-facts.js';
+import { PatternError } from '../rules/linear-pattern.js';
 import { WEEKDAYS } from '../rules/zoned-time.js';
 import type { FilterField, FilterRule } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
-import { expectedNames, isPlainObject, oneOf, readCents, readFlag, readList, readObject, readText } from './read-values.js';
+import {
+  expectedNames,
+  isPlainObject,
+  oneOf,
+  readCents,
+  readFlag,
+  readList,
+  readObject,
+  readText,
+} from './read-values.js';
 
 const COMBINATORS = ['all', 'any', 'not'] as const;
 const OPERATORS = ['equals', 'in', 'range', 'pattern', 'exists'] as const;
@@ -19,7 +28,8 @@ const RULE_SHAPE = 'a rule: {all: [...]}, {any: [...]}, {not: ...} or {field, eq
 
 function readFilterField(value: unknown, path: string, problems: Problems): FilterField | undefined {
   if (typeof value !== 'string') return problems.at(path, 'must be a field name');
-  if (!isFilterField(value)) return problems.at(path, `is not a lead field or derived value${expectedNames(value, FILTER_FIELDS)}`);
+  if (!isFilterField(value))
+    return problems.at(path, `is not a lead field or derived value${expectedNames(value, FILTER_FIELDS)}`);
   return value;
 }
 
@@ -30,11 +40,15 @@ function readTextValue(value: unknown, path: string, field: FilterField, problem
   const text = readText(value, path, problems);
   if (text === undefined) return undefined;
   if (field === 'state' || field === 'driversLicenseState') {
-    return isUspsStateCode(text.toUpperCase()) ? text.toUpperCase() : problems.at(path, 'must be a US state code such as CA');
+    return isUspsStateCode(text.toUpperCase())
+      ? text.toUpperCase()
+      : problems.at(path, 'must be a US state code such as CA');
   }
   if (field === 'dayOfWeek') {
     const day = text.toLowerCase();
-    return (WEEKDAYS as readonly string[]).includes(day) ? day : problems.at(path, `must be one of: ${WEEKDAYS.join(', ')}`);
+    return (WEEKDAYS as readonly string[]).includes(day)
+      ? day
+      : problems.at(path, `must be one of: ${WEEKDAYS.join(', ')}`);
   }
   return text;
 }
@@ -52,7 +66,12 @@ function readNumber(value: unknown, path: string, field: FilterField, problems: 
 }
 
 /** A value of the field's kind. Without a known field only its being a single value is checked. */
-function readComparable(value: unknown, path: string, field: FilterField | undefined, problems: Problems): FactValue | undefined {
+function readComparable(
+  value: unknown,
+  path: string,
+  field: FilterField | undefined,
+  problems: Problems,
+): FactValue | undefined {
   if (field === undefined) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       problems.at(path, 'must be a single value');
@@ -69,15 +88,28 @@ function readComparable(value: unknown, path: string, field: FilterField | undef
   }
 }
 
-function readIn(value: unknown, path: string, field: FilterField | undefined, problems: Problems): (string | number)[] | undefined {
-  if (field !== undefined && fieldKind(field) === 'boolean') return problems.at(path, `${field} is true or false: use equals`);
+function readIn(
+  value: unknown,
+  path: string,
+  field: FilterField | undefined,
+  problems: Problems,
+): (string | number)[] | undefined {
+  if (field !== undefined && fieldKind(field) === 'boolean')
+    return problems.at(path, `${field} is true or false: use equals`);
   const items = readList(value, path, problems);
   if (!items) return undefined;
   const values = items.map((item, index) => readComparable(item, indexPath(path, index), field, problems));
-  return values.every((item): item is string | number => typeof item === 'string' || typeof item === 'number') ? values : undefined;
+  return values.every((item): item is string | number => typeof item === 'string' || typeof item === 'number')
+    ? values
+    : undefined;
 }
 
-function readRange(value: unknown, path: string, field: FilterField | undefined, problems: Problems): { min?: number; max?: number } | undefined {
+function readRange(
+  value: unknown,
+  path: string,
+  field: FilterField | undefined,
+  problems: Problems,
+): { min?: number; max?: number } | undefined {
   if (field !== undefined && fieldKind(field) !== 'number' && fieldKind(field) !== 'dollars') {
     return problems.at(path, `${field} is not a number: use equals, in or pattern`);
   }
@@ -99,8 +131,14 @@ function readRange(value: unknown, path: string, field: FilterField | undefined,
   return { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
 }
 
-function readPattern(value: unknown, path: string, field: FilterField | undefined, problems: Problems): string | undefined {
-  if (field !== undefined && fieldKind(field) !== 'text') return problems.at(path, `${field} is not text: use equals, in or range`);
+function readPattern(
+  value: unknown,
+  path: string,
+  field: FilterField | undefined,
+  problems: Problems,
+): string | undefined {
+  if (field !== undefined && fieldKind(field) !== 'text')
+    return problems.at(path, `${field} is not text: use equals, in or range`);
   const pattern = readText(value, path, problems);
   if (pattern === undefined) return undefined;
   try {
@@ -115,9 +153,10 @@ function readPattern(value: unknown, path: string, field: FilterField | undefine
 function parseCondition(value: unknown, path: string, problems: Problems): FilterRule | undefined {
   const fields = readObject(value, path, CONDITION_KEYS, problems, RULE_SHAPE);
   if (!fields) return undefined;
-  const field = fields.field === undefined
-    ? problems.at(keyPath(path, 'field'), 'is required')
-    : readFilterField(fields.field, keyPath(path, 'field'), problems);
+  const field =
+    fields.field === undefined
+      ? problems.at(keyPath(path, 'field'), 'is required')
+      : readFilterField(fields.field, keyPath(path, 'field'), problems);
   const operator = oneOf(fields, OPERATORS, path, problems);
   if (operator === undefined) return undefined;
   const at = keyPath(path, operator);
@@ -153,7 +192,12 @@ function parseList(value: unknown, path: string, problems: Problems, depth: numb
   return rules.every((rule) => rule !== undefined) ? rules : undefined;
 }
 
-function parseCombination(value: Record<string, unknown>, path: string, problems: Problems, depth: number): FilterRule | undefined {
+function parseCombination(
+  value: Record<string, unknown>,
+  path: string,
+  problems: Problems,
+  depth: number,
+): FilterRule | undefined {
   const fields = readObject(value, path, COMBINATORS, problems);
   if (!fields) return undefined;
   const combinator = oneOf(fields, COMBINATORS, path, problems);

@@ -4,7 +4,18 @@ import { parseExchange } from './parse-exchange.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, orDefault, readChoice, readFlag, readObject, readWholeNumber, required } from './read-values.js';
 
-const KEYS = ['mode', 'ping', 'post', 'timeoutMs', 'pingTimeoutMs', 'postTimeoutMs', 'local', 'testBehaviour', 'onTimeout', 'statusLookup'] as const;
+const KEYS = [
+  'mode',
+  'ping',
+  'post',
+  'timeoutMs',
+  'pingTimeoutMs',
+  'postTimeoutMs',
+  'local',
+  'testBehaviour',
+  'onTimeout',
+  'statusLookup',
+] as const;
 const MODES = ['direct_post', 'ping_post'] as const;
 const TEST_BEHAVIOURS = ['test_url', 'accept', 'reject'] as const;
 const TIMEOUT_POLICIES = ['unconfirmed', 'decline'] as const;
@@ -18,33 +29,58 @@ const MAX_TIMEOUT_MS = 60_000;
  * allowed), `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl),
  * `onTimeout` (unconfirmed or decline) and `statusLookup` (how to ask whether the buyer holds a lead).
  */
-export function parseIntegration(value: unknown, path: string, values: BuyerValues, problems: Problems): Integration | undefined {
+export function parseIntegration(
+  value: unknown,
+  path: string,
+  values: BuyerValues,
+  problems: Problems,
+): Integration | undefined {
   const fields = readObject(value, path, KEYS, problems);
   if (!fields) return undefined;
   const start = problems.found.length;
   const at = (key: string): string => keyPath(path, key);
-  const mode = orDefault(fields.mode, isAbsent(fields.ping) ? 'direct_post' : 'ping_post', (v) => readChoice(v, at('mode'), MODES, problems));
-  const timeoutMs = orDefault(fields.timeoutMs, DEFAULT_TIMEOUT_MS, (v) => readWholeNumber(v, at('timeoutMs'), problems, 1, MAX_TIMEOUT_MS));
-  const pingTimeoutMs = isAbsent(fields.pingTimeoutMs) ? undefined : readWholeNumber(fields.pingTimeoutMs, at('pingTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
-  const postTimeoutMs = isAbsent(fields.postTimeoutMs) ? undefined : readWholeNumber(fields.postTimeoutMs, at('postTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
+  const mode = orDefault(fields.mode, isAbsent(fields.ping) ? 'direct_post' : 'ping_post', (v) =>
+    readChoice(v, at('mode'), MODES, problems),
+  );
+  const timeoutMs = orDefault(fields.timeoutMs, DEFAULT_TIMEOUT_MS, (v) =>
+    readWholeNumber(v, at('timeoutMs'), problems, 1, MAX_TIMEOUT_MS),
+  );
+  const pingTimeoutMs = isAbsent(fields.pingTimeoutMs)
+    ? undefined
+    : readWholeNumber(fields.pingTimeoutMs, at('pingTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
+  const postTimeoutMs = isAbsent(fields.postTimeoutMs)
+    ? undefined
+    : readWholeNumber(fields.postTimeoutMs, at('postTimeoutMs'), problems, 1, MAX_TIMEOUT_MS);
   const local = orDefault(fields.local, false, (v) => readFlag(v, at('local'), problems));
-  const testBehaviour = orDefault(fields.testBehaviour, 'accept', (v) => readChoice(v, at('testBehaviour'), TEST_BEHAVIOURS, problems));
-  const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) => readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems));
+  const testBehaviour = orDefault(fields.testBehaviour, 'accept', (v) =>
+    readChoice(v, at('testBehaviour'), TEST_BEHAVIOURS, problems),
+  );
+  const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) =>
+    readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems),
+  );
   const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url', values };
 
   let ping: Integration['ping'];
   if (mode === 'ping_post') {
-    ping = required(fields.ping, at('ping'), problems, (v) => parseExchange(v, at('ping'), { ...context, call: 'ping' }, problems));
+    ping = required(fields.ping, at('ping'), problems, (v) =>
+      parseExchange(v, at('ping'), { ...context, call: 'ping' }, problems),
+    );
   } else if (!isAbsent(fields.ping)) {
     problems.at(at('ping'), 'is used only with mode ping_post');
   }
-  if (mode !== 'ping_post' && !isAbsent(fields.pingTimeoutMs)) problems.at(at('pingTimeoutMs'), 'is used only with mode ping_post');
+  if (mode !== 'ping_post' && !isAbsent(fields.pingTimeoutMs))
+    problems.at(at('pingTimeoutMs'), 'is used only with mode ping_post');
   const post = required(fields.post, at('post'), problems, (v) =>
     parseExchange(v, at('post'), { ...context, call: mode === 'ping_post' ? 'postAfterPing' : 'post' }, problems),
   );
   const statusLookup = isAbsent(fields.statusLookup)
     ? undefined
-    : parseExchange(fields.statusLookup, at('statusLookup'), { local: context.local, testUrlRequired: false, call: 'statusLookup', values }, problems);
+    : parseExchange(
+        fields.statusLookup,
+        at('statusLookup'),
+        { local: context.local, testUrlRequired: false, call: 'statusLookup', values },
+        problems,
+      );
   if (
     problems.found.length > start ||
     onTimeout === undefined ||

@@ -1,7 +1,7 @@
 import { SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import { PING_WITHHELD_FIELDS } from '../integration/ping-lead.js';
-import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import { elementPathProblems, PLACEHOLDER_NAME } from '../integration/xml-body.js';
+import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import type { FieldSource, RequestFormat, Transform } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
@@ -45,11 +45,19 @@ export interface MappingContext {
 /** Never in a URL, where proxies' and servers' access logs keep it. */
 const NOT_IN_A_QUERY: ReadonlySet<string> = new Set(SENSITIVE_LEAD_FIELDS);
 
-function readSourceField(value: unknown, path: string, context: MappingContext, problems: Problems): SourceField | undefined {
+function readSourceField(
+  value: unknown,
+  path: string,
+  context: MappingContext,
+  problems: Problems,
+): SourceField | undefined {
   const { call } = context;
   if (typeof value !== 'string') return problems.at(path, 'must be a field name');
   if (!isSourceField(value)) {
-    return problems.at(path, `is not a lead field, derived value, leadId, pingReference or attemptId${expectedNames(value, SOURCE_FIELDS)}`);
+    return problems.at(
+      path,
+      `is not a lead field, derived value, leadId, pingReference or attemptId${expectedNames(value, SOURCE_FIELDS)}`,
+    );
   }
   if (call === 'ping' && NOT_IN_A_PING.has(value)) {
     return problems.at(path, `${value} is personal data and is never sent in a ping; map it in the post`);
@@ -70,14 +78,23 @@ function readSourceField(value: unknown, path: string, context: MappingContext, 
 }
 
 function readStringMap(value: unknown, path: string, problems: Problems): Record<string, string> | undefined {
-  if (!isPlainObject(value) || Object.keys(value).length === 0) return problems.at(path, 'must be an object of lead value -> value sent');
+  if (!isPlainObject(value) || Object.keys(value).length === 0)
+    return problems.at(path, 'must be an object of lead value -> value sent');
   const entries = Object.entries(value);
-  for (const [key, mapped] of entries) if (typeof mapped !== 'string') problems.at(keyPath(path, key), 'must be a string');
-  return entries.every((entry): entry is [string, string] => typeof entry[1] === 'string') ? Object.fromEntries(entries) : undefined;
+  for (const [key, mapped] of entries)
+    if (typeof mapped !== 'string') problems.at(keyPath(path, key), 'must be a string');
+  return entries.every((entry): entry is [string, string] => typeof entry[1] === 'string')
+    ? Object.fromEntries(entries)
+    : undefined;
 }
 
 /** A transform, checked against the field it applies to when that field is known. */
-function parseTransform(value: unknown, path: string, field: SourceField | undefined, problems: Problems): Transform | undefined {
+function parseTransform(
+  value: unknown,
+  path: string,
+  field: SourceField | undefined,
+  problems: Problems,
+): Transform | undefined {
   if (typeof value === 'string') {
     const named = TEXT_TRANSFORMS.find((transform) => transform === value);
     return named ?? problems.at(path, `must be ${TRANSFORM_SHAPE}`);
@@ -89,15 +106,19 @@ function parseTransform(value: unknown, path: string, field: SourceField | undef
   const at = kind === undefined ? path : keyPath(path, kind);
   switch (kind) {
     case 'date': {
-      if (field !== undefined && !DATE_FIELDS.has(field)) return problems.at(at, `applies only to ${[...DATE_FIELDS].join(', ')}`);
+      if (field !== undefined && !DATE_FIELDS.has(field))
+        return problems.at(at, `applies only to ${[...DATE_FIELDS].join(', ')}`);
       const date = readText(fields.date, at, problems);
-      if (date !== undefined && !/YYYY|MM|DD/.test(date)) return problems.at(at, 'must use the tokens YYYY, MM and DD, such as MM/DD/YYYY');
+      if (date !== undefined && !/YYYY|MM|DD/.test(date))
+        return problems.at(at, 'must use the tokens YYYY, MM and DD, such as MM/DD/YYYY');
       return date === undefined ? undefined : { date };
     }
     case 'phone': {
-      if (field !== undefined && !PHONE_FIELDS.has(field)) return problems.at(at, `applies only to ${[...PHONE_FIELDS].join(', ')}`);
+      if (field !== undefined && !PHONE_FIELDS.has(field))
+        return problems.at(at, `applies only to ${[...PHONE_FIELDS].join(', ')}`);
       const phone = readText(fields.phone, at, problems);
-      if (phone !== undefined && phone.split('X').length !== 11) return problems.at(at, 'must hold ten X, one per digit, such as (XXX) XXX-XXXX');
+      if (phone !== undefined && phone.split('X').length !== 11)
+        return problems.at(at, 'must hold ten X, one per digit, such as (XXX) XXX-XXXX');
       return phone === undefined ? undefined : { phone };
     }
     case 'money': {
@@ -110,7 +131,8 @@ function parseTransform(value: unknown, path: string, field: SourceField | undef
     case 'map': {
       const map = readStringMap(fields.map, at, problems);
       if (fields.default === undefined) return map && { map };
-      const fallback = typeof fields.default === 'string' ? fields.default : problems.at(keyPath(path, 'default'), 'must be a string');
+      const fallback =
+        typeof fields.default === 'string' ? fields.default : problems.at(keyPath(path, 'default'), 'must be a string');
       return map && fallback !== undefined ? { map, default: fallback } : undefined;
     }
     case undefined:
@@ -118,14 +140,26 @@ function parseTransform(value: unknown, path: string, field: SourceField | undef
   }
 }
 
-function parseTransforms(value: unknown, path: string, field: SourceField | undefined, problems: Problems): Transform[] | undefined {
+function parseTransforms(
+  value: unknown,
+  path: string,
+  field: SourceField | undefined,
+  problems: Problems,
+): Transform[] | undefined {
   const items = Array.isArray(value) ? Array.from(value) : [value];
-  const transforms = items.map((item, index) => parseTransform(item, Array.isArray(value) ? indexPath(path, index) : path, field, problems));
+  const transforms = items.map((item, index) =>
+    parseTransform(item, Array.isArray(value) ? indexPath(path, index) : path, field, problems),
+  );
   return transforms.every((transform) => transform !== undefined) ? transforms : undefined;
 }
 
 /** A text constant may be or hold a reference (an API key sent in the body): it must resolve. */
-function readConstant(value: unknown, path: string, values: BuyerValues, problems: Problems): string | number | boolean | undefined {
+function readConstant(
+  value: unknown,
+  path: string,
+  values: BuyerValues,
+  problems: Problems,
+): string | number | boolean | undefined {
   if (typeof value === 'string') {
     const resolved = resolveReferences(value, values);
     return 'problem' in resolved ? problems.at(path, resolved.problem) : value;
@@ -136,7 +170,12 @@ function readConstant(value: unknown, path: string, values: BuyerValues, problem
 
 const SOURCE_SHAPE = 'a field name, {field, transform} or {value}';
 
-function parseSource(value: unknown, path: string, context: MappingContext, problems: Problems): FieldSource | undefined {
+function parseSource(
+  value: unknown,
+  path: string,
+  context: MappingContext,
+  problems: Problems,
+): FieldSource | undefined {
   if (typeof value === 'string') {
     const field = readSourceField(value, path, context, problems);
     return field && { field, transform: [] };
@@ -151,7 +190,10 @@ function parseSource(value: unknown, path: string, context: MappingContext, prob
   }
   if (kind === undefined) return undefined;
   const field = readSourceField(fields.field, keyPath(path, 'field'), context, problems);
-  const transform = fields.transform === undefined ? [] : parseTransforms(fields.transform, keyPath(path, 'transform'), field, problems);
+  const transform =
+    fields.transform === undefined
+      ? []
+      : parseTransforms(fields.transform, keyPath(path, 'transform'), field, problems);
   return field === undefined || transform === undefined ? undefined : { field, transform };
 }
 
@@ -164,8 +206,15 @@ function checkJsonKeys(keys: readonly string[], path: string, problems: Problems
       problems.at(keyPath(path, key), 'must be a dotted path without empty parts');
       continue;
     }
-    const nestedUnder = parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('.')).find((prefix) => all.has(prefix));
-    if (nestedUnder !== undefined) problems.at(keyPath(path, key), `conflicts with ${keyPath(path, nestedUnder)}: a JSON value cannot also hold keys`);
+    const nestedUnder = parts
+      .slice(1)
+      .map((_, index) => parts.slice(0, index + 1).join('.'))
+      .find((prefix) => all.has(prefix));
+    if (nestedUnder !== undefined)
+      problems.at(
+        keyPath(path, key),
+        `conflicts with ${keyPath(path, nestedUnder)}: a JSON value cannot also hold keys`,
+      );
   }
 }
 
@@ -174,7 +223,9 @@ function checkKeys(keys: readonly string[], path: string, context: MappingContex
   if (context.format === 'json') return checkJsonKeys(keys, path, problems);
   if (context.format !== 'xml' && context.format !== 'soap') return;
   if (context.template) {
-    for (const key of keys) if (!PLACEHOLDER_NAME.test(key)) problems.at(keyPath(path, key), 'must be a placeholder name of letters, digits, "_", "." or "-"');
+    for (const key of keys)
+      if (!PLACEHOLDER_NAME.test(key))
+        problems.at(keyPath(path, key), 'must be a placeholder name of letters, digits, "_", "." or "-"');
     return;
   }
   for (const { key, message } of elementPathProblems(keys)) problems.at(keyPath(path, key), message);
@@ -185,7 +236,12 @@ function checkKeys(keys: readonly string[], path: string, context: MappingContex
  * `{value}`, a constant. JSON keys are dotted paths into the body; XML keys element paths, or with a
  * template the names of its placeholders.
  */
-export function parseMapping(value: unknown, path: string, context: MappingContext, problems: Problems): Record<string, FieldSource> | undefined {
+export function parseMapping(
+  value: unknown,
+  path: string,
+  context: MappingContext,
+  problems: Problems,
+): Record<string, FieldSource> | undefined {
   if (!isPlainObject(value)) return problems.at(path, `must be an object of output key -> ${SOURCE_SHAPE}`);
   const start = problems.found.length;
   const keys = Object.keys(value);

@@ -1,6 +1,6 @@
 import type { Payout, PayoutPolicy } from './buyer-definition.js';
 import { keyPath, type Problems } from './problems.js';
-import { isAbsent, isPlainObject, oneOf, readCents, readObject, type Fields } from './read-values.js';
+import { type Fields, isAbsent, isPlainObject, oneOf, readCents, readObject } from './read-values.js';
 
 const TERMS = ['revenueShare', 'fixed'] as const;
 
@@ -14,7 +14,8 @@ function readShareBps(value: unknown, path: string, problems: Problems): number 
   const text = typeof value === 'number' ? String(value) : value;
   const match = typeof text === 'string' ? SHARE.exec(text) : null;
   const bps = match ? Number(match[1]) * 10_000 + Number((match[2] ?? '').padEnd(4, '0')) : Number.NaN;
-  if (Number.isNaN(bps) || bps > 10_000) return problems.at(path, 'must be a share from 0 to 1 with at most 4 decimals, such as 0.8');
+  if (Number.isNaN(bps) || bps > 10_000)
+    return problems.at(path, 'must be a share from 0 to 1 with at most 4 decimals, such as 0.8');
   return bps;
 }
 
@@ -37,7 +38,8 @@ function parsePublishers(value: unknown, path: string, problems: Problems): Reco
   const entries: [string, Payout][] = [];
   for (const [publisherId, terms] of Object.entries(value)) {
     const at = keyPath(path, publisherId);
-    if (!PUBLISHER_ID.test(publisherId)) problems.at(at, 'must be a publisher id such as pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D');
+    if (!PUBLISHER_ID.test(publisherId))
+      problems.at(at, 'must be a publisher id such as pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D');
     const fields = readObject(terms, at, TERMS, problems, '{revenueShare} or {fixed}');
     const payout = fields && readPayout(fields, at, problems);
     if (payout) entries.push([publisherId, payout]);
@@ -57,6 +59,10 @@ export function parsePayout(value: unknown, path: string, problems: Problems): P
   if (!fields) return undefined;
   const declared = TERMS.some((term) => fields[term] !== undefined);
   const defaultPayout = declared ? readPayout(fields, path, problems) : undefined;
-  const publishers = isAbsent(fields.publishers) ? {} : parsePublishers(fields.publishers, keyPath(path, 'publishers'), problems);
-  return (declared && defaultPayout === undefined) || publishers === undefined ? undefined : { default: defaultPayout, publishers };
+  const publishers = isAbsent(fields.publishers)
+    ? {}
+    : parsePublishers(fields.publishers, keyPath(path, 'publishers'), problems);
+  return (declared && defaultPayout === undefined) || publishers === undefined
+    ? undefined
+    : { default: defaultPayout, publishers };
 }

@@ -1,7 +1,7 @@
 import type { Pricing } from './buyer-definition.js';
 import { parseFilter } from './parse-filter.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
-import { readChoice, readCents, readList, readObject, required } from './read-values.js';
+import { readCents, readChoice, readList, readObject, required } from './read-values.js';
 
 const TYPES = ['fixed', 'rules', 'bid'] as const;
 type PricingType = (typeof TYPES)[number];
@@ -28,7 +28,9 @@ function parsePriceRules(value: unknown, path: string, problems: Problems): Pric
     const at = indexPath(path, index);
     const fields = readObject(item, at, ['when', 'price'], problems, '{when, price}');
     if (!fields) return undefined;
-    const when = required(fields.when, keyPath(at, 'when'), problems, (v) => parseFilter(v, keyPath(at, 'when'), problems));
+    const when = required(fields.when, keyPath(at, 'when'), problems, (v) =>
+      parseFilter(v, keyPath(at, 'when'), problems),
+    );
     const priceCents = readPrice(fields.price, keyPath(at, 'price'), problems);
     return when === undefined || priceCents === undefined ? undefined : { when, priceCents };
   });
@@ -37,12 +39,21 @@ function parsePriceRules(value: unknown, path: string, problems: Problems): Pric
 
 /** `{type: fixed, price}`, `{type: rules, default, rules: [{when, price}]}` or `{type: bid}`; prices in dollars. */
 export function parsePricing(value: unknown, path: string, problems: Problems): Pricing | undefined {
-  const fields = readObject(value, path, KEYS, problems, '{type: fixed, price}, {type: rules, default, rules} or {type: bid}');
+  const fields = readObject(
+    value,
+    path,
+    KEYS,
+    problems,
+    '{type: fixed, price}, {type: rules, default, rules} or {type: bid}',
+  );
   if (!fields) return undefined;
-  const type = required(fields.type, keyPath(path, 'type'), problems, (v) => readChoice(v, keyPath(path, 'type'), TYPES, problems));
+  const type = required(fields.type, keyPath(path, 'type'), problems, (v) =>
+    readChoice(v, keyPath(path, 'type'), TYPES, problems),
+  );
   if (type === undefined) return undefined;
   for (const key of KEYS) {
-    if (fields[key] !== undefined && !KEYS_OF_TYPE[type].includes(key)) problems.at(keyPath(path, key), `is not used with type ${type}`);
+    if (fields[key] !== undefined && !KEYS_OF_TYPE[type].includes(key))
+      problems.at(keyPath(path, key), `is not used with type ${type}`);
   }
   switch (type) {
     case 'fixed': {
@@ -51,7 +62,9 @@ export function parsePricing(value: unknown, path: string, problems: Problems): 
     }
     case 'rules': {
       const defaultCents = readPrice(fields.default, keyPath(path, 'default'), problems);
-      const rules = required(fields.rules, keyPath(path, 'rules'), problems, (v) => parsePriceRules(v, keyPath(path, 'rules'), problems));
+      const rules = required(fields.rules, keyPath(path, 'rules'), problems, (v) =>
+        parsePriceRules(v, keyPath(path, 'rules'), problems),
+      );
       return defaultCents === undefined || rules === undefined ? undefined : { type, defaultCents, rules };
     }
     case 'bid':

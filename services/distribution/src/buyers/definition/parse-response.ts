@@ -1,6 +1,6 @@
 import { parseJsonPath } from '../integration/json-path.js';
 import { parseXPath } from '../integration/xml-path.js';
-import { compileLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
+import { compileLinearPattern, type LinearPattern, PatternError } from '../rules/linear-pattern.js';
 import type { PriceChangeRule, ReplyLocator, ResponseFormat, ResponseParser } from './buyer-definition.js';
 import { indexPath, keyPath, type Problems } from './problems.js';
 import { isAbsent, oneOf, orDefault, readChoice, readList, readObject, readText, required } from './read-values.js';
@@ -33,7 +33,12 @@ function readPattern(text: string, path: string, problems: Problems): LinearPatt
  * A JSON path in the grammar the reply parser reads, an XPath, or for text a regular expression whose
  * group (or whole match, without one) is the value.
  */
-function readReplyPath(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): string | undefined {
+function readReplyPath(
+  value: unknown,
+  path: string,
+  format: ResponseFormat | undefined,
+  problems: Problems,
+): string | undefined {
   const text = readText(value, path, problems);
   if (text === undefined) return undefined;
   if (format === 'json' && parseJsonPath(text) === undefined) {
@@ -43,32 +48,48 @@ function readReplyPath(value: unknown, path: string, format: ResponseFormat | un
   if (format === 'text') {
     const pattern = readPattern(text, path, problems);
     if (pattern === undefined) return undefined;
-    if (pattern.groups > 1) return problems.at(path, 'must be a regular expression with at most one capturing group, such as status=(\\w+)');
+    if (pattern.groups > 1)
+      return problems.at(path, 'must be a regular expression with at most one capturing group, such as status=(\\w+)');
   }
   return text;
 }
 
-function readLocator(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): ReplyLocator | undefined {
+function readLocator(
+  value: unknown,
+  path: string,
+  format: ResponseFormat | undefined,
+  problems: Problems,
+): ReplyLocator | undefined {
   if (typeof value === 'string') {
     const located = readReplyPath(value, path, format, problems);
     return located === undefined ? undefined : { path: located };
   }
   const fields = readObject(value, path, ['path'], problems, 'a path or {path}');
   if (!fields) return undefined;
-  const located = required(fields.path, keyPath(path, 'path'), problems, (v) => readReplyPath(v, keyPath(path, 'path'), format, problems));
+  const located = required(fields.path, keyPath(path, 'path'), problems, (v) =>
+    readReplyPath(v, keyPath(path, 'path'), format, problems),
+  );
   return located === undefined ? undefined : { path: located };
 }
 
 /** Located values are text, so a number or true written in the file is compared as its text. */
 function readExpected(value: unknown, path: string, problems: Problems): string | undefined {
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+    return String(value);
   return problems.at(path, 'must be a string, a number, true or false');
 }
 
-function readAccepted(value: unknown, path: string, format: ResponseFormat | undefined, problems: Problems): ResponseParser['accepted'] | undefined {
+function readAccepted(
+  value: unknown,
+  path: string,
+  format: ResponseFormat | undefined,
+  problems: Problems,
+): ResponseParser['accepted'] | undefined {
   const fields = readObject(value, path, ['path', ...MATCHERS], problems, '{path, equals|in|matches}');
   if (!fields) return undefined;
-  const located = required(fields.path, keyPath(path, 'path'), problems, (v) => readReplyPath(v, keyPath(path, 'path'), format, problems));
+  const located = required(fields.path, keyPath(path, 'path'), problems, (v) =>
+    readReplyPath(v, keyPath(path, 'path'), format, problems),
+  );
   const matcher = oneOf(fields, MATCHERS, path, problems);
   if (matcher === undefined) return undefined;
   const at = keyPath(path, matcher);
@@ -97,7 +118,12 @@ function readAccepted(value: unknown, path: string, format: ResponseFormat | und
  * `priceChange` is for the post after a ping, and needs a price: what an answer naming another price
  * than the bid means.
  */
-export function parseResponse(value: unknown, path: string, call: 'ping' | 'post' | 'postAfterPing', problems: Problems): ResponseParser | undefined {
+export function parseResponse(
+  value: unknown,
+  path: string,
+  call: 'ping' | 'post' | 'postAfterPing',
+  problems: Problems,
+): ResponseParser | undefined {
   const fields = readObject(value, path, ['format', 'accepted', ...LOCATED, 'priceChange'], problems);
   if (!fields) return undefined;
   const start = problems.found.length;
@@ -105,7 +131,8 @@ export function parseResponse(value: unknown, path: string, call: 'ping' | 'post
   const accepted = required(fields.accepted, keyPath(path, 'accepted'), problems, (v) =>
     readAccepted(v, keyPath(path, 'accepted'), format, problems),
   );
-  if (call === 'ping' && !isAbsent(fields.redirectUrl)) problems.at(keyPath(path, 'redirectUrl'), 'is used only in a post response');
+  if (call === 'ping' && !isAbsent(fields.redirectUrl))
+    problems.at(keyPath(path, 'redirectUrl'), 'is used only in a post response');
   const locate = (key: (typeof LOCATED)[number]): ReplyLocator | undefined =>
     isAbsent(fields[key]) ? undefined : readLocator(fields[key], keyPath(path, key), format, problems);
   const parser = {
@@ -123,12 +150,17 @@ export function parseResponse(value: unknown, path: string, call: 'ping' | 'post
   }
   if (problems.found.length > start || format === undefined || accepted === undefined) return undefined;
   if (format === 'text' && textProgram({ accepted, ...parser }) > MAX_TEXT_PARSER_PROGRAM) {
-    return problems.at(path, `its patterns are too complex together (at most ${MAX_TEXT_PARSER_PROGRAM} steps): simplify them`);
+    return problems.at(
+      path,
+      `its patterns are too complex together (at most ${MAX_TEXT_PARSER_PROGRAM} steps): simplify them`,
+    );
   }
   return { format, accepted, ...parser, ...(priceChange ? { priceChange } : {}) };
 }
 
 function textProgram(parser: Omit<ResponseParser, 'format'>): number {
-  const paths = [parser.accepted, parser.price, parser.reason, parser.reference, parser.redirectUrl].flatMap((locator) => (locator ? [locator.path] : []));
+  const paths = [parser.accepted, parser.price, parser.reason, parser.reference, parser.redirectUrl].flatMap(
+    (locator) => (locator ? [locator.path] : []),
+  );
   return paths.reduce((sum, text) => sum + compileLinearPattern(text).program, 0);
 }

@@ -26,14 +26,17 @@ function readDays(value: unknown, path: string, problems: Problems): Weekday[] |
 /** "8:00" or "08:00" as "08:00". */
 function readClockTime(value: unknown, path: string, problems: Problems): string | undefined {
   const match = typeof value === 'string' ? CLOCK_TIME.exec(value) : null;
-  if (!match || Number(match[1]) > 23 || Number(match[2]) > 59) return problems.at(path, 'must be a time of day HH:MM such as 08:00');
+  if (!match || Number(match[1]) > 23 || Number(match[2]) > 59)
+    return problems.at(path, 'must be a time of day HH:MM such as 08:00');
   return `${match[1].padStart(2, '0')}:${match[2]}`;
 }
 
 function readHours(value: unknown, path: string, problems: Problems): Schedule['hours'] {
   const fields = readObject(value, path, ['from', 'to'], problems, '{from: "HH:MM", to: "HH:MM"}');
   if (!fields) return undefined;
-  const from = required(fields.from, keyPath(path, 'from'), problems, (v) => readClockTime(v, keyPath(path, 'from'), problems));
+  const from = required(fields.from, keyPath(path, 'from'), problems, (v) =>
+    readClockTime(v, keyPath(path, 'from'), problems),
+  );
   const to = required(fields.to, keyPath(path, 'to'), problems, (v) => readClockTime(v, keyPath(path, 'to'), problems));
   if (from === undefined || to === undefined) return undefined;
   if (from === to) return problems.at(path, 'from and to must differ; leave hours out to stay open all day');

@@ -47,7 +47,12 @@ export function orDefault<T>(value: unknown, fallback: T, read: (value: unknown)
   return isAbsent(value) ? fallback : read(value);
 }
 
-export function required<T>(value: unknown, path: string, problems: Problems, read: (value: unknown) => T | undefined): T | undefined {
+export function required<T>(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  read: (value: unknown) => T | undefined,
+): T | undefined {
   return isAbsent(value) ? problems.at(path, 'is required') : read(value);
 }
 
@@ -73,7 +78,13 @@ export function readText(value: unknown, path: string, problems: Problems): stri
   return value;
 }
 
-export function readWholeNumber(value: unknown, path: string, problems: Problems, min: number, max: number): number | undefined {
+export function readWholeNumber(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  min: number,
+  max: number,
+): number | undefined {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     return problems.at(path, `must be a whole number from ${min} to ${max}`);
   }
@@ -85,7 +96,12 @@ export function readFlag(value: unknown, path: string, problems: Problems): bool
   return value;
 }
 
-export function readChoice<T extends string>(value: unknown, path: string, choices: readonly T[], problems: Problems): T | undefined {
+export function readChoice<T extends string>(
+  value: unknown,
+  path: string,
+  choices: readonly T[],
+  problems: Problems,
+): T | undefined {
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
     return problems.at(path, `must be one of: ${choices.join(', ')}`);
   }
@@ -104,7 +120,8 @@ export function readCents(value: unknown, path: string, problems: Problems, minC
   // String(25.5) is "25.5"; a number too precise or too large for that ("1e+21") is refused as text would be.
   const text = typeof value === 'number' ? String(value) : value;
   const cents = typeof text === 'string' ? parseAmountCents(text.trim()) : undefined;
-  if (cents === undefined) return problems.at(path, 'must be an amount in dollars such as "25.00", with at most 2 decimals');
+  if (cents === undefined)
+    return problems.at(path, 'must be an amount in dollars such as "25.00", with at most 2 decimals');
   if (cents === Number.POSITIVE_INFINITY) return problems.at(path, 'is too large');
   if (cents < minCents) return problems.at(path, `must be at least ${formatCents(minCents)}`);
   return cents;

@@ -1,8 +1,8 @@
 import type { BuyerDefinition } from './buyer-definition.js';
 import { buyerDocument } from './buyer-document.js';
-import { serviceValues, type BuyerValues } from './buyer-values.js';
+import { type BuyerValues, serviceValues } from './buyer-values.js';
 import { parseBuyer } from './parse-buyer.js';
-import { Problems, type Problem } from './problems.js';
+import { type Problem, Problems } from './problems.js';
 
 /**
  * A definition read from the database, checked again with every rule of `buyer apply` (a row written by
@@ -10,7 +10,10 @@ import { Problems, type Problem } from './problems.js';
  * back in the file form and parsed, its references checked against `values`. The definition used is the
  * parsed one.
  */
-export function readStoredDefinition(json: string, values: BuyerValues = serviceValues()): { definition: BuyerDefinition } | { errors: Problem[] } {
+export function readStoredDefinition(
+  json: string,
+  values: BuyerValues = serviceValues(),
+): { definition: BuyerDefinition } | { errors: Problem[] } {
   let document: Record<string, unknown>;
   try {
     document = buyerDocument(JSON.parse(json) as BuyerDefinition);
@@ -19,6 +22,9 @@ export function readStoredDefinition(json: string, values: BuyerValues = service
   }
   const problems = new Problems();
   const definition = parseBuyer(document, '', values, problems);
-  if (!definition || problems.found.length > 0) return { errors: problems.found.length > 0 ? problems.found : [{ path: '', message: 'is not a buyer definition' }] };
+  if (!definition || problems.found.length > 0)
+    return {
+      errors: problems.found.length > 0 ? problems.found : [{ path: '', message: 'is not a buyer definition' }],
+    };
   return { definition };
 }

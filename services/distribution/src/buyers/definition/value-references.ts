@@ -30,7 +30,8 @@ function pieces(text: string): { pieces: Piece[] } | { problem: string } {
     const name = rest.join(':');
     if (kind === 'env' && ENV_NAME.test(name)) result.push({ kind, name });
     else if (kind === 'secret' && SECRET_KEY.test(name)) result.push({ kind, name });
-    else return { problem: 'has a reference that is not ${env:NAME} or ${secret:key.path} (write $${ for a literal ${)' };
+    else
+      return { problem: 'has a reference that is not ${env:NAME} or ${secret:key.path} (write $${ for a literal ${)' };
   }
   result.push(text.slice(last));
   return { pieces: result.filter((piece) => piece !== '') };

@@ -1,9 +1,9 @@
 import { callTimeoutMs, type HttpExchange, type Integration } from '../definition/buyer-definition.js';
 import type { BuyerValues } from '../definition/buyer-values.js';
 import { pingLead } from './ping-lead.js';
-import { parseReply, type BuyerReply } from './reply-parser.js';
+import { type BuyerReply, parseReply } from './reply-parser.js';
 import { RequestBuildError } from './request-build-error.js';
-import { buildRequest, type BuyerRequest, type LeadForBuyer } from './request-builder.js';
+import { type BuyerRequest, buildRequest, type LeadForBuyer } from './request-builder.js';
 import { sendToBuyer } from './transport.js';
 
 export type { BuyerReply } from './reply-parser.js';
@@ -52,8 +52,10 @@ export async function callBuyer(
   lead: LeadForBuyer,
   options: BuyerCallOptions,
 ): Promise<BuyerCallResult> {
-  if (options.test && integration.testBehaviour === 'accept') return withoutCall({ outcome: 'accepted', reason: 'test lead' });
-  if (options.test && integration.testBehaviour === 'reject') return withoutCall({ outcome: 'rejected', reason: 'test lead' });
+  if (options.test && integration.testBehaviour === 'accept')
+    return withoutCall({ outcome: 'accepted', reason: 'test lead' });
+  if (options.test && integration.testBehaviour === 'reject')
+    return withoutCall({ outcome: 'rejected', reason: 'test lead' });
   let request: BuyerRequest;
   try {
     request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test, values: options.values });
@@ -61,19 +63,34 @@ export async function callBuyer(
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;
   }
-  const timeoutMs = Math.min(callTimeoutMs(integration, options.kind === 'ping' ? 'ping' : 'post'), (options.deadlineMs ?? Infinity) - Date.now());
+  const timeoutMs = Math.min(
+    callTimeoutMs(integration, options.kind === 'ping' ? 'ping' : 'post'),
+    (options.deadlineMs ?? Infinity) - Date.now(),
+  );
   if (timeoutMs <= 0) return withoutCall({ outcome: 'error', error: 'deadline_passed' });
 
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
   switch (result.kind) {
     case 'reply': {
-      const reply = parseReply(exchange.response, result.status, result.contentType, result.body, { local: integration.local });
+      const reply = parseReply(exchange.response, result.status, result.contentType, result.body, {
+        local: integration.local,
+      });
       return { reply, httpStatus: result.status, latencyMs: result.latencyMs, outcome: reply.outcome };
     }
     case 'timeout':
-      return { reply: { outcome: 'error', error: 'timeout' }, httpStatus: null, latencyMs: result.latencyMs, outcome: 'timeout' };
+      return {
+        reply: { outcome: 'error', error: 'timeout' },
+        httpStatus: null,
+        latencyMs: result.latencyMs,
+        outcome: 'timeout',
+      };
     case 'failed':
-      return { reply: { outcome: 'error', error: result.error }, httpStatus: null, latencyMs: result.latencyMs, outcome: 'error' };
+      return {
+        reply: { outcome: 'error', error: result.error },
+        httpStatus: null,
+        latencyMs: result.latencyMs,
+        outcome: 'error',
+      };
   }
 }
 

@@ -13,12 +13,15 @@ const LINE_BREAK = /[\r\n\0]/;
 function resolved(text: string, values: BuyerValues, inHeader: boolean): string {
   const resolution = resolveReferences(text, values);
   if ('problem' in resolution) throw new RequestBuildError('unresolved_reference', resolution.problem);
-  if (inHeader && LINE_BREAK.test(resolution.value)) throw new RequestBuildError('unresolved_reference', 'a reference resolves to a value with a line break');
+  if (inHeader && LINE_BREAK.test(resolution.value))
+    throw new RequestBuildError('unresolved_reference', 'a reference resolves to a value with a line break');
   return resolution.value;
 }
 
 function resolvedSource(source: FieldSource, values: BuyerValues): FieldSource {
-  return 'value' in source && typeof source.value === 'string' && hasReferences(source.value) ? { value: resolved(source.value, values, false) } : source;
+  return 'value' in source && typeof source.value === 'string' && hasReferences(source.value)
+    ? { value: resolved(source.value, values, false) }
+    : source;
 }
 
 /** The exchange with its references replaced by their values; the exchange itself when it has none. */
@@ -26,20 +29,30 @@ export function resolvedExchange(exchange: HttpExchange, values: BuyerValues): H
   const texts = [exchange.url, exchange.testUrl ?? '', ...Object.values(exchange.headers)];
   if (exchange.auth?.type === 'bearer') texts.push(exchange.auth.token);
   if (exchange.auth?.type === 'basic') texts.push(exchange.auth.username, exchange.auth.password);
-  const constants = Object.values(exchange.mapping).some((source) => 'value' in source && typeof source.value === 'string' && hasReferences(source.value));
+  const constants = Object.values(exchange.mapping).some(
+    (source) => 'value' in source && typeof source.value === 'string' && hasReferences(source.value),
+  );
   if (!constants && !texts.some(hasReferences)) return exchange;
   const { auth } = exchange;
   return {
     ...exchange,
     url: resolved(exchange.url, values, true),
     testUrl: exchange.testUrl === undefined ? undefined : resolved(exchange.testUrl, values, true),
-    headers: Object.fromEntries(Object.entries(exchange.headers).map(([name, value]) => [name, resolved(value, values, true)])),
+    headers: Object.fromEntries(
+      Object.entries(exchange.headers).map(([name, value]) => [name, resolved(value, values, true)]),
+    ),
     auth:
       auth?.type === 'bearer'
         ? { type: 'bearer', token: resolved(auth.token, values, true) }
         : auth?.type === 'basic'
-          ? { type: 'basic', username: resolved(auth.username, values, true), password: resolved(auth.password, values, true) }
+          ? {
+              type: 'basic',
+              username: resolved(auth.username, values, true),
+              password: resolved(auth.password, values, true),
+            }
           : undefined,
-    mapping: Object.fromEntries(Object.entries(exchange.mapping).map(([key, source]) => [key, resolvedSource(source, values)])),
+    mapping: Object.fromEntries(
+      Object.entries(exchange.mapping).map(([key, source]) => [key, resolvedSource(source, values)]),
+    ),
   };
 }

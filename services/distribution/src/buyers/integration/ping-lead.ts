@@ -1,4 +1,4 @@
-import { LEAD_FIELDS, SENSITIVE_LEAD_FIELDS, type LeadField } from '../../../../common/lead-fields.js';
+import { LEAD_FIELDS, type LeadField, SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import { FILTER_FIELDS } from '../rules/filter-fields.js';
 import type { LeadForBuyer } from './request-builder.js';
 
@@ -10,7 +10,10 @@ const WITHHELD: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
 const PING_FIELDS: ReadonlySet<string> = new Set(LEAD_FIELDS.filter((field) => !WITHHELD.has(field)));
 
 /** Derived values a ping may carry: those a filter reads (age, amounts, ...) and the publisher's floor. */
-const PING_DERIVED: ReadonlySet<string> = new Set([...FILTER_FIELDS.filter((field) => !WITHHELD.has(field)), 'priceFloor']);
+const PING_DERIVED: ReadonlySet<string> = new Set([
+  ...FILTER_FIELDS.filter((field) => !WITHHELD.has(field)),
+  'priceFloor',
+]);
 
 /**
  * The lead as a ping may see it, built afresh from what a ping may carry: lead fields and derived values

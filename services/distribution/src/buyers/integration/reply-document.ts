@@ -1,5 +1,5 @@
 import type { ResponseFormat } from '../definition/buyer-definition.js';
-import { cachedLinearPattern, PatternError, type LinearPattern } from '../rules/linear-pattern.js';
+import { cachedLinearPattern, type LinearPattern, PatternError } from '../rules/linear-pattern.js';
 import { parseJsonPath, selectJsonPath } from './json-path.js';
 import { parseXml, ReplyTooComplexError } from './xml-document.js';
 import { parseXPath } from './xml-path.js';

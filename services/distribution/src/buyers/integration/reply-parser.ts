@@ -1,6 +1,6 @@
 import type { ResponseParser } from '../definition/buyer-definition.js';
 import { cachedLinearPattern, PatternError } from '../rules/linear-pattern.js';
-import { InvalidLocatorError, readReplyDocument, ReplyTooComplexError, type ReplyDocument } from './reply-document.js';
+import { InvalidLocatorError, type ReplyDocument, ReplyTooComplexError, readReplyDocument } from './reply-document.js';
 import { cleanText, httpUrl, parsePriceCents } from './reply-values.js';
 
 export interface BuyerReply {
@@ -96,7 +96,11 @@ function decide(parser: ResponseParser, document: ReplyDocument, local: boolean)
     if (priceCents === undefined) return failure('invalid_price');
   }
   const redirect = parser.redirectUrl && document.locate(parser.redirectUrl.path);
-  return reply('accepted', { ...details, priceCents, redirectUrl: redirect ? redirectUrl(redirect, local) : undefined });
+  return reply('accepted', {
+    ...details,
+    priceCents,
+    redirectUrl: redirect ? redirectUrl(redirect, local) : undefined,
+  });
 }
 
 function redirectUrl(text: string, local: boolean): string | undefined {

@@ -51,6 +51,10 @@ export function queryUrl(url: string, entries: readonly BodyEntry[]): string {
   const [withoutFragment] = url.split('#', 1);
   const added = formBody(entries);
   if (added === '') return withoutFragment;
-  const separator = !withoutFragment.includes('?') ? '?' : withoutFragment.endsWith('?') || withoutFragment.endsWith('&') ? '' : '&';
+  const separator = !withoutFragment.includes('?')
+    ? '?'
+    : withoutFragment.endsWith('?') || withoutFragment.endsWith('&')
+      ? ''
+      : '&';
   return `${withoutFragment}${separator}${added}`;
 }

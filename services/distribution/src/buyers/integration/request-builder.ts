@@ -1,8 +1,8 @@
 import type { FieldSource, HttpExchange, RequestFormat } from '../definition/buyer-definition.js';
-import { serviceValues, type BuyerValues } from '../definition/buyer-values.js';
+import { type BuyerValues, serviceValues } from '../definition/buyer-values.js';
 import { resolvedExchange } from './exchange-references.js';
 import { applyTransforms, type FieldValue } from './field-transforms.js';
-import { conflictingJsonKey, formBody, jsonBody, queryUrl, type BodyEntry } from './request-body.js';
+import { type BodyEntry, conflictingJsonKey, formBody, jsonBody, queryUrl } from './request-body.js';
 import { RequestBuildError } from './request-build-error.js';
 import { elementPathProblems, elementsXml, filledTemplate, xmlDocument } from './xml-body.js';
 
@@ -50,7 +50,13 @@ export function buildRequest(
 ): BuyerRequest {
   const exchange = resolvedExchange(written, options.values ?? serviceValues());
   const url = destination(exchange, options.test);
-  if (exchange.format === 'query') return { url: queryUrl(url, entries(exchange, lead)), method: exchange.method, headers: headers(exchange), body: undefined };
+  if (exchange.format === 'query')
+    return {
+      url: queryUrl(url, entries(exchange, lead)),
+      method: exchange.method,
+      headers: headers(exchange),
+      body: undefined,
+    };
   return { url, method: exchange.method, headers: headers(exchange), body: body(exchange, lead) };
 }
 
@@ -88,10 +94,12 @@ function body(exchange: HttpExchange, lead: LeadForBuyer): string {
 
 function xmlBody(exchange: HttpExchange, lead: LeadForBuyer): string {
   const soap = exchange.format === 'soap';
-  if (exchange.template !== undefined) return xmlDocument(filledTemplate(exchange.template, entries(exchange, lead)), soap);
+  if (exchange.template !== undefined)
+    return xmlDocument(filledTemplate(exchange.template, entries(exchange, lead)), soap);
   const keys = Object.keys(exchange.mapping);
   // Checked over every key, as for JSON: the parser refuses such a mapping, so only a stored one can.
-  if (elementPathProblems(keys).length > 0) throw new RequestBuildError('invalid_xml_mapping', 'mapping keys are not element paths under one root');
+  if (elementPathProblems(keys).length > 0)
+    throw new RequestBuildError('invalid_xml_mapping', 'mapping keys are not element paths under one root');
   return xmlDocument(elementsXml(keys[0].split('/')[0], entries(exchange, lead)), soap);
 }
 

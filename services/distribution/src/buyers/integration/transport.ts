@@ -114,7 +114,10 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
       outgoing = client.request(url, {
         method: request.method,
         // A GET has no body, and then no Content-Length: some servers refuse a GET that declares one.
-        headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        headers:
+          request.body === undefined
+            ? request.headers
+            : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         agent: options.local ? AGENTS.local[url.protocol as 'http:' | 'https:'] : AGENTS.remote,
       });
     } catch {

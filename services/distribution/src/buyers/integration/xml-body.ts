@@ -15,20 +15,34 @@ export const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 export const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 function checkCharacters(text: string): string {
-  if (NOT_XML_CHARACTER.test(text)) throw new RequestBuildError('invalid_xml_character', 'a value holds a character XML cannot carry');
+  if (NOT_XML_CHARACTER.test(text))
+    throw new RequestBuildError('invalid_xml_character', 'a value holds a character XML cannot carry');
   return text;
 }
 
 /** Element text: markup escaped, and CR as a reference so that a parser does not turn it into LF. */
 export function escapeXmlText(text: string): string {
-  return checkCharacters(text).replace(/[&<>\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' })[c]!);
+  return checkCharacters(text).replace(
+    /[&<>\r]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' })[c]!,
+  );
 }
 
 /** An attribute value in either quotes; tab and line breaks as references, which attribute normalization keeps. */
 export function escapeXmlAttribute(text: string): string {
   return checkCharacters(text).replace(
     /[&<>"'\t\n\r]/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!,
+    (c) =>
+      ({
+        '&': '&amp;',
+        '<': '&lt;',
+        '>': '&gt;',
+        '"': '&quot;',
+        "'": '&apos;',
+        '\t': '&#9;',
+        '\n': '&#10;',
+        '\r': '&#13;',
+      })[c]!,
   );
 }
 
@@ -38,7 +52,9 @@ export function escapeXmlAttribute(text: string): string {
 function splitElementPath(key: string): { elements: string[]; attribute: string | undefined } {
   const segments = key.split('/');
   const last = segments[segments.length - 1];
-  return last.startsWith('@') ? { elements: segments.slice(0, -1), attribute: last.slice(1) } : { elements: segments, attribute: undefined };
+  return last.startsWith('@')
+    ? { elements: segments.slice(0, -1), attribute: last.slice(1) }
+    : { elements: segments, attribute: undefined };
 }
 
 /**
@@ -56,13 +72,31 @@ export function elementPathProblems(keys: readonly string[]): { key: string; mes
   const root = splitElementPath(keys[0] ?? '').elements[0];
   for (const key of keys) {
     const { elements, attribute } = splitElementPath(key);
-    if (elements.length === 0 || !elements.every((name) => XML_NAME.test(name)) || (attribute !== undefined && !XML_NAME.test(attribute))) {
-      problems.push({ key, message: 'must be an element path of XML names such as Lead/Applicant/FirstName, optionally ending in /@attribute' });
+    if (
+      elements.length === 0 ||
+      !elements.every((name) => XML_NAME.test(name)) ||
+      (attribute !== undefined && !XML_NAME.test(attribute))
+    ) {
+      problems.push({
+        key,
+        message:
+          'must be an element path of XML names such as Lead/Applicant/FirstName, optionally ending in /@attribute',
+      });
     } else if (elements[0] !== root) {
-      problems.push({ key, message: `must start at the root element ${root}, as the first key does: an XML document has one root` });
+      problems.push({
+        key,
+        message: `must start at the root element ${root}, as the first key does: an XML document has one root`,
+      });
     } else {
-      const parent = elements.slice(1).map((_, index) => elements.slice(0, index + 1).join('/')).find((prefix) => valued.has(prefix));
-      if (parent !== undefined) problems.push({ key, message: `is inside ${parent}, which holds a value: an element holds text or elements, not both` });
+      const parent = elements
+        .slice(1)
+        .map((_, index) => elements.slice(0, index + 1).join('/'))
+        .find((prefix) => valued.has(prefix));
+      if (parent !== undefined)
+        problems.push({
+          key,
+          message: `is inside ${parent}, which holds a value: an element holds text or elements, not both`,
+        });
     }
   }
   return problems;

@@ -1,4 +1,4 @@
-import { DOMParser, type Attr, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { type Attr, DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import type { NameTest, Predicate, Step, XPathExpression } from './xml-path.js';
 
 /**
@@ -84,13 +84,15 @@ function checkMarkupCounts(body: string): void {
       } else if (code === 34 /* " */ || code === 39 /* ' */) {
         quote = code;
       } else if (code === 61 /* = */) {
-        if (++attributes > MAX_XML_ATTRIBUTES) throw new ReplyTooComplexError(`more than ${MAX_XML_ATTRIBUTES} attributes`);
+        if (++attributes > MAX_XML_ATTRIBUTES)
+          throw new ReplyTooComplexError(`more than ${MAX_XML_ATTRIBUTES} attributes`);
       } else if (code === 62 /* > */) {
         break;
       }
     }
     if (closing) depth--;
-    else if (body[cursor - 1] !== '/' && ++depth > MAX_XML_DEPTH) throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
+    else if (body[cursor - 1] !== '/' && ++depth > MAX_XML_DEPTH)
+      throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
     index = body.indexOf('<', cursor + 1);
   }
 }
@@ -119,7 +121,11 @@ export class XmlDocument {
       case 'string':
         return nodes.length === 0 ? '' : stringValue(nodes[0]);
       case 'normalize-space':
-        return nodes.length === 0 ? '' : stringValue(nodes[0]).replace(/[ \t\r\n]+/g, ' ').trim();
+        return nodes.length === 0
+          ? ''
+          : stringValue(nodes[0])
+              .replace(/[ \t\r\n]+/g, ' ')
+              .trim();
       case undefined:
         return nodes.length === 0 ? undefined : stringValue(nodes[0]);
     }
@@ -130,14 +136,17 @@ export class XmlDocument {
     const stack: { node: Node; depth: number }[] = [{ node: this.document, depth: 0 }];
     while (stack.length > 0) {
       const { node, depth } = stack.pop()!;
-      if (node.nodeType === ELEMENT_NODE && depth > MAX_XML_DEPTH) throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
+      if (node.nodeType === ELEMENT_NODE && depth > MAX_XML_DEPTH)
+        throw new ReplyTooComplexError(`nested more than ${MAX_XML_DEPTH} levels`);
       this.order.set(node, this.order.size);
       if (node.nodeType === ELEMENT_NODE) {
         const { attributes } = node as Element;
-        for (let index = 0; index < attributes.length; index++) this.order.set(attributes.item(index)!, this.order.size);
+        for (let index = 0; index < attributes.length; index++)
+          this.order.set(attributes.item(index)!, this.order.size);
       }
       const children = node.childNodes;
-      for (let index = children.length - 1; index >= 0; index--) stack.push({ node: children.item(index)!, depth: depth + 1 });
+      for (let index = children.length - 1; index >= 0; index--)
+        stack.push({ node: children.item(index)!, depth: depth + 1 });
     }
   }
 
@@ -181,11 +190,15 @@ export class XmlDocument {
         continue;
       }
       if (step.test === 'text()') {
-        found.push(...childList(node).filter((child) => child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE));
+        found.push(
+          ...childList(node).filter((child) => child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE),
+        );
         continue;
       }
       const { test, predicates } = step;
-      let matches = childList(node).filter((child) => child.nodeType === ELEMENT_NODE && this.isNamed(child as Element | Attr, test));
+      let matches = childList(node).filter(
+        (child) => child.nodeType === ELEMENT_NODE && this.isNamed(child as Element | Attr, test),
+      );
       for (const predicate of predicates) {
         matches = matches.filter((child, index) => this.holds(predicate, child as Element, index + 1));
       }
@@ -199,14 +212,20 @@ export class XmlDocument {
     if ('localName' in predicate) return element.localName === predicate.localName;
     if ('text' in predicate) {
       return childList(element).some(
-        (child) => (child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE) && child.nodeValue === predicate.text,
+        (child) =>
+          (child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE) && child.nodeValue === predicate.text,
       );
     }
     if ('attribute' in predicate) {
-      return this.attributesOf(element, predicate.attribute).some((attribute) => predicate.equals === undefined || attribute.value === predicate.equals);
+      return this.attributesOf(element, predicate.attribute).some(
+        (attribute) => predicate.equals === undefined || attribute.value === predicate.equals,
+      );
     }
     return childList(element).some(
-      (child) => child.nodeType === ELEMENT_NODE && this.isNamed(child as Element, predicate.child) && stringValue(child) === predicate.equals,
+      (child) =>
+        child.nodeType === ELEMENT_NODE &&
+        this.isNamed(child as Element, predicate.child) &&
+        stringValue(child) === predicate.equals,
     );
   }
 

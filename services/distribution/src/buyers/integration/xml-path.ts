@@ -128,7 +128,9 @@ function readNameTest(reader: Reader): NameTest {
   const name = reader.match(NAME);
   if (name === undefined) throw new SyntaxError('expected a name');
   const colon = name.indexOf(':');
-  return colon < 0 ? { prefix: undefined, local: name } : { prefix: name.slice(0, colon), local: name.slice(colon + 1) };
+  return colon < 0
+    ? { prefix: undefined, local: name }
+    : { prefix: name.slice(0, colon), local: name.slice(colon + 1) };
 }
 
 function readStep(reader: Reader, descendant: boolean): Step {

@@ -2,7 +2,7 @@ import type { FilterRule } from '../definition/buyer-definition.js';
 import type { FactValue, LeadFacts } from './lead-facts.js';
 import { cachedLinearPattern, type LinearPattern } from './linear-pattern.js';
 
-export { leadFacts, type FactValue, type LeadFacts, type LeadFactsInput } from './lead-facts.js';
+export { type FactValue, type LeadFacts, type LeadFactsInput, leadFacts } from './lead-facts.js';
 
 /**
  * Text comparisons of filters ignore case, patterns included: "ca", "CA" and /^c/ all match the state CA.

@@ -48,7 +48,9 @@ export function compileLinearPattern(source: string, options: { ignoreCase?: boo
     throw error;
   }
   if (regex.programSize() > MAX_PATTERN_PROGRAM) {
-    throw new PatternError(`is too complex for a buyer pattern (${regex.programSize()} steps, at most ${MAX_PATTERN_PROGRAM}): simplify it`);
+    throw new PatternError(
+      `is too complex for a buyer pattern (${regex.programSize()} steps, at most ${MAX_PATTERN_PROGRAM}): simplify it`,
+    );
   }
   const groups = regex.groupCount();
   return {

@@ -6,7 +6,12 @@ import type { PayoutPolicy } from '../definition/buyer-definition.js';
  * share rounds down to the cent. A fixed payout above the charge would sell at a loss: undefined, and
  * the buyer is not offered the lead.
  */
-export function payoutFor(policy: PayoutPolicy, publisherId: string, chargeCents: number, publisherShareBps: number): number | undefined {
+export function payoutFor(
+  policy: PayoutPolicy,
+  publisherId: string,
+  chargeCents: number,
+  publisherShareBps: number,
+): number | undefined {
   // hasOwn: a publisher id such as "constructor" must not find Object.prototype's members.
   const payout = (Object.hasOwn(policy.publishers, publisherId) ? policy.publishers[publisherId] : policy.default) ?? {
     revenueShareBps: publisherShareBps,

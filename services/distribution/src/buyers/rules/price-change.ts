@@ -13,10 +13,17 @@ import { priceFor } from './pricing.js';
  * `use_bid` charges the agreed price whatever the answer says; `reject` sells at neither.
  * An accepted post that is not a sale still holds the lead for this buyer (see postVerdict).
  */
-export function chargeForPost(definition: BuyerDefinition, facts: LeadFacts, agreedCents: number | undefined, result: BuyerCallResult): number | undefined {
+export function chargeForPost(
+  definition: BuyerDefinition,
+  facts: LeadFacts,
+  agreedCents: number | undefined,
+  result: BuyerCallResult,
+): number | undefined {
   const answeredCents = result.outcome === 'accepted' ? result.reply.priceCents : undefined;
-  if (agreedCents === undefined) return result.outcome === 'accepted' ? priceFor(definition.pricing, facts, answeredCents) : undefined;
-  if (definition.integration.mode !== 'ping_post' || answeredCents === undefined || answeredCents === agreedCents) return agreedCents;
+  if (agreedCents === undefined)
+    return result.outcome === 'accepted' ? priceFor(definition.pricing, facts, answeredCents) : undefined;
+  if (definition.integration.mode !== 'ping_post' || answeredCents === undefined || answeredCents === agreedCents)
+    return agreedCents;
   switch (definition.integration.post.response.priceChange ?? 'accept_lower') {
     case 'accept_lower':
       return Math.min(agreedCents, answeredCents);

@@ -120,7 +120,16 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['ledger_entries', 'sales', 'buyer_attempts', 'leads', 'buyer_cap_counters', 'buyers', 'publisher_keys', 'publishers']) {
+  for (const table of [
+    'ledger_entries',
+    'sales',
+    'buyer_attempts',
+    'leads',
+    'buyer_cap_counters',
+    'buyers',
+    'publisher_keys',
+    'publishers',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

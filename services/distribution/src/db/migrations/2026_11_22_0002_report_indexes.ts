@@ -1,4 +1,4 @@
-import { MysqlAdapter, type Kysely } from 'kysely';
+import { type Kysely, MysqlAdapter } from 'kysely';
 
 // Frozen: a migration never changes once released.
 // Reports read the leads created in a range of time.

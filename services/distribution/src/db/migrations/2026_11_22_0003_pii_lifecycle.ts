@@ -1,4 +1,4 @@
-import { MysqlAdapter, type Kysely } from 'kysely';
+import { type Kysely, MysqlAdapter } from 'kysely';
 
 // Frozen: a migration never changes once released.
 // A purged lead keeps its row, hashes and outcome; its `sensitive` ciphertext is
@@ -7,7 +7,11 @@ import { MysqlAdapter, type Kysely } from 'kysely';
 // already purged, which are most of an old table.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('leads').addColumn('sensitive_purged_at', 'bigint').execute();
-  await db.schema.createIndex('leads_pii_purge_idx').on('leads').columns(['sensitive_purged_at', 'created_at']).execute();
+  await db.schema
+    .createIndex('leads_pii_purge_idx')
+    .on('leads')
+    .columns(['sensitive_purged_at', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -20,7 +20,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('answered_at', 'bigint')
     .addColumn('resolved_by', 'varchar(16)')
     .execute();
-  await db.schema.createIndex('lead_posts_lead_buyer_idx').on('lead_posts').columns(['lead_id', 'buyer_id']).unique().execute();
+  await db.schema
+    .createIndex('lead_posts_lead_buyer_idx')
+    .on('lead_posts')
+    .columns(['lead_id', 'buyer_id'])
+    .unique()
+    .execute();
   await db.schema.createIndex('lead_posts_buyer_idx').on('lead_posts').columns(['buyer_id', 'created_at']).execute();
   await db.schema.createIndex('leads_status_claimed_idx').on('leads').columns(['status', 'claimed_at']).execute();
   // A lead whose sale a crash cut off may take its own person hold again.
@@ -30,7 +35,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 /** Duplicate checks read the intents: the posts recorded before them become intents with their answers. */
 async function backfillPosts(db: Kysely<any>): Promise<void> {
-  const STATES: Record<string, string> = { accepted: 'accepted', rejected: 'rejected', unknown: 'unknown', error: 'failed', timeout: 'failed' };
+  const STATES: Record<string, string> = {
+    accepted: 'accepted',
+    rejected: 'rejected',
+    unknown: 'unknown',
+    error: 'failed',
+    timeout: 'failed',
+  };
   let after = '';
   for (;;) {
     const rows = await db
@@ -43,7 +54,12 @@ async function backfillPosts(db: Kysely<any>): Promise<void> {
       .execute();
     if (rows.length === 0) return;
     for (const row of rows) {
-      const taken = await db.selectFrom('lead_posts').select('id').where('lead_id', '=', row.lead_id).where('buyer_id', '=', row.buyer_id).executeTakeFirst();
+      const taken = await db
+        .selectFrom('lead_posts')
+        .select('id')
+        .where('lead_id', '=', row.lead_id)
+        .where('buyer_id', '=', row.buyer_id)
+        .executeTakeFirst();
       if (taken) continue;
       await db
         .insertInto('lead_posts')

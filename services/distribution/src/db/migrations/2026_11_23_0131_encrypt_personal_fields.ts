@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { verifyKeyRing, type KeyRing } from '../../security/key-ring.js';
+import { type KeyRing, verifyKeyRing } from '../../security/key-ring.js';
 import { reencryptLeads } from '../../security/pii-reencrypt.js';
 import type { Database } from '../schema.js';
 

@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type { KeyRing } from '../../security/key-ring.js';
 import * as initial from './2026_11_22_0001_initial.js';
 import * as reportIndexes from './2026_11_22_0002_report_indexes.js';
 import * as piiLifecycle from './2026_11_22_0003_pii_lifecycle.js';
@@ -7,7 +8,6 @@ import * as buyerCapHolds from './2026_11_22_0005_buyer_cap_holds.js';
 import * as leadPosts from './2026_11_23_0001_lead_posts.js';
 import * as keyChecks from './2026_11_23_0130_key_checks.js';
 import { encryptPersonalFields } from './2026_11_23_0131_encrypt_personal_fields.js';
-import type { KeyRing } from '../../security/key-ring.js';
 
 /** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
 export const migrations = (ring: KeyRing): Record<string, Migration> => ({
