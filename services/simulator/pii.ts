@@ -1,7 +1,8 @@
 import { leaves } from './body-fields.js';
 import type { RequestFields } from './request-body.js';
 
-// Normalized field names (see body-fields.ts) that identify or contact a person: none belongs in a ping.
+// Normalized field names (see body-fields.ts) that identify or contact a person, the IP included: none belongs
+// in a ping. test/unit/simulator-pii-names.test.ts holds this list to the engine's lead-field catalogue.
 const PII_NAMES: ReadonlySet<string> = new Set([
   'ssn',
   'socialsecuritynumber',
@@ -29,6 +30,8 @@ const PII_NAMES: ReadonlySet<string> = new Set([
   'fullname',
   'address',
   'streetaddress',
+  'userip',
+  'ipaddress',
 ]);
 
 /** Paths of the fields of a ping body that carry personal data, e.g. ["email", "applicant.ssn"]. */

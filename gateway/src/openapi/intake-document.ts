@@ -1,65 +1,20 @@
-import { LEAD_FIELDS, type LeadField, REQUIRED_LEAD_FIELDS } from '../../../services/common/lead-fields.js';
+import { valueSchema } from '../../../services/common/lead-field-rules.js';
+import {
+  LEAD_FIELDS,
+  type LeadField,
+  leadFieldFacts,
+  REQUIRED_LEAD_FIELDS,
+} from '../../../services/common/lead-fields.js';
 import { type ErrorCode, messageOf, statusOf } from '../errors.js';
 import { MAX_BODY_BYTES } from '../intake/lead-body.js';
 
 type Schema = Record<string, unknown>;
 
-const date = { format: 'date' };
-
-/** What each field means, from the public spec; every value is a JSON string. */
-const FIELDS: Record<LeadField, { description: string } & Schema> = {
-  price: {
-    description:
-      'Lead price in USD, a decimal amount such as "12.50": your floor. The lead is offered only to buyers whose payout to you is at least this much.',
-  },
-  loanAmount: { description: 'Requested loan amount in USD, a decimal amount above zero.' },
-  ssn: { description: 'Social Security Number, 9 digits.' },
-  firstName: { description: 'First name.' },
-  lastName: { description: 'Last name.' },
-  email: { description: 'E-mail address.', format: 'email' },
-  dob: { description: 'Date of birth, YYYY-MM-DD; the applicant is 18 to 120 years old.', ...date },
-  address: { description: 'Street address.' },
-  city: { description: 'City name.' },
-  state: { description: 'State: two-letter USPS code.' },
-  zip: { description: 'ZIP code: 5 digits or ZIP+4.' },
-  homePhone: { description: 'Home phone: 10 digits, a valid North American number.' },
-  cellPhone: { description: 'Cell phone: 10 digits, a valid North American number.' },
-  userIp: { description: 'IP address (IPv4 or IPv6) of the end user.' },
-  clickid: {
-    description:
-      'Your unique tracking identifier, one per lead (1 to 128 printable characters). Posting the same clickid with the same body again replays the first answer; with a different body it is a 400.',
-  },
-  testMode: {
-    description:
-      '"1" marks a test lead: validated by the same rules, not charged, sent only to buyers\' test endpoints.',
-    enum: ['0', '1'],
-  },
-  incomeType: { description: 'Type of income.', enum: ['EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED'] },
-  incomeNetMonthly: { description: 'Net monthly income in USD.' },
-  bankAba: { description: 'Bank routing (ABA) number: 9 digits with a valid checksum.' },
-  bankAccountNumber: { description: 'Bank account number: 4 to 17 digits.' },
-  driversLicenseNumber: { description: "Driver's license number." },
-  driversLicenseState: { description: "State that issued the driver's license." },
-  incomePaymentFrequency: { description: 'How often income is paid.' },
-  incomeNextDate1: { description: 'Next income date, YYYY-MM-DD.', ...date },
-  incomeNextDate2: { description: 'The income date after that, YYYY-MM-DD.', ...date },
-  bankDirectDeposit: { description: 'Whether income is paid by direct deposit.' },
-  bankAccountType: { description: 'Type of bank account.' },
-  bankAccountLengthMonths: { description: 'How long the bank account has been open, in months.' },
-  ownHome: { description: 'Whether the applicant owns their home.' },
-  addressLengthMonths: { description: 'How long the applicant has lived at the address, in months.' },
-  workPhone: { description: 'Work phone: 10 digits, a valid North American number.' },
-  consentEmailSms: { description: 'Whether the applicant consents to contact by e-mail and SMS.' },
-  userAgent: { description: "User agent of the end user's browser." },
-  webSiteUrl: { description: 'Address of the site where the lead was collected.' },
-  creditRating: { description: 'Self-reported credit rating.' },
-  loanPurpose: { description: 'Purpose of the loan.' },
-  tPar: {
-    description:
-      'Tracking parameters: ampersand-joined pairs of the form tPar[<name>]=<value>, naming affiliate, sub and transaction identifiers.',
-    example: 'tPar[affiliate]=a1&tPar[sub]=s2&tPar[transaction]=t3',
-  },
-};
+/** A field as the Lead schema describes it: every value is a JSON string, its form and meaning from the catalogue. */
+function fieldSchema(field: LeadField): Schema {
+  const { rule, description, example } = leadFieldFacts(field);
+  return { type: 'string', description, ...valueSchema(rule), ...(example === undefined ? {} : { example }) };
+}
 
 const RETRIES =
   'Retries: on a 5xx answer (or no answer at all) post the same body again, with exponential backoff. ' +
@@ -132,7 +87,7 @@ function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[n
 
 /** The OpenAPI 3.1 description of the public intake endpoint. */
 export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema {
-  const leadProperties = Object.fromEntries(LEAD_FIELDS.map((field) => [field, { type: 'string', ...FIELDS[field] }]));
+  const leadProperties = Object.fromEntries(LEAD_FIELDS.map((field) => [field, fieldSchema(field)]));
   return {
     openapi: '3.1.0',
     info: {

@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { INCOME_TYPES, type LeadFieldRuleKind, type LeadFieldRuleOf } from '../../../common/lead-field-rules.js';
+import { isUspsStateCode } from '../../../common/us-states.js';
 import { isValidAbaRoutingNumber } from './aba.js';
 import { formatCents, parseAmountCents } from './amounts.js';
 import { ageInYears, parseCalendarDate } from './calendar-date.js';
@@ -7,7 +9,6 @@ import { isNorthAmericanNumber, phoneDigits } from './phone.js';
 import { isIssuableSsn, ssnDigits } from './ssn.js';
 import { disallowedCharactersProblem } from './text.js';
 import { parseTrackingParams } from './tracking-params.js';
-import { isUspsStateCode } from './us-states.js';
 
 /**
  * The outcome of one field's rule: the parsed value and the normalized text to store, or a message.
@@ -96,12 +97,12 @@ export function amount(minCents: number, maxCents: number): FieldRule<number> {
   };
 }
 
-const INCOME_TYPES: ReadonlySet<string> = new Set(['EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED']);
+const INCOME_TYPE_NAMES: ReadonlySet<string> = new Set(INCOME_TYPES);
 
 /** One of the three income types in either case, normalized to upper case. */
 export const incomeType: FieldRule<string> = (text) => {
   const type = /^[A-Za-z_]+$/.test(text) ? text.toUpperCase() : '';
-  return INCOME_TYPES.has(type) ? accept(type) : reject('must be EMPLOYMENT, BENEFITS or SELF_EMPLOYED');
+  return INCOME_TYPE_NAMES.has(type) ? accept(type) : reject('must be EMPLOYMENT, BENEFITS or SELF_EMPLOYED');
 };
 
 export const abaRoutingNumber: FieldRule<string> = (text) => {
@@ -144,4 +145,41 @@ export function freeText(maxLength: number): FieldRule<string> {
     const problem = disallowedCharactersProblem(text);
     return problem ? reject(problem) : accept(text);
   };
+}
+
+/** What a rule of each kind yields beyond the normalized text; every other kind yields the text. */
+interface RuleValues {
+  amount: number;
+  birthDate: number;
+  testFlag: boolean;
+  trackingParams: Record<string, string>;
+}
+
+export type RuleValue<K extends LeadFieldRuleKind> = K extends keyof RuleValues ? RuleValues[K] : string;
+
+const RULES: { [K in LeadFieldRuleKind]: (rule: LeadFieldRuleOf<K>, now: Date) => FieldRule<RuleValue<K>> } = {
+  amount: (rule) => amount(rule.minCents, rule.maxCents),
+  freeText: (rule) => freeText(rule.maxLength),
+  ssn: () => ssn,
+  email: () => email,
+  birthDate: (_rule, now) => birthDate(now),
+  calendarDate: () => calendarDate,
+  stateCode: () => stateCode,
+  zip: () => zip,
+  phone: () => phone,
+  ipAddress: () => ipAddress,
+  clickid: () => clickid,
+  testFlag: () => testFlag,
+  incomeType: () => incomeType,
+  abaRoutingNumber: () => abaRoutingNumber,
+  bankAccountNumber: () => bankAccountNumber,
+  months: () => months,
+  trackingParams: () => trackingParams,
+};
+
+/** The check of a catalogue rule; `now` is the moment a birth date's age is measured at. */
+export function fieldRule<K extends LeadFieldRuleKind>(rule: LeadFieldRuleOf<K>, now: Date): FieldRule<RuleValue<K>> {
+  // The table pairs each kind with its builder; TypeScript cannot follow K through the lookup.
+  const build = RULES[rule.kind] as (rule: LeadFieldRuleOf<K>, now: Date) => FieldRule<RuleValue<K>>;
+  return build(rule, now);
 }

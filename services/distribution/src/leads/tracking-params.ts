@@ -1,6 +1,6 @@
+import { MAX_TRACKING_PARAMS_LENGTH } from '../../../common/lead-field-rules.js';
 import { disallowedCharactersProblem } from './text.js';
 
-const MAX_TRACKING_LENGTH = 4096;
 const MAX_PAIRS = 50;
 const PAIR_KEY = /^tPar\[([A-Za-z0-9_]{1,64})\]$/;
 const PAIR_SHAPE = 'must be tPar[name]=value pairs joined by &, each name 1 to 64 letters, digits or _';
@@ -14,7 +14,8 @@ export type TrackingParams = { ok: true; params: Record<string, string> } | { ok
  * repeated name is an error rather than a silent pick of one value.
  */
 export function parseTrackingParams(text: string): TrackingParams {
-  if (text.length > MAX_TRACKING_LENGTH) return failure(`must be at most ${MAX_TRACKING_LENGTH} characters`);
+  if (text.length > MAX_TRACKING_PARAMS_LENGTH)
+    return failure(`must be at most ${MAX_TRACKING_PARAMS_LENGTH} characters`);
   // A Map, then Object.fromEntries: a name like __proto__ becomes an own property, not a prototype.
   const pairs = new Map<string, string>();
   for (const segment of text.split('&')) {

@@ -1,25 +1,12 @@
 import { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { LEAD_FIELDS, type LeadField, REQUIRED_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import {
-  abaRoutingNumber,
-  amount,
-  bankAccountNumber,
-  birthDate,
-  calendarDate,
-  clickid,
-  email,
-  type FieldRule,
-  freeText,
-  incomeType,
-  ipAddress,
-  months,
-  phone,
-  ssn,
-  stateCode,
-  testFlag,
-  trackingParams,
-  zip,
-} from './field-rules.js';
+  LEAD_FIELD_CATALOGUE,
+  LEAD_FIELDS,
+  type LeadField,
+  type LeadFieldCatalogue,
+  REQUIRED_LEAD_FIELDS,
+} from '../../../common/lead-fields.js';
+import { type FieldRule, fieldRule, type RuleValue } from './field-rules.js';
 
 /** A lead that passed every rule, with its values normalized and ready to store. */
 export interface ValidLead {
@@ -41,68 +28,12 @@ export type LeadValidation =
   /** JSON field name -> message; one entry per offending field, messages never contain the value. */
   | { ok: false; errors: Record<string, string> };
 
-/** Fields whose rule yields more than the normalized text. */
-interface DerivedValues {
-  price: number;
-  loanAmount: number;
-  incomeNetMonthly: number;
-  dob: number;
-  testMode: boolean;
-  tPar: Record<string, string>;
-}
-
-type FieldValues = { [F in LeadField]: F extends keyof DerivedValues ? DerivedValues[F] : string };
-
-type FieldRules = { [F in LeadField]: FieldRule<FieldValues[F]> };
-
-const MAX_PRICE_CENTS = 10_000_00;
-const MAX_LOAN_AMOUNT_CENTS = 10_000_000_00;
-const MAX_MONTHLY_INCOME_CENTS = 1_000_000_00;
-
-// The further fields have no published format: a sane length each, the longer ones sized for real values.
-function fieldRules(now: Date): FieldRules {
-  return {
-    price: amount(0, MAX_PRICE_CENTS),
-    loanAmount: amount(1, MAX_LOAN_AMOUNT_CENTS),
-    ssn,
-    firstName: freeText(100),
-    lastName: freeText(100),
-    email,
-    dob: birthDate(now),
-    address: freeText(200),
-    city: freeText(100),
-    state: stateCode,
-    zip,
-    homePhone: phone,
-    cellPhone: phone,
-    userIp: ipAddress,
-    clickid,
-    testMode: testFlag,
-    incomeType,
-    incomeNetMonthly: amount(0, MAX_MONTHLY_INCOME_CENTS),
-    bankAba: abaRoutingNumber,
-    bankAccountNumber,
-    driversLicenseNumber: freeText(32),
-    driversLicenseState: stateCode,
-    incomePaymentFrequency: freeText(64),
-    incomeNextDate1: calendarDate,
-    incomeNextDate2: calendarDate,
-    bankDirectDeposit: freeText(64),
-    bankAccountType: freeText(64),
-    bankAccountLengthMonths: months,
-    ownHome: freeText(64),
-    addressLengthMonths: months,
-    workPhone: phone,
-    consentEmailSms: freeText(64),
-    userAgent: freeText(512),
-    webSiteUrl: freeText(2048),
-    creditRating: freeText(64),
-    loanPurpose: freeText(100),
-    tPar: trackingParams,
-  };
-}
+/** Each field's value as its catalogue rule yields it: amounts in cents, the age for dob, ... */
+type FieldValues = { [F in LeadField]: RuleValue<LeadFieldCatalogue[F]['rule']['kind']> };
 
 const REQUIRED: ReadonlySet<string> = new Set(REQUIRED_LEAD_FIELDS);
+export const REQUIRED_MESSAGE = 'is required';
+export const NOT_A_STRING_MESSAGE = 'must be a string';
 
 /**
  * Checks every field of a lead and reports every offending field at once. Surrounding whitespace is
@@ -111,7 +42,6 @@ const REQUIRED: ReadonlySet<string> = new Set(REQUIRED_LEAD_FIELDS);
  * moment the applicant's age is measured at.
  */
 export function validateLead(lead: Lead, nonStringFields: readonly string[], now: Date): LeadValidation {
-  const rules = fieldRules(now);
   const notStrings = new Set(nonStringFields);
   const errors: Record<string, string> = {};
   const fields = Lead.fromPartial({});
@@ -121,15 +51,16 @@ export function validateLead(lead: Lead, nonStringFields: readonly string[], now
     // The type says string, but a JavaScript caller can pass anything.
     const raw: unknown = lead[field];
     if (notStrings.has(field) || typeof raw !== 'string') {
-      errors[field] = 'must be a string';
+      errors[field] = NOT_A_STRING_MESSAGE;
       return;
     }
     const text = raw.trim();
     if (text === '') {
-      if (REQUIRED.has(field)) errors[field] = 'is required';
+      if (REQUIRED.has(field)) errors[field] = REQUIRED_MESSAGE;
       return;
     }
-    const rule: FieldRule<FieldValues[F]> = rules[field];
+    // FieldValues[F] is the value of this field's rule kind; TypeScript cannot follow F into the catalogue.
+    const rule = fieldRule(LEAD_FIELD_CATALOGUE[field].rule, now) as FieldRule<FieldValues[F]>;
     const checked = rule(text);
     if (!checked.ok) {
       errors[field] = checked.message;

@@ -1,4 +1,4 @@
-import { isUspsStateCode } from '../../leads/us-states.js';
+import { isUspsStateCode } from '../../../../common/us-states.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
 import { compileFilterPattern } from '../rules/filters.js';
 import type { FactValue } from '../rules/lead-facts.js';

@@ -1,4 +1,5 @@
-import { SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
+import { formTransformOf } from '../../../../common/lead-field-rules.js';
+import { leadFieldsWhere, SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
 import { PING_WITHHELD_FIELDS } from '../integration/ping-lead.js';
 import { elementPathProblems, PLACEHOLDER_NAME } from '../integration/xml-body.js';
 import { FILTER_FIELDS, fieldKind, isFilterField } from '../rules/filter-fields.js';
@@ -25,8 +26,10 @@ const TEXT_TRANSFORMS = ['digits', 'upper', 'lower', 'trim'] as const;
 const TRANSFORM_KINDS = ['date', 'phone', 'money', 'map'] as const;
 const TRANSFORM_SHAPE = `one of ${TEXT_TRANSFORMS.join(', ')}, {date}, {phone}, {money} or {map, default}`;
 
-const DATE_FIELDS: ReadonlySet<string> = new Set(['dob', 'incomeNextDate1', 'incomeNextDate2']);
-const PHONE_FIELDS: ReadonlySet<string> = new Set(['homePhone', 'cellPhone', 'workPhone']);
+const DATE_FIELDS: ReadonlySet<string> = new Set(leadFieldsWhere((facts) => formTransformOf(facts.rule) === 'date'));
+const PHONE_FIELDS: ReadonlySet<string> = new Set(leadFieldsWhere((facts) => formTransformOf(facts.rule) === 'phone'));
+const MONEY_FIELDS = FILTER_FIELDS.filter((field) => fieldKind(field) === 'dollars');
+const MONEY_FIELD_NAMES = `${MONEY_FIELDS.slice(0, -1).join(', ')} and ${MONEY_FIELDS.at(-1)}`;
 
 function isSourceField(name: string): name is SourceField {
   return isFilterField(name) || name === 'leadId' || name === 'pingReference' || name === 'attemptId';
@@ -123,7 +126,7 @@ function parseTransform(
     }
     case 'money': {
       if (field !== undefined && (!isFilterField(field) || fieldKind(field) !== 'dollars')) {
-        return problems.at(at, 'applies only to price, loanAmount and incomeNetMonthly');
+        return problems.at(at, `applies only to ${MONEY_FIELD_NAMES}`);
       }
       const money = readChoice(fields.money, at, ['number', 'string'] as const, problems);
       return money === undefined ? undefined : { money };
@@ -220,7 +223,10 @@ function checkJsonKeys(keys: readonly string[], path: string, problems: Problems
 
 /** The keys as what the format makes of them: dotted JSON paths, XML element paths or placeholder names. */
 function checkKeys(keys: readonly string[], path: string, context: MappingContext, problems: Problems): void {
-  if (context.format === 'json') return checkJsonKeys(keys, path, problems);
+  if (context.format === 'json') {
+    checkJsonKeys(keys, path, problems);
+    return;
+  }
   if (context.format !== 'xml' && context.format !== 'soap') return;
   if (context.template) {
     for (const key of keys)

@@ -1,9 +1,9 @@
-import { LEAD_FIELDS, type LeadField, SENSITIVE_LEAD_FIELDS } from '../../../../common/lead-fields.js';
+import { LEAD_FIELDS, type LeadField, leadFieldsWhere } from '../../../../common/lead-fields.js';
 import { FILTER_FIELDS } from '../rules/filter-fields.js';
 import type { LeadForBuyer } from './request-builder.js';
 
 /** Never in a ping, whatever its mapping says: every personal field (who the person is and how to reach them). */
-export const PING_WITHHELD_FIELDS: readonly LeadField[] = SENSITIVE_LEAD_FIELDS;
+export const PING_WITHHELD_FIELDS: readonly LeadField[] = leadFieldsWhere((facts) => facts.withheldFromPings);
 
 const WITHHELD: ReadonlySet<string> = new Set(PING_WITHHELD_FIELDS);
 
@@ -29,6 +29,19 @@ export function pingLead(lead: LeadForBuyer): LeadForBuyer {
   };
 }
 
+// A lead's fields, and its derived values, are one object for all the buyers it is pinged to (per zone
+// for the derived ones): each is narrowed once. Nothing changes them once built.
+const narrowed = new Map<ReadonlySet<string>, WeakMap<object, Record<string, unknown>>>([
+  [PING_FIELDS, new WeakMap()],
+  [PING_DERIVED, new WeakMap()],
+]);
+
 function only<T>(values: Record<string, T>, allowed: ReadonlySet<string>): Record<string, T> {
-  return Object.fromEntries(Object.entries(values).filter(([name]) => allowed.has(name)));
+  const seen = narrowed.get(allowed)!;
+  let kept = seen.get(values) as Record<string, T> | undefined;
+  if (!kept) {
+    kept = Object.fromEntries(Object.entries(values).filter(([name]) => allowed.has(name)));
+    seen.set(values, kept);
+  }
+  return kept;
 }

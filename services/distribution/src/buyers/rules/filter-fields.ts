@@ -1,4 +1,5 @@
-import { LEAD_FIELDS } from '../../../../common/lead-fields.js';
+import { type FilterKind, filterKindOf } from '../../../../common/lead-field-rules.js';
+import { isLeadField, LEAD_FIELDS, leadFieldFacts } from '../../../../common/lead-fields.js';
 import type { DerivedField, FilterField } from '../definition/buyer-definition.js';
 
 const DERIVED_FIELDS = [
@@ -26,22 +27,17 @@ export function isFilterField(name: string): name is FilterField {
 
 /**
  * What kind of value a filter reads from a field: `dollars` are amounts (compared in dollars, as the
- * file writes them), `number` other counts; everything without an entry here is text.
+ * file writes them), `number` other counts. A lead field's kind is in the lead-field catalogue.
  */
-export type FieldKind = 'text' | 'number' | 'dollars' | 'boolean';
+export type FieldKind = FilterKind;
 
-const NON_TEXT_KINDS: Partial<Record<FilterField, FieldKind>> = {
-  price: 'dollars',
-  loanAmount: 'dollars',
-  incomeNetMonthly: 'dollars',
+/** The derived values that are not text and not named like a lead field. */
+const DERIVED_KINDS: Partial<Record<FilterField, FieldKind>> = {
   age: 'number',
   daysUntilNextPayDate: 'number',
   hourOfDay: 'number',
-  bankAccountLengthMonths: 'number',
-  addressLengthMonths: 'number',
-  testMode: 'boolean',
 };
 
 export function fieldKind(field: FilterField): FieldKind {
-  return NON_TEXT_KINDS[field] ?? 'text';
+  return isLeadField(field) ? filterKindOf(leadFieldFacts(field).rule) : (DERIVED_KINDS[field] ?? 'text');
 }

@@ -69,3 +69,6 @@ const USPS_STATE_CODES: ReadonlySet<string> = new Set([
 export function isUspsStateCode(code: string): boolean {
   return USPS_STATE_CODES.has(code);
 }
+
+/** Every accepted code, in the order above. */
+export const US_STATE_CODES: readonly string[] = [...USPS_STATE_CODES];
