@@ -1,4 +1,11 @@
-import { type CallOptions, type ClientUnaryCall, Metadata, type ServiceError } from '@grpc/grpc-js';
+import {
+  type CallOptions,
+  type Client,
+  type ClientUnaryCall,
+  Metadata,
+  type MethodDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 
 /** A grpc-js client's unary method, bound to its client. */
 export type UnaryMethod<Req, Res> = (
@@ -17,5 +24,28 @@ export function callUnary<Req, Res>(
 ): Promise<Res> {
   return new Promise((resolve, reject) => {
     method(request, metadata, options, (error, response) => (error ? reject(error) : resolve(response)));
+  });
+}
+
+/**
+ * One unary call of `method` on `client` as a promise; rejects with the grpc-js ServiceError.
+ * Deadlines, metadata and tracing come from the client's or the call's interceptors.
+ */
+export function callMethod<Req, Res>(
+  client: Client,
+  method: MethodDefinition<Req, Res>,
+  request: Req,
+  options: Partial<CallOptions> = {},
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      request,
+      new Metadata(),
+      options,
+      (error, response) => (error ? reject(error) : resolve(response as Res)),
+    );
   });
 }

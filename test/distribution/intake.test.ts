@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
+import { readRichStatus } from '../../services/common/rich-status.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
@@ -25,7 +26,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     // Every test sets up its own market: pause whatever earlier tests created.
     const { buyers: existing } = await call(
       stack.admin.listBuyers.bind(stack.admin),
-      {},
+      { pageSize: 0, pageToken: '' },
       bearer(stack.service.adminToken),
     );
     for (const buyer of existing) {
@@ -69,7 +70,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     const answer = await stack.submit(key, validLeadBody());
     expect(answer.outcome?.$case).to.equal('sold');
     const sold = answer.outcome!.$case === 'sold' ? answer.outcome!.value : undefined;
-    expect(sold).to.include({ priceCents: 2000, buyerId, redirectUrl: 'https://lender.example/apply' });
+    expect(sold).to.include({ payoutCents: 2000, buyerId, redirectUrl: 'https://lender.example/apply' });
     expect(sold!.leadId).to.match(/^lead_/);
     const sale = await db()
       .selectFrom('sales')
@@ -104,7 +105,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(skipped).to.deep.equal([{ kind: 'skip', reason: 'floor' }]);
     const cheaper = await stack.submit(key, validLeadBody({ price: '8.00' }));
     expect(cheaper.outcome?.$case).to.equal('sold');
-    expect(cheaper.outcome?.$case === 'sold' && cheaper.outcome.value.priceCents).to.equal(800);
+    expect(cheaper.outcome?.$case === 'sold' && cheaper.outcome.value.payoutCents).to.equal(800);
   });
 
   it('tries buyers in priority order and records every attempt', async () => {
@@ -121,7 +122,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     if (answer.outcome?.$case !== 'sold') return;
     expect(answer.outcome.value).to.include({
       buyerId: ids.second,
-      priceCents: 1200,
+      payoutCents: 1200,
       redirectUrl: 'https://second.example/r/1',
     });
     expect(buyers.received('/third')).to.have.length(0);
@@ -176,19 +177,29 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(await saleCount(answer.outcome.value.leadId)).to.equal(0);
   });
 
-  it('answers invalid leads with every error at once and stores nothing', async () => {
+  it('refuses invalid leads with every error at once and stores nothing', async () => {
     const before = await leadCount();
-    const answer = await stack.submit(key, validLeadBody({ ssn: '000-12-3456', email: 'nope', loanAmount: 1500 }));
-    expect(answer.outcome?.$case).to.equal('invalid');
-    if (answer.outcome?.$case !== 'invalid') return;
-    expect(answer.outcome.value.errors).to.have.keys('ssn', 'email', 'loanAmount');
+    const refused = await stack
+      .submit(key, validLeadBody({ ssn: '000-12-3456', email: 'nope', loanAmount: 1500 }))
+      .catch((error: ServiceError) => error);
+    expect((refused as ServiceError).code).to.equal(status.INVALID_ARGUMENT);
+    const violations = readRichStatus((refused as ServiceError).metadata)?.badRequest?.fieldViolations ?? [];
+    expect(violations.map((violation) => violation.field)).to.have.members([
+      'lead.ssn',
+      'lead.email',
+      'lead.loan_amount',
+    ]);
     expect(await leadCount()).to.equal(before);
   });
 
   it('refuses unknown and revoked keys with UNAUTHENTICATED', async () => {
     const unknown = await stack.submit(`lfpk_${'x'.repeat(43)}`, validLeadBody()).catch((error: ServiceError) => error);
     expect((unknown as ServiceError).code).to.equal(status.UNAUTHENTICATED);
-    const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    const publishers = await call(
+      stack.admin.listPublishers.bind(stack.admin),
+      { pageSize: 0, pageToken: '' },
+      bearer(stack.service.adminToken),
+    );
     const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
     await call(
       stack.admin.revokePublisherKey.bind(stack.admin),
@@ -201,7 +212,11 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
 
   it('accepts both keys of a publisher during rotation', async () => {
     await accepting('fixed');
-    const publishers = await call(stack.admin.listPublishers.bind(stack.admin), {}, bearer(stack.service.adminToken));
+    const publishers = await call(
+      stack.admin.listPublishers.bind(stack.admin),
+      { pageSize: 0, pageToken: '' },
+      bearer(stack.service.adminToken),
+    );
     const mine = publishers.publishers.find((publisher) => publisher.keys.some((k) => k.hint === key.slice(-4)))!;
     const rotated = await call(
       stack.admin.rotatePublisherKey.bind(stack.admin),
@@ -229,15 +244,13 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(buyers.received('/once').length - calls).to.equal(1);
   });
 
-  it('rejects the same clickid with a different body as a clickid error', async () => {
+  it('refuses the same clickid with a different body with ALREADY_EXISTS', async () => {
     await accepting('fixed');
     const body = validLeadBody();
     await stack.submit(key, body);
-    const reused = await stack.submit(key, { ...body, firstName: 'Someone' });
-    expect(reused.outcome).to.deep.equal({
-      $case: 'invalid',
-      value: { errors: { clickid: 'was already used for a different lead' } },
-    });
+    const reused = await stack.submit(key, { ...body, firstName: 'Someone' }).catch((error: ServiceError) => error);
+    expect((reused as ServiceError).code).to.equal(status.ALREADY_EXISTS);
+    expect(readRichStatus((reused as ServiceError).metadata)?.errorInfo?.reason).to.equal('CLICKID_REUSED');
   });
 
   it('gives 20 concurrent identical posts one lead, one sale and one buyer call', async () => {
@@ -285,8 +298,14 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
   });
 
   it('validates test leads by the same rules', async () => {
-    const answer = await stack.submit(key, validLeadBody({ testMode: '1', ssn: '' }));
-    expect(answer.outcome).to.deep.equal({ $case: 'invalid', value: { errors: { ssn: 'is required' } } });
+    const refused = await stack
+      .submit(key, validLeadBody({ testMode: '1', ssn: '' }))
+      .catch((error: ServiceError) => error);
+    expect((refused as ServiceError).code).to.equal(status.INVALID_ARGUMENT);
+    const violations = readRichStatus((refused as ServiceError).metadata)?.badRequest?.fieldViolations ?? [];
+    expect(violations.map(({ field, description }) => ({ field, description }))).to.deep.equal([
+      { field: 'lead.ssn', description: 'is required' },
+    ]);
   });
 
   it('stores personal fields encrypted and keyed-hashed, and shows them masked', async () => {
@@ -313,7 +332,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     expect(row.ssn_hash).not.to.equal(createHash('sha256').update('219099999').digest('hex'));
     expect(row.sensitive).to.match(/^v1\.k1\./);
 
-    const view = await call(stack.client.getLead.bind(stack.client), { leadId }, bearer(stack.service.adminToken));
+    const view = await call(stack.admin.getLead.bind(stack.admin), { leadId }, bearer(stack.service.adminToken));
     expect(view.lead!.fields).to.include({
       ssn: '*****9999',
       bankAccountNumber: '******3210',
@@ -331,7 +350,7 @@ describeEachDatabase('distribution service: intake over gRPC', (database) => {
     });
     expect(view.lead!.tracking).to.deep.equal({ affiliate: 'aff42', sub: 'spring', transaction: 'tx-9001' });
     expect(view.lead!.attempts).to.have.length(1);
-    const anonymous = await call(stack.client.getLead.bind(stack.client), { leadId }).catch(
+    const anonymous = await call(stack.admin.getLead.bind(stack.admin), { leadId }).catch(
       (error: ServiceError) => error,
     );
     expect((anonymous as ServiceError).code).to.equal(status.UNAUTHENTICATED);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
 import { postLead, testGateway, testKey, VALID_LEAD } from './support/gateway.js';
-import { ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
+import { invalidLead, ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
 
 const KEY = testKey('intake');
 
@@ -49,7 +49,7 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
     it('omits redirectUrl when the buyer gave none', async () => {
       distribution.submit = () => ({
         ...SOLD,
-        outcome: { $case: 'sold', value: { leadId: 'lead-2', priceCents: 700, buyerId: 'buyer-2', redirectUrl: '' } },
+        outcome: { $case: 'sold', value: { leadId: 'lead-2', payoutCents: 700, buyerId: 'buyer-2', redirectUrl: '' } },
       });
       const body = (await postLead(app, KEY)).json();
       expect(body).to.not.have.property('redirectUrl');
@@ -59,7 +59,7 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
     it('answers a rejected lead with 200, the reason and processingTime', async () => {
       distribution.submit = () => ({
         outcome: { $case: 'rejected', value: { leadId: 'lead-3', reason: 'No buyer accepted the lead' } },
-        buyerWaitMs: 0,
+        buyerWait: undefined,
         replayed: false,
       });
       const response = await postLead(app, KEY);
@@ -72,18 +72,14 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
 
     it('answers an invalid lead with 400 and the per-field errors', async () => {
       const errors = { ssn: 'must be 9 digits', email: 'is required' };
-      distribution.submit = () => ({
-        outcome: { $case: 'invalid', value: { errors } },
-        buyerWaitMs: 0,
-        replayed: false,
-      });
+      distribution.submit = () => invalidLead(errors);
       const response = await postLead(app, KEY);
       expect(response.statusCode).to.equal(400);
       expect(response.json()).to.deep.equal({ status: 'error', errors });
     });
 
     it('answers 500 with a generic message when the service gives no outcome', async () => {
-      distribution.submit = () => ({ outcome: undefined, buyerWaitMs: 0, replayed: false });
+      distribution.submit = () => ({ outcome: undefined, buyerWait: undefined, replayed: false });
       const response = await postLead(app, KEY);
       expect(response.statusCode).to.equal(500);
       expect(response.json()).to.deep.equal({ status: 'error', message: 'Internal server error' });

@@ -190,7 +190,7 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
 
   it('shows the upgraded leads masked', async () => {
     const { lead } = await call(
-      stack!.client.getLead.bind(stack!.client),
+      stack!.admin.getLead.bind(stack!.admin),
       { leadId: legacyIds[0]! },
       bearer(stack!.service.adminToken),
     );
@@ -209,7 +209,7 @@ describeEachDatabase('upgrade: personal fields an older release kept in plain te
     ];
     await db.insertInto('leads').values([sealedLater, purgedLater]).execute();
 
-    const { lead } = await call(stack!.client.getLead.bind(stack!.client), { leadId: sealedLater.id! }, auth);
+    const { lead } = await call(stack!.admin.getLead.bind(stack!.admin), { leadId: sealedLater.id! }, auth);
     expect(lead!.fields.email).to.equal(`z${'*'.repeat(straggler.personal.email!.indexOf('@') - 1)}@mailbox.example`);
     expect(lead!.fields.userIp).to.equal('*'.repeat(straggler.personal.userIp!.length));
 

@@ -1,5 +1,6 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
+import { LeadStatus } from '../../proto/generated/leadflow/admin/v1/leads.js';
 import type { LeadRow } from '../../services/distribution/src/db/schema.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
@@ -22,7 +23,7 @@ describeEachDatabase('PII purge', (database) => {
   const auth = () => bearer(stack.service.adminToken);
   const purge = (olderThanDays: number) =>
     call(stack.admin.purgeSensitiveData.bind(stack.admin), { olderThanDays }, auth());
-  const getLead = (leadId: string) => call(stack.client.getLead.bind(stack.client), { leadId }, auth());
+  const getLead = (leadId: string) => call(stack.admin.getLead.bind(stack.admin), { leadId }, auth());
 
   before(async () => {
     stack = await startTestDistribution(database());
@@ -71,7 +72,7 @@ describeEachDatabase('PII purge', (database) => {
 
   it('shows a purged lead through GetLead with every personal field as [purged]', async () => {
     const { lead } = await getLead(oldIds[0]);
-    expect(lead!.status).to.equal('sold');
+    expect(lead!.status).to.equal(LeadStatus.LEAD_STATUS_SOLD);
     expect(lead!.attempts).to.have.length(1);
     expect(lead!.fields).to.include({
       ssn: '[purged]',

@@ -94,11 +94,11 @@ describeEachDatabase('PII key rotation', (database) => {
   it('serves every lead from a service that holds only the new key', async () => {
     await restartWith(k2);
     for (const [leadId, sensitive] of sent) {
-      const { lead } = await call(running().client.getLead.bind(running().client), { leadId }, auth());
+      const { lead } = await call(running().admin.getLead.bind(running().admin), { leadId }, auth());
       expect(lead!.fields.ssn).to.equal(`*****${sensitive.ssn.slice(-4)}`);
       expect(lead!.fields.bankAccountNumber).to.equal(`****${sensitive.bankAccountNumber.slice(-4)}`);
     }
-    const { lead } = await call(running().client.getLead.bind(running().client), { leadId: purgedId }, auth());
+    const { lead } = await call(running().admin.getLead.bind(running().admin), { leadId: purgedId }, auth());
     expect(lead!.fields.ssn).to.equal('[purged]');
   });
 

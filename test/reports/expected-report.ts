@@ -1,4 +1,5 @@
-import type { ReportRow } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import type { ReportRow } from '../../proto/generated/leadflow/admin/v1/reports.js';
+import { durationOfMs } from '../../services/common/proto-time.js';
 import type { Db } from '../../services/distribution/src/db/database.js';
 import type { BuyerAttemptRow, LeadRow, LedgerEntryRow } from '../../services/distribution/src/db/schema.js';
 
@@ -63,8 +64,8 @@ function row(
     revenueCents: 0 - sum(ledger, 'buyer_charge'),
     payoutCents: sum(ledger, 'publisher_payout'),
     marginCents: sum(ledger, 'platform_margin'),
-    processingP50Ms: percentile(completed, 50),
-    processingP95Ms: percentile(completed, 95),
+    processingTimeP50: completed.length === 0 ? undefined : durationOfMs(percentile(completed, 50)),
+    processingTimeP95: completed.length === 0 ? undefined : durationOfMs(percentile(completed, 95)),
     buyerAcceptRate: share(posts.filter((post) => post.outcome === 'accepted').length, posts.length),
     posts: posts.length,
     timeouts: attempts.filter((attempt) => attempt.outcome === 'timeout' || attempt.outcome === 'unknown').length,

@@ -1,4 +1,6 @@
-import type { GetReportRequest, GetReportResponse } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import type { GetReportResponse } from '../../proto/generated/leadflow/admin/v1/reports.js';
+import { reportGroupings } from '../../services/common/admin-enums.js';
+import { timestampOfMs } from '../../services/common/proto-time.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
@@ -30,13 +32,22 @@ export const MARCH_2026 = { fromMs: Date.parse('2026-03-01T00:00:00Z'), toMs: Da
 export const FEBRUARY_2026 = { fromMs: Date.parse('2026-02-01T00:00:00Z'), toMs: Date.parse('2026-03-01T00:00:00Z') };
 export const FEBRUARY_PROCESSING_MS = Array.from({ length: 20 }, (_, index) => index + 1);
 
+/** A report request as the tests write it: a grouping by name, times in epoch ms (absent = unbounded). */
+export interface ReportQuery {
+  groupBy?: string;
+  fromMs?: number;
+  toMs?: number;
+  timezone?: string;
+  includeTest?: boolean;
+}
+
 export interface ReportMarket {
   stack: TestDistribution;
   /** Before the first lead: from here on, only the live market's leads (the moved ones are older). */
   liveFromMs: number;
   publishers: { acme: string; bright: string; nightOwl: string };
   buyers: Record<'flaky' | 'slow' | 'picky' | 'alpha' | 'beta', string>;
-  report(request: Partial<GetReportRequest>): Promise<GetReportResponse>;
+  report(request: ReportQuery): Promise<GetReportResponse>;
   close(): Promise<void>;
 }
 
@@ -118,10 +129,16 @@ export async function startReportMarket(database: TestDatabase): Promise<ReportM
     liveFromMs,
     publishers: { acme: acme.id, bright: bright.id, nightOwl: nightOwl.id },
     buyers,
-    report: (request) =>
+    report: ({ groupBy = '', fromMs, toMs, timezone = '', includeTest = false }) =>
       call(
         admin.getReport.bind(admin),
-        { groupBy: '', fromMs: 0, toMs: 0, timezone: '', includeTest: false, ...request },
+        {
+          groupBy: reportGroupings.valueOf(groupBy),
+          startTime: timestampOfMs(fromMs),
+          endTime: timestampOfMs(toMs),
+          timezone,
+          includeTest,
+        },
         token(),
       ),
     async close() {

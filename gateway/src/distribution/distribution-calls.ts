@@ -1,6 +1,5 @@
-import { type ChannelCredentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { type Context, context as otelContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
+import type { CallOptions, ChannelCredentials, Interceptor, ServiceError } from '@grpc/grpc-js';
+import { type Context, trace } from '@opentelemetry/api';
 import {
   DistributionServiceClient,
   DistributionServiceService,
@@ -8,8 +7,9 @@ import {
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { callUnary, type UnaryMethod } from '../../../services/common/grpc-unary.js';
-import { injectTraceContext } from '../../../services/common/telemetry.js';
+import { deadlineInterceptor } from '../../../services/common/grpc-client-interceptors.js';
+import { callMethod } from '../../../services/common/grpc-unary.js';
+import { clientSpanInterceptor } from './client-span.js';
 
 /** Key resolution is a cached lookup on the service side: it answers fast or not at all. */
 const RESOLVE_KEY_DEADLINE_MS = 1000;
@@ -36,66 +36,35 @@ export function isServiceError(error: unknown): error is ServiceError {
 
 /**
  * The gateway's calls to the distribution service, as promises, each with a
- * deadline and inside a CLIENT span whose context travels in the metadata, so
- * the service's spans join the caller's trace.
+ * deadline and inside a CLIENT span (see clientSpanInterceptor).
  */
 export class DistributionCalls {
+  private readonly deadline: Interceptor;
+
   constructor(
     private readonly client: DistributionServiceClient,
-    private readonly intakeDeadlineMs: number,
-  ) {}
+    intakeDeadlineMs: number,
+  ) {
+    this.deadline = deadlineInterceptor((path) =>
+      path === DistributionServiceService.submitLead.path ? intakeDeadlineMs : RESOLVE_KEY_DEADLINE_MS,
+    );
+  }
 
   submitLead(request: SubmitLeadRequest, parent: Context): Promise<SubmitLeadResponse> {
-    return this.call(
-      DistributionServiceService.submitLead.path,
-      this.client.submitLead.bind(this.client),
-      request,
-      this.intakeDeadlineMs,
-      parent,
-    );
+    return callMethod(this.client, DistributionServiceService.submitLead, request, this.options(parent));
   }
 
   resolvePublisherKey(webmasterKey: string, parent: Context): Promise<ResolvePublisherKeyResponse> {
-    return this.call(
-      DistributionServiceService.resolvePublisherKey.path,
-      this.client.resolvePublisherKey.bind(this.client),
+    return callMethod(
+      this.client,
+      DistributionServiceService.resolvePublisherKey,
       { webmasterKey },
-      RESOLVE_KEY_DEADLINE_MS,
-      parent,
+      this.options(parent),
     );
   }
 
-  private call<Req, Res>(
-    path: string,
-    method: UnaryMethod<Req, Res>,
-    request: Req,
-    deadlineMs: number,
-    parent: Context,
-  ): Promise<Res> {
-    const rpcMethod = path.slice(1);
-    const span = tracer.startSpan(
-      rpcMethod,
-      { kind: SpanKind.CLIENT, attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: rpcMethod } },
-      parent,
-    );
-    const callContext = trace.setSpan(parent, span);
-    const metadata = injectTraceContext(callContext, new Metadata());
-    const ended = (code: status) => {
-      span.setAttribute(ATTR_RPC_STATUS_CODE, status[code]);
-      if (code !== status.OK) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    };
-    return otelContext
-      .with(callContext, () => callUnary(method, request, metadata, { deadline: Date.now() + deadlineMs }))
-      .then(
-        (response) => {
-          ended(status.OK);
-          return response;
-        },
-        (error: ServiceError) => {
-          ended(error.code);
-          throw error;
-        },
-      );
+  /** Per call, as the client may be the caller's own (built without these interceptors). */
+  private options(parent: Context): Partial<CallOptions> {
+    return { interceptors: [this.deadline, clientSpanInterceptor(tracer, parent)] };
   }
 }

@@ -1,6 +1,17 @@
-import { status } from '@grpc/grpc-js';
-import { GatewayError } from '../errors.js';
+import { type ServiceError, status } from '@grpc/grpc-js';
+import { leadFieldOfPath } from '../../../services/common/lead-field-paths.js';
+import { readRichStatus } from '../../../services/common/rich-status.js';
+import { type FieldErrors, GatewayError } from '../errors.js';
 import { isServiceError } from './distribution-calls.js';
+
+/** A refused lead's field violations keyed by the fields' JSON names, as publishers know them. */
+function fieldErrors(error: ServiceError): FieldErrors {
+  const violations = readRichStatus(error.metadata)?.badRequest?.fieldViolations ?? [];
+  if (violations.length === 0) return { body: 'is not a valid lead request' };
+  return Object.fromEntries(
+    violations.map((violation) => [leadFieldOfPath(violation.field) ?? 'body', violation.description]),
+  );
+}
 
 /** For logs: the gRPC status name and the service's detail text (which never carries lead values). */
 export function describeCallFailure(error: unknown): string {
@@ -18,7 +29,8 @@ export function fromSubmitFailure(error: unknown): GatewayError {
     case status.RESOURCE_EXHAUSTED:
       return GatewayError.rateLimited(1);
     case status.INVALID_ARGUMENT:
-      return GatewayError.badRequest({ body: 'is not a valid lead request' });
+    case status.ALREADY_EXISTS:
+      return GatewayError.badRequest(fieldErrors(error));
     case status.UNAVAILABLE:
       return GatewayError.serviceUnavailable(detail);
     case status.DEADLINE_EXCEEDED:

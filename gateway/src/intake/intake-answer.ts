@@ -21,18 +21,18 @@ export interface RejectedAnswer {
 export type IntakeAnswer = SoldAnswer | RejectedAnswer;
 
 /**
- * The 200 answer for a processed lead, in the spec's field order. An invalid lead
- * is thrown as a 400 with the service's per-field messages.
+ * The 200 answer for a processed lead, in the spec's field order. (An invalid lead
+ * is a failed call: see fromSubmitFailure.)
  */
 export function intakeAnswer(response: SubmitLeadResponse, processingTime: () => number): IntakeAnswer {
   const outcome = response.outcome;
   switch (outcome?.$case) {
     case 'sold': {
-      const { leadId, priceCents, buyerId, redirectUrl } = outcome.value;
+      const { leadId, payoutCents, buyerId, redirectUrl } = outcome.value;
       return {
         leadId,
         status: 'sold',
-        price: priceCents / 100,
+        price: payoutCents / 100,
         ...(redirectUrl ? { redirectUrl } : {}),
         buyerId,
         processingTime: processingTime(),
@@ -48,8 +48,6 @@ export function intakeAnswer(response: SubmitLeadResponse, processingTime: () =>
         reason: outcome.value.reason,
         processingTime: processingTime(),
       };
-    case 'invalid':
-      throw GatewayError.badRequest(outcome.value.errors);
     case undefined:
       throw GatewayError.of('INTERNAL_SERVER_ERROR', 'SubmitLead answered without an outcome');
   }

@@ -1,22 +1,61 @@
 /**
  * The closed set of failures the distribution service reports as gRPC status
- * codes; business outcomes (sold, rejected, invalid) are not errors.
+ * codes; business outcomes (sold, rejected) are not errors.
  */
-export type ServiceErrorCode =
+export type StatusErrorCode =
   | 'unauthenticated'
   | 'permission_denied'
   | 'not_found'
   | 'invalid_argument'
+  | 'already_exists'
   | 'failed_precondition'
   | 'unavailable';
 
-/** A failure whose message is safe to show the caller: it never holds a key or lead value. */
-export class ServiceError extends Error {
-  override name = 'ServiceError';
+/** One offending request field, as google.rpc.BadRequest.FieldViolation. */
+export interface FieldViolation {
+  /** The field's path in the request message, proto names: `lead.ssn`. */
+  field: string;
+  /** Never echoes the submitted value. */
+  description: string;
+  /** UPPER_SNAKE_CASE, stable: what callers branch on. */
+  reason: string;
+}
+
+export interface StatusErrorDetails {
+  /** google.rpc.ErrorInfo reason, UPPER_SNAKE_CASE and stable; the code's name when not given. */
+  reason?: string;
+  /** google.rpc.BadRequest field violations. */
+  violations?: readonly FieldViolation[];
+  /** google.rpc.RetryInfo: how long a caller should wait before retrying. */
+  retryDelayMs?: number;
+}
+
+/**
+ * A failure reported to the caller as a gRPC status with AIP-193 details. Its message is safe to
+ * show the caller: it never holds a key or lead value.
+ */
+export class StatusError extends Error {
+  override name = 'StatusError';
   constructor(
-    readonly code: ServiceErrorCode,
+    readonly code: StatusErrorCode,
     message: string,
+    readonly details: StatusErrorDetails = {},
   ) {
     super(message);
   }
+}
+
+/**
+ * INVALID_ARGUMENT for one request field, with its field violation. The message defaults to
+ * "<field> <description>"; the violation's reason to FIELD_INVALID, ErrorInfo's to INVALID_ARGUMENT.
+ */
+export function invalidField(
+  field: string,
+  description: string,
+  options: { message?: string; reason?: string; violationReason?: string } = {},
+): StatusError {
+  return new StatusError('invalid_argument', options.message ?? `${field} ${description}`, {
+    reason: options.reason ?? 'INVALID_ARGUMENT',
+    violations: [{ field, description, reason: options.violationReason ?? 'FIELD_INVALID' }],
+  });
 }

@@ -12,10 +12,33 @@ import {
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { leadFieldPath } from '../../../services/common/lead-field-paths.js';
+import type { LeadField } from '../../../services/common/lead-fields.js';
+import { ERROR_DOMAIN, richStatusMetadata } from '../../../services/common/rich-status.js';
 
 export interface ScriptedFailure {
   code: status;
   details: string;
+  /** Trailers, e.g. grpc-status-details-bin. */
+  metadata?: Metadata;
+}
+
+/** The service's refusal of an invalid lead: INVALID_ARGUMENT with a field violation per field (JSON name -> message). */
+export function invalidLead(errors: Partial<Record<LeadField, string>>): ScriptedFailure {
+  const message = 'the lead is invalid';
+  const fieldViolations = Object.entries(errors).map(([field, description]) => ({
+    field: leadFieldPath(field as LeadField),
+    description: description ?? '',
+    reason: 'FIELD_INVALID',
+    localizedMessage: undefined,
+  }));
+  const metadata = richStatusMetadata({
+    code: status.INVALID_ARGUMENT,
+    message,
+    errorInfo: { reason: 'INVALID_LEAD', domain: ERROR_DOMAIN, metadata: {} },
+    badRequest: { fieldViolations },
+  });
+  return { code: status.INVALID_ARGUMENT, details: message, metadata };
 }
 
 export type SubmitScript = (request: SubmitLeadRequest) => SubmitLeadResponse | ScriptedFailure;
@@ -28,9 +51,9 @@ export interface KnownKey {
 export const SOLD: SubmitLeadResponse = {
   outcome: {
     $case: 'sold',
-    value: { leadId: 'lead-1', priceCents: 1250, buyerId: 'buyer-1', redirectUrl: 'https://buyer.example/r/1' },
+    value: { leadId: 'lead-1', payoutCents: 1250, buyerId: 'buyer-1', redirectUrl: 'https://buyer.example/r/1' },
   },
-  buyerWaitMs: 3,
+  buyerWait: { seconds: 0, nanos: 3_000_000 },
   replayed: false,
 };
 
@@ -66,7 +89,7 @@ export class ScriptedDistribution {
         this.submitCalls.push({ request: call.request, metadata: call.metadata });
         const answer = this.submit(call.request);
         setTimeout(() => {
-          if (isFailure(answer)) callback({ code: answer.code, details: answer.details });
+          if (isFailure(answer)) callback(answer);
           else callback(null, answer);
         }, this.submitDelayMs);
       },
@@ -75,7 +98,6 @@ export class ScriptedDistribution {
         const known = this.keys.get(call.request.webmasterKey);
         callback(null, known ? { valid: true, ...known } : { valid: false, publisherId: '', rateLimitPerMinute: 0 });
       },
-      getLead: (_call, callback) => callback({ code: status.UNIMPLEMENTED, details: 'not scripted' }),
     };
     this.server.addService(DistributionServiceService, implementation);
     this.port = await new Promise<number>((resolve, reject) => {

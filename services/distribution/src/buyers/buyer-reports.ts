@@ -1,6 +1,9 @@
 import type { BuyerSummary } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import { buyerModes, circuitStates, pricings } from '../../../common/admin-enums.js';
+import { durationOfMs } from '../../../common/proto-time.js';
 import type { Db } from '../db/database.js';
 import type { Buyer } from './buyer.js';
+import { salesUsage } from './buyer-usage.js';
 import { readCounters } from './cap.repository.js';
 import { capPeriods } from './cap-periods.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
@@ -39,13 +42,19 @@ export class BuyerReports {
       buyers.map((buyer) => buyer.id),
       [...new Set([...periods.values()].flat().map((period) => period.period))],
     );
-    return buyers.map((buyer) => {
+    const sales = await Promise.all(
+      buyers.map((buyer) => salesUsage(this.db, buyer.id, now, buyer.definition.schedule?.timezone ?? 'UTC')),
+    );
+    return buyers.map((buyer, index) => {
       const { definition } = buyer;
       const learned = this.figures.figures(buyer.id);
-      const used = (prefix: string) => {
+      // A capped period shows its cap counter (sales and the leads held for a buyer's answer, as the cap
+      // counts them); any other period the buyer's sales in it.
+      const used = (prefix: string, sold: { leads: number; spendCents: number }) => {
         const period = periods.get(buyer.id)!.find((candidate) => candidate.period.startsWith(prefix));
-        return period ? counters.get(`${buyer.id} ${period.period}`) : undefined;
+        return period ? (counters.get(`${buyer.id} ${period.period}`) ?? { leads: 0, spendCents: 0 }) : sold;
       };
+      const usage = sales[index]!;
       return {
         id: buyer.id,
         name: definition.name,
@@ -53,23 +62,23 @@ export class BuyerReports {
         tier: definition.tier,
         priority: definition.priority,
         weight: definition.weight,
-        mode: definition.integration.mode,
-        pricing: definition.pricing.type,
+        mode: buyerModes.valueOf(definition.integration.mode),
+        pricing: pricings.valueOf(definition.pricing.type),
         postHost: postHost(definition.integration.post.url),
-        circuit: this.breakers.state(buyer.id),
+        circuit: circuitStates.valueOf(this.breakers.state(buyer.id)),
         usage: {
-          leadsThisHour: used('h:')?.leads ?? 0,
-          leadsToday: used('d:')?.leads ?? 0,
-          leadsThisMonth: used('m:')?.leads ?? 0,
-          spendTodayCents: used('d:')?.spendCents ?? 0,
+          leadsThisHour: used('h:', { leads: usage.leadsThisHour, spendCents: 0 }).leads,
+          leadsToday: used('d:', { leads: usage.leadsToday, spendCents: usage.spendTodayCents }).leads,
+          leadsThisMonth: used('m:', { leads: usage.leadsThisMonth, spendCents: 0 }).leads,
+          spendTodayCents: used('d:', { leads: usage.leadsToday, spendCents: usage.spendTodayCents }).spendCents,
         },
-        updatedAtMs: buyer.updatedAt,
+        updateTime: new Date(buyer.updatedAt),
         learned: {
           posts: learned.posts,
           acceptRate: learned.acceptRate,
           unansweredRate: learned.unansweredRate,
-          p50Ms: learned.p50Ms ?? 0,
-          p90Ms: learned.p90Ms ?? 0,
+          p50Latency: learned.p50Ms === undefined ? undefined : durationOfMs(learned.p50Ms),
+          p90Latency: learned.p90Ms === undefined ? undefined : durationOfMs(learned.p90Ms),
         },
       };
     });

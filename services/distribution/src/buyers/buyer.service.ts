@@ -1,7 +1,7 @@
 import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
 import type { BuyerRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { invalidField, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type Buyer, buyerFromRow, InvalidStoredBuyerError } from './buyer.js';
 import * as repository from './buyer.repository.js';
@@ -13,15 +13,23 @@ export const ACTIVE_BUYERS_TTL_MS = 1000;
 
 export type ApplyAction = 'created' | 'updated' | 'unchanged';
 
+/** `paused`: the buyer is paused after the apply (see `apply`). */
+export interface AppliedBuyer {
+  id: string;
+  name: string;
+  action: ApplyAction;
+  paused: boolean;
+}
+
 export type ApplyResult =
-  | { ok: true; buyers: { id: string; name: string; action: ApplyAction }[] }
+  | { ok: true; buyers: AppliedBuyer[] }
   | { ok: false; errors: { path: string; message: string }[] };
 
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ServiceError('invalid_argument', 'the document is not valid JSON');
+    throw invalidField('document_json', 'is not valid JSON', { message: 'the document is not valid JSON' });
   }
 }
 
@@ -58,10 +66,26 @@ export class BuyerService {
 
   async get(idOrName: string): Promise<Buyer> {
     const row = await repository.findBuyer(this.db, idOrName);
-    if (!row) throw new ServiceError('not_found', 'no such buyer');
+    if (!row) throw new StatusError('not_found', 'no such buyer');
     const result = this.check(row);
-    if (result instanceof InvalidStoredBuyerError) throw new ServiceError('failed_precondition', result.message);
+    if (result instanceof InvalidStoredBuyerError) throw new StatusError('failed_precondition', result.message);
     return result;
+  }
+
+  /**
+   * A buyer's name by id, for logs and metric labels: from the definitions already read when there is
+   * one (no query per lead), else from storage; undefined for an id no buyer has.
+   */
+  async nameOf(buyerId: string): Promise<string | undefined> {
+    const known = this.knownName(buyerId);
+    if (known !== undefined) return known;
+    const row = await repository.findBuyer(this.db, buyerId);
+    return row?.id === buyerId ? row.name : undefined;
+  }
+
+  /** A buyer's name by id from the definitions this process has read, without a query. */
+  knownName(buyerId: string): string | undefined {
+    return this.checked.get(buyerId)?.row.name;
   }
 
   private usable(rows: BuyerRow[]): Buyer[] {
@@ -97,7 +121,9 @@ export class BuyerService {
 
   /**
    * Creates or updates every buyer the document declares, in one transaction;
-   * a document with any mistake changes nothing.
+   * a document with any mistake changes nothing. Pausing is an operator's act that outlives the file: a
+   * paused buyer stays paused whatever the document says (`active: false` in it pauses one), and only
+   * `setActive` resumes it.
    */
   async apply(documentJson: string, dryRun: boolean): Promise<ApplyResult> {
     this.values.reload();
@@ -113,11 +139,12 @@ export class BuyerService {
           )
         ).map((row) => [row.name.toLowerCase(), row]),
       );
-      const applied: { id: string; name: string; action: ApplyAction }[] = [];
+      const applied: AppliedBuyer[] = [];
       for (const definition of parsed.buyers) {
         const stored = existing.get(definition.name.toLowerCase());
         const json = JSON.stringify(definition);
-        const active = definition.active ? 1 : 0;
+        const active = definition.active && stored?.active !== 0 ? 1 : 0;
+        const paused = active === 0;
         if (!stored) {
           const id = newId('buy', now);
           if (!dryRun)
@@ -129,12 +156,12 @@ export class BuyerService {
               created_at: now,
               updated_at: now,
             });
-          applied.push({ id, name: definition.name, action: 'created' });
+          applied.push({ id, name: definition.name, action: 'created', paused });
         } else if (stored.definition === json && stored.active === active) {
-          applied.push({ id: stored.id, name: definition.name, action: 'unchanged' });
+          applied.push({ id: stored.id, name: definition.name, action: 'unchanged', paused });
         } else {
           if (!dryRun) await repository.updateBuyerDefinition(trx, stored.id, definition.name, active, json, now);
-          applied.push({ id: stored.id, name: definition.name, action: 'updated' });
+          applied.push({ id: stored.id, name: definition.name, action: 'updated', paused });
         }
       }
       return applied;

@@ -1,65 +1,69 @@
-import type { ServerUnaryCall } from '@grpc/grpc-js';
 import type { Tracer } from '@opentelemetry/api';
 import type {
   AdminServiceServer,
   ApplyBuyersRequest,
   BuyerSummary,
-  GetReportRequest,
-  Publisher,
-  PublisherKey,
+  ListBuyersRequest,
+  ListPublishersRequest,
+  PublisherKey as PublisherKeyMessage,
+  Publisher as PublisherMessage,
 } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import type { GetReportRequest } from '../../../../proto/generated/leadflow/admin/v1/reports.js';
+import { applyActions } from '../../../common/admin-enums.js';
 import type { Logger } from '../../../common/logger.js';
+import { timestampOfMs } from '../../../common/proto-time.js';
 import { redactedDefinition } from '../buyers/buyer.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import type { BuyerReports } from '../buyers/buyer-reports.js';
-import type { PublisherKeyRow } from '../db/schema.js';
+import type { LeadLookup } from '../leads/lead-lookup.js';
 import type { LeadResolution } from '../leads/lead-resolution.js';
-import type { PublisherService, PublisherWithKeys } from '../publishers/publisher.service.js';
+import type { PublisherKeyInfo, PublisherWithKeys } from '../publishers/publisher.js';
+import type { PublisherService } from '../publishers/publisher.service.js';
 import type { ReportService } from '../reports/report.service.js';
+import type { PiiCipher } from '../security/pii-cipher.js';
 import type { PiiLifecycle } from '../security/pii-lifecycle.js';
-import { requireAdmin } from './admin-auth.js';
-import { unary } from './unary.js';
+import { auditedMethods } from './admin-audit.js';
+import { adminLeadHandlers } from './admin-leads.handlers.js';
+import { pageInMemory } from './pages.js';
+import { unaryMethods } from './unary.js';
 
 export interface AdminHandlerDependencies {
   publishers: PublisherService;
   buyers: BuyerService;
   buyerReports: BuyerReports;
   reports: ReportService;
+  leads: LeadLookup;
   resolution: LeadResolution;
   pii: PiiLifecycle;
-  adminToken: string;
+  cipher: PiiCipher;
   tracer: Tracer;
   logger: Logger;
 }
 
-function keyMessage(key: PublisherKeyRow): PublisherKey {
-  return { id: key.id, hint: key.key_hint, createdAtMs: key.created_at, revokedAtMs: key.revoked_at ?? 0 };
+function keyMessage(key: PublisherKeyInfo): PublisherKeyMessage {
+  return {
+    id: key.id,
+    hint: key.hint,
+    createTime: new Date(key.createdAt),
+    revokeTime: timestampOfMs(key.revokedAt),
+  };
 }
 
-function publisherMessage(publisher: PublisherWithKeys): Publisher {
+function publisherMessage(publisher: PublisherWithKeys): PublisherMessage {
   return {
     id: publisher.id,
     name: publisher.name,
-    rateLimitPerMinute: publisher.rate_limit_per_minute,
-    payoutShareBps: publisher.payout_share_bps,
-    createdAtMs: publisher.created_at,
+    rateLimitPerMinute: publisher.rateLimitPerMinute,
+    payoutShareBps: publisher.payoutShareBps,
+    createTime: new Date(publisher.createdAt),
     keys: publisher.keys.map(keyMessage),
   };
 }
 
 export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServer {
-  const service = 'leadflow.admin.v1.AdminService';
-  /** Every admin call: authenticated first, then the handler. */
-  const admin = <Req, Res>(method: string, handler: (request: Req) => Promise<Res>) =>
-    unary<Req, Res>(
-      `${service}/${method}`,
-      deps.tracer,
-      deps.logger,
-      async (request, call: ServerUnaryCall<Req, Res>) => {
-        requireAdmin(call.metadata, deps.adminToken);
-        return handler(request);
-      },
-    );
+  // Callers are checked before any of these runs (callerChecksInterceptor).
+  // Each call writes one audit line (a refused one is logged by the check).
+  const admin = auditedMethods(unaryMethods('leadflow.admin.v1.AdminService', deps.tracer, deps.logger), deps.logger);
 
   return {
     createPublisher: admin(
@@ -73,9 +77,10 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
         return { publisher: publisherMessage(publisher), key };
       },
     ),
-    listPublishers: admin('ListPublishers', async () => ({
-      publishers: (await deps.publishers.list()).map(publisherMessage),
-    })),
+    listPublishers: admin('ListPublishers', async (request: ListPublishersRequest) => {
+      const page = pageInMemory(await deps.publishers.list(), (publisher) => publisher.id, request, ['ListPublishers']);
+      return { publishers: page.items.map(publisherMessage), nextPageToken: page.nextPageToken };
+    }),
     rotatePublisherKey: admin('RotatePublisherKey', async (request: { publisherId: string }) => {
       const issued = await deps.publishers.rotateKey(request.publisherId);
       return { keyInfo: keyMessage(issued.info), key: issued.key };
@@ -93,11 +98,16 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     ),
     applyBuyers: admin('ApplyBuyers', async (request: ApplyBuyersRequest) => {
       const result = await deps.buyers.apply(request.documentJson, request.dryRun);
-      return result.ok ? { buyers: result.buyers, errors: [] } : { buyers: [], errors: result.errors };
+      if (!result.ok) return { buyers: [], errors: result.errors };
+      return {
+        buyers: result.buyers.map((buyer) => ({ ...buyer, action: applyActions.valueOf(buyer.action) })),
+        errors: [],
+      };
     }),
-    listBuyers: admin('ListBuyers', async () => ({
-      buyers: await deps.buyerReports.summaries(await deps.buyers.list()),
-    })),
+    listBuyers: admin('ListBuyers', async (request: ListBuyersRequest) => {
+      const page = pageInMemory(await deps.buyers.list(), (buyer) => buyer.id, request, ['ListBuyers']);
+      return { buyers: await deps.buyerReports.summaries(page.items), nextPageToken: page.nextPageToken };
+    }),
     getBuyer: admin('GetBuyer', async (request: { buyer: string }) => {
       const buyer = await deps.buyers.get(request.buyer);
       const [summary] = await deps.buyerReports.summaries([buyer]);
@@ -113,29 +123,10 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
     reencryptSensitiveData: admin('ReencryptSensitiveData', (request: { batchSize: number }) =>
       deps.pii.reencrypt(request.batchSize),
     ),
-    listUnconfirmedLeads: admin('ListUnconfirmedLeads', async (request: { limit: number }) => ({
-      leads: (await deps.resolution.listUnconfirmed(request.limit)).map((lead) => ({
-        leadId: lead.leadId,
-        publisherId: lead.publisherId,
-        clickid: lead.clickid,
-        buyerId: lead.buyerId,
-        postId: lead.postId,
-        postedAtMs: lead.postedAt,
-        test: lead.test,
-      })),
-    })),
-    resolveLead: admin('ResolveLead', (request: { leadId: string; sold: boolean; chargeCents: number }) =>
-      deps.resolution.resolve(
-        request.leadId,
-        request.sold
-          ? { sold: true, chargeCents: request.chargeCents > 0 ? request.chargeCents : undefined }
-          : { sold: false },
-        'operator',
-      ),
-    ),
     setBuyerActive: admin('SetBuyerActive', async (request: { buyer: string; active: boolean }) => {
       const [summary] = await deps.buyerReports.summaries([await deps.buyers.setActive(request.buyer, request.active)]);
       return { summary };
     }),
+    ...adminLeadHandlers({ lookup: deps.leads, resolution: deps.resolution, cipher: deps.cipher }, admin),
   };
 }

@@ -1,6 +1,6 @@
 import type { PeerCertificate } from 'node:tls';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
-import { ServiceError } from '../errors.js';
+import { StatusError } from '../errors.js';
 
 // One entry of Node's `subjectaltname`: `DNS:name`, or a JSON-quoted value when it holds a comma
 // or a quote (`DNS:"a, b"`), entries separated by ", ".
@@ -24,6 +24,7 @@ export function certificateNames(certificate: Pick<PeerCertificate, 'subject' | 
   const alternatives = certificate.subjectaltname ?? '';
   SAN_ENTRY.lastIndex = 0;
   let entry: RegExpExecArray | null;
+  // biome-ignore lint/suspicious/noAssignInExpressions: the sticky scan stops at the end or at the first non-entry
   while (SAN_ENTRY.lastIndex < alternatives.length && (entry = SAN_ENTRY.exec(alternatives)) !== null) {
     const [, kind, raw] = entry;
     if (kind !== 'DNS' && kind !== 'URI') continue;
@@ -40,15 +41,24 @@ export function certificateNames(certificate: Pick<PeerCertificate, 'subject' | 
 export type GatewayIdentities = readonly string[] | undefined;
 
 /** Throws unless the call comes from a gateway: its client certificate names one of `identities`. */
-export function requireGateway(call: ServerUnaryCall<unknown, unknown>, identities: GatewayIdentities): void {
+export function requireGateway(
+  call: Pick<ServerUnaryCall<unknown, unknown>, 'getAuthContext'>,
+  identities: GatewayIdentities,
+): void {
   if (identities === undefined) return;
   // Verified by the handshake against the client CA; grpc-js gives none when the peer sent none.
   const certificate = call.getAuthContext().sslPeerCertificate;
-  if (!certificate) throw new ServiceError('unauthenticated', 'a gateway client certificate is required');
+  if (!certificate)
+    throw new StatusError('unauthenticated', 'a gateway client certificate is required', {
+      reason: 'GATEWAY_CERTIFICATE_REQUIRED',
+    });
   if (!certificateNames(certificate).some((name) => identities.includes(name))) {
-    throw new ServiceError(
+    throw new StatusError(
       'permission_denied',
       'only a gateway may call this method: the client certificate names no gateway identity',
+      {
+        reason: 'NOT_A_GATEWAY',
+      },
     );
   }
 }

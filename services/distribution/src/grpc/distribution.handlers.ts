@@ -1,8 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import type {
   DistributionServiceServer,
-  GetLeadRequest,
-  GetLeadResponse,
   ResolvePublisherKeyRequest,
   ResolvePublisherKeyResponse,
   SubmitLeadRequest,
@@ -10,25 +8,15 @@ import type {
 } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { Lead } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import type { Logger } from '../../../common/logger.js';
-import type { Db } from '../db/database.js';
-import { ServiceError } from '../errors.js';
+import { durationOfMs } from '../../../common/proto-time.js';
 import type { IntakeOutcome, IntakeService } from '../leads/intake.service.js';
-import * as leads from '../leads/lead.repository.js';
-import { leadView } from '../leads/lead-view.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
-import type { PiiCipher } from '../security/pii-cipher.js';
-import { requireAdmin } from './admin-auth.js';
-import { type GatewayIdentities, requireGateway } from './caller-identity.js';
-import { answerBy, unary } from './unary.js';
+import { invalidLeadError } from './invalid-lead.js';
+import { answerBy, unaryMethods } from './unary.js';
 
 export interface DistributionHandlerDependencies {
-  db: Db;
   intake: IntakeService;
   publishers: PublisherService;
-  cipher: PiiCipher;
-  adminToken: string;
-  /** Who may submit leads and resolve keys (see requireGateway). */
-  gatewayIdentities: GatewayIdentities;
   tracer: Tracer;
   logger: Logger;
 }
@@ -40,7 +28,7 @@ function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
         $case: 'sold',
         value: {
           leadId: outcome.leadId,
-          priceCents: outcome.payoutCents,
+          payoutCents: outcome.payoutCents,
           buyerId: outcome.buyerId,
           redirectUrl: outcome.redirectUrl,
         },
@@ -50,48 +38,34 @@ function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
     case 'unconfirmed':
       return { $case: 'unconfirmed', value: { leadId: outcome.leadId, reason: outcome.reason } };
     case 'invalid':
-      return { $case: 'invalid', value: { errors: outcome.errors } };
+      throw invalidLeadError(outcome.errors, outcome.clickidReused);
   }
 }
 
 export function distributionHandlers(deps: DistributionHandlerDependencies): DistributionServiceServer {
-  const { tracer, logger } = deps;
-  const service = 'leadflow.distribution.v1.DistributionService';
+  const method = unaryMethods('leadflow.distribution.v1.DistributionService', deps.tracer, deps.logger);
   return {
-    submitLead: unary<SubmitLeadRequest, SubmitLeadResponse>(
-      `${service}/SubmitLead`,
-      tracer,
-      logger,
-      async (request, call) => {
-        requireGateway(call, deps.gatewayIdentities);
-        const result = await deps.intake.submit(
-          request.webmasterKey,
-          request.lead ?? Lead.create(),
-          request.nonStringFields,
-          answerBy(call),
-        );
-        return { outcome: outcomeMessage(result.outcome), buyerWaitMs: result.buyerWaitMs, replayed: result.replayed };
-      },
-    ),
-
-    resolvePublisherKey: unary<ResolvePublisherKeyRequest, ResolvePublisherKeyResponse>(
-      `${service}/ResolvePublisherKey`,
-      tracer,
-      logger,
-      async (request, call) => {
-        requireGateway(call, deps.gatewayIdentities);
+    submitLead: method('SubmitLead', async (request: SubmitLeadRequest, call) => {
+      const result = await deps.intake.submit(
+        request.webmasterKey,
+        request.lead ?? Lead.create(),
+        request.nonStringFields,
+        answerBy(call),
+      );
+      return {
+        outcome: outcomeMessage(result.outcome),
+        buyerWait: durationOfMs(result.buyerWaitMs),
+        replayed: result.replayed,
+      };
+    }),
+    resolvePublisherKey: method(
+      'ResolvePublisherKey',
+      async (request: ResolvePublisherKeyRequest): Promise<ResolvePublisherKeyResponse> => {
         const live = await deps.publishers.resolveKey(request.webmasterKey);
         return live
           ? { valid: true, publisherId: live.publisherId, rateLimitPerMinute: live.rateLimitPerMinute }
           : { valid: false, publisherId: '', rateLimitPerMinute: 0 };
       },
     ),
-
-    getLead: unary<GetLeadRequest, GetLeadResponse>(`${service}/GetLead`, tracer, logger, async (request, call) => {
-      requireAdmin(call.metadata, deps.adminToken);
-      const row = await leads.findLead(deps.db, request.leadId);
-      if (!row) throw new ServiceError('not_found', 'no such lead');
-      return { lead: leadView(row, await leads.listBuyerAttempts(deps.db, row.id), deps.cipher) };
-    }),
   };
 }

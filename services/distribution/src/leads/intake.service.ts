@@ -8,7 +8,7 @@ import { AWAITING_CONFIRMATION, type LeadSeller, type SaleDecision, type SaleWin
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import type { LeadRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { DistributionMetrics } from '../observability/metrics.js';
 import type { LiveKey } from '../publishers/publisher.repository.js';
@@ -16,6 +16,7 @@ import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import * as repository from './lead.repository.js';
+import { logLeadAnswered, outcomeBuyerId } from './lead-log.js';
 import { type LeadIdentity, leadRow, personHashes } from './lead-record.js';
 import { recoverSale } from './lead-recovery.js';
 import { LeadNotRecordable, recordSale, recordUnsold } from './sale-record.js';
@@ -26,7 +27,8 @@ export type IntakeOutcome =
   | { kind: 'rejected'; leadId: string; reason: string }
   /** A post's answer never came: the lead is held for that buyer until it is resolved. */
   | { kind: 'unconfirmed'; leadId: string; reason: string }
-  | { kind: 'invalid'; errors: Record<string, string> };
+  /** JSON field name -> message; `clickidReused`: the clickid names an earlier lead with another body. */
+  | { kind: 'invalid'; errors: Record<string, string>; clickidReused: boolean };
 
 export interface IntakeResult {
   outcome: IntakeOutcome;
@@ -54,6 +56,8 @@ export const CLICKID_REUSED = 'was already used for a different lead';
 /** Time kept back from the caller's deadline to write the outcome. */
 const RECORD_MARGIN_MS = 250;
 const POLL_INTERVAL_MS = 25;
+/** A retry of a lead another request is still selling: worth retrying soon with the same body. */
+const LEAD_IN_PROGRESS = { reason: 'LEAD_IN_PROGRESS', retryDelayMs: 250 };
 /** A claim older than the sell deadline plus this is held by a process that died. */
 export const STALE_CLAIM_GRACE_MS = 5000;
 
@@ -83,7 +87,7 @@ export function storedOutcome(row: LeadRow): IntakeOutcome | undefined {
 
 function replay(row: LeadRow): IntakeResult {
   const outcome = storedOutcome(row);
-  if (!outcome) throw new ServiceError('unavailable', 'lead is still being processed: retry');
+  if (!outcome) throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
   return { outcome, buyerWaitMs: 0, replayed: true };
 }
 
@@ -116,8 +120,10 @@ export class IntakeService {
 
   /** `answerBy`: epoch ms by which the caller needs the answer (Infinity when it set no deadline). */
   async submit(key: string, lead: Lead, nonStringFields: readonly string[], answerBy: number): Promise<IntakeResult> {
+    const arrived = performance.now();
     const publisher = await this.deps.publishers.resolveKey(key);
-    if (!publisher) throw new ServiceError('unauthenticated', 'invalid webmaster key');
+    if (!publisher)
+      throw new StatusError('unauthenticated', 'invalid webmaster key', { reason: 'INVALID_WEBMASTER_KEY' });
     const validation = await inSpan(this.deps.tracer, 'leadflow.validate', (span) => {
       const result = validateLead(lead, nonStringFields, new Date());
       span.setAttribute('leadflow.valid', result.ok);
@@ -125,12 +131,11 @@ export class IntakeService {
     });
     if (!validation.ok) {
       const result: IntakeResult = {
-        outcome: { kind: 'invalid', errors: validation.errors },
+        outcome: { kind: 'invalid', errors: validation.errors, clickidReused: false },
         buyerWaitMs: 0,
         replayed: false,
       };
-      this.deps.metrics.leadAnswered(result, lead.testMode === '1');
-      return result;
+      return this.answered(result, publisher.publisherId, lead.testMode === '1', arrived);
     }
 
     const valid = validation.lead;
@@ -157,7 +162,21 @@ export class IntakeService {
     const result = claimed
       ? await this.sellOnce(valid, identity, publisher, answerBy, new Set())
       : await this.answerRepeat(valid, identity, publisher, answerBy);
-    this.deps.metrics.leadAnswered(result, valid.test);
+    return this.answered(result, publisher.publisherId, valid.test, arrived);
+  }
+
+  /** Counts and logs a lead's answer, once per SubmitLead call that gets one. */
+  private async answered(
+    result: IntakeResult,
+    publisherId: string,
+    test: boolean,
+    arrived: number,
+  ): Promise<IntakeResult> {
+    this.deps.metrics.leadAnswered(result, test);
+    const buyerId = outcomeBuyerId(result);
+    const buyerName = buyerId ? await this.deps.buyers.nameOf(buyerId).catch(() => undefined) : undefined;
+    const processingTime = Math.round((performance.now() - arrived) * 100) / 100;
+    logLeadAnswered(this.deps.logger, { result, publisherId, test, buyerName, processingTime });
     return result;
   }
 
@@ -170,9 +189,13 @@ export class IntakeService {
   ): Promise<IntakeResult> {
     for (;;) {
       const row = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
-      if (!row) throw new ServiceError('unavailable', 'lead is being stored: retry');
+      if (!row) throw new StatusError('unavailable', 'lead is being stored: retry', LEAD_IN_PROGRESS);
       if (row.fingerprint !== identity.fingerprint) {
-        return { outcome: { kind: 'invalid', errors: { clickid: CLICKID_REUSED } }, buyerWaitMs: 0, replayed: false };
+        return {
+          outcome: { kind: 'invalid', errors: { clickid: CLICKID_REUSED }, clickidReused: true },
+          buyerWaitMs: 0,
+          replayed: false,
+        };
       }
       if (row.status !== 'processing') return replay(row);
 
@@ -184,7 +207,7 @@ export class IntakeService {
       // A takeover sells with a whole selling budget or not at all: with less, every buyer could be
       // skipped for lack of time. The next retry brings a whole one.
       if (stale && answerBy - now < this.deps.sellDeadlineMs) {
-        throw new ServiceError('unavailable', 'lead is being recovered: retry');
+        throw new StatusError('unavailable', 'lead is being recovered: retry', LEAD_IN_PROGRESS);
       }
       if (stale) {
         const claimToken = newId('clm', now);
@@ -195,7 +218,7 @@ export class IntakeService {
         continue;
       }
       if (now + POLL_INTERVAL_MS >= answerBy)
-        throw new ServiceError('unavailable', 'lead is still being processed: retry');
+        throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
       await sleep(POLL_INTERVAL_MS);
     }
   }
@@ -292,7 +315,10 @@ export class IntakeService {
     );
     if ('replayed' in recorded) return recorded.replayed;
     crashPoint('after-record');
-    if (cutShortByCaller) throw new ServiceError('unavailable', 'not enough time left to sell the lead: retry');
+    if (cutShortByCaller)
+      throw new StatusError('unavailable', 'not enough time left to sell the lead: retry', {
+        reason: 'DEADLINE_TOO_SHORT',
+      });
     const outcome: IntakeOutcome = decision.winner
       ? soldOutcome(identity.id, decision.winner)
       : decision.unconfirmed
@@ -348,14 +374,14 @@ export class IntakeService {
     try {
       return await step();
     } catch (error) {
-      if (error instanceof ServiceError) throw error;
+      if (error instanceof StatusError) throw error;
       await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
       const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
       this.deps.logger.error(
         { leadId: identity.id, error: { name, code } },
         'a sale step failed; the lead is left for the retry',
       );
-      throw new ServiceError('unavailable', 'the lead could not be finished yet: retry');
+      throw new StatusError('unavailable', 'the lead could not be finished yet: retry', LEAD_IN_PROGRESS);
     }
   }
 
@@ -375,7 +401,7 @@ export class IntakeService {
   private async replayOrRetry(leadId: string): Promise<IntakeResult> {
     const row = await repository.findLead(this.deps.db, leadId);
     if (!row || row.status === 'processing')
-      throw new ServiceError('unavailable', 'lead is still being processed: retry');
+      throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
     return replay(row);
   }
 }

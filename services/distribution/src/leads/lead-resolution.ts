@@ -5,7 +5,7 @@ import { releaseHolds } from '../buyers/post-journal.js';
 import { payoutFor } from '../buyers/rules/payout.js';
 import type { Db } from '../db/database.js';
 import type { LeadPostResolver, LeadPostRow, LeadRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { invalidField, StatusError } from '../errors.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import * as repository from './lead.repository.js';
 import { winnerOfPost } from './lead-recovery.js';
@@ -31,8 +31,6 @@ export interface Resolution {
 /** How an unconfirmed lead ends: the buyer holds it (a sale, at the price its post carried or one given) or not. */
 export type Verdict = { sold: true; chargeCents?: number } | { sold: false };
 
-const DEFAULT_LIST_LIMIT = 100;
-
 /**
  * Settles leads whose post went unanswered, on the word of the buyer's status lookup or of an operator:
  * a sale with its ledger entries, or a rejection that gives the buyer's caps and the person back.
@@ -44,8 +42,9 @@ export class LeadResolution {
     private readonly publishers: PublisherService,
   ) {}
 
-  async listUnconfirmed(limit = DEFAULT_LIST_LIMIT): Promise<UnconfirmedLead[]> {
-    const rows = await this.db
+  /** Up to `limit` leads, oldest post first, after the one whose post is `after`. */
+  async listUnconfirmed(limit: number, after?: { postedAt: number; postId: string }): Promise<UnconfirmedLead[]> {
+    let query = this.db
       .selectFrom('leads')
       .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
       .select([
@@ -58,10 +57,16 @@ export class LeadResolution {
         'lead_posts.created_at',
       ])
       .where('leads.status', '=', 'unconfirmed')
-      .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted'])
-      .orderBy('lead_posts.created_at')
-      .limit(limit > 0 ? limit : DEFAULT_LIST_LIMIT)
-      .execute();
+      .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted']);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('lead_posts.created_at', '>', after.postedAt),
+          eb.and([eb('lead_posts.created_at', '=', after.postedAt), eb('lead_posts.id', '>', after.postId)]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('lead_posts.created_at').orderBy('lead_posts.id').limit(limit).execute();
     return rows.map((row) => ({
       leadId: row.id,
       publisherId: row.publisher_id,
@@ -84,20 +89,24 @@ export class LeadResolution {
 
   async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver): Promise<Resolution> {
     const lead = await repository.findLead(this.db, leadId);
-    if (!lead) throw new ServiceError('not_found', 'no such lead');
+    if (!lead) throw new StatusError('not_found', 'no such lead');
     if (lead.status !== 'unconfirmed')
-      throw new ServiceError('failed_precondition', `the lead is ${lead.status}, not unconfirmed`);
+      throw new StatusError('failed_precondition', `the lead is ${lead.status}, not unconfirmed`);
     const post = (await listLeadPosts(this.db, leadId)).find((candidate) =>
       ['pending', 'unknown', 'accepted'].includes(candidate.state),
     );
-    if (!post) throw new ServiceError('failed_precondition', 'the lead has no post awaiting an answer');
+    if (!post) throw new StatusError('failed_precondition', 'the lead has no post awaiting an answer');
     const now = Date.now();
     if (post.state === 'accepted') return this.sell(lead, post, now);
     if (!verdict.sold) return this.decline(lead, post, resolver, now);
 
     const chargeCents = post.charge_cents ?? verdict.chargeCents;
     if (chargeCents === undefined || chargeCents <= 0) {
-      throw new ServiceError('invalid_argument', 'the post carried no price: give the price the buyer pays');
+      throw invalidField('charge_cents', 'is required: the post carried no price, give the price the buyer pays', {
+        message: 'the post carried no price: give the price the buyer pays',
+        reason: 'PRICE_REQUIRED',
+        violationReason: 'FIELD_REQUIRED',
+      });
     }
     const payoutCents = post.payout_cents ?? (await this.payout(lead, post.buyer_id, chargeCents));
     await recordAnswer(this.db, post.id, { state: 'accepted', chargeCents, payoutCents, resolvedBy: resolver }, now);
@@ -135,7 +144,7 @@ export class LeadResolution {
         reason: NO_BUYER_ACCEPTED,
       }))
     ) {
-      throw new ServiceError('failed_precondition', 'the lead was settled meanwhile');
+      throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
     }
     if (lead.is_test === 0) {
       const buyer = await this.buyers.get(post.buyer_id);
@@ -150,9 +159,9 @@ export class LeadResolution {
 
   private async payout(lead: LeadRow, buyerId: string, chargeCents: number): Promise<number> {
     const [buyer, publisher] = await Promise.all([this.buyers.get(buyerId), this.publishers.get(lead.publisher_id)]);
-    const payout = payoutFor(buyer.definition.payout, lead.publisher_id, chargeCents, publisher.payout_share_bps);
+    const payout = payoutFor(buyer.definition.payout, lead.publisher_id, chargeCents, publisher.payoutShareBps);
     if (payout === undefined)
-      throw new ServiceError('failed_precondition', "the buyer's payout policy gives no payout for this price");
+      throw new StatusError('failed_precondition', "the buyer's payout policy gives no payout for this price");
     return payout;
   }
 }

@@ -1,5 +1,7 @@
-import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { isSensitiveLeadField, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
+import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadflow/admin/v1/leads.js';
+import { attemptKinds, attemptOutcomes, leadStatuses } from '../../../common/admin-enums.js';
+import { isLeadField, leadFieldFacts, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
+import { durationOfMs, timestampOfMs } from '../../../common/proto-time.js';
 import type { BuyerAttemptRow, LeadRow } from '../db/schema.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 
@@ -9,35 +11,37 @@ export function maskValue(value: string): string {
   return '*'.repeat(value.length - 4) + value.slice(-4);
 }
 
-/** Enough to recognise a lead, never enough to find the person. */
-function maskSensitive(field: string, value: string): string {
-  switch (field) {
-    // A date of birth's last four characters are the birthday; a street address or an IP is hidden whole.
-    case 'dob':
-    case 'address':
-    case 'userIp':
+/**
+ * Enough to recognise a lead, never enough to find the person: as the catalogue says for a personal
+ * field, undefined for any other. A date of birth's last four characters are the birthday; a street
+ * address or an IP is hidden whole.
+ */
+function maskSensitive(field: string, value: string): string | undefined {
+  switch (isLeadField(field) ? leadFieldFacts(field).mask : undefined) {
+    case 'whole':
       return '*'.repeat(value.length);
-    case 'firstName':
-    case 'lastName':
+    case 'initial':
       return value.slice(0, 1) + '*'.repeat(Math.max(0, value.length - 1));
     case 'email': {
       const at = value.lastIndexOf('@');
       return at < 1 ? maskValue(value) : value.slice(0, 1) + '*'.repeat(at - 1) + value.slice(at);
     }
-    default:
+    case 'lastFour':
       return maskValue(value);
+    case undefined:
+      return undefined;
   }
 }
 
 function attemptView(row: BuyerAttemptRow): BuyerAttempt {
   return {
     buyerId: row.buyer_id,
-    startedAtMs: row.started_at,
-    durationMs: row.duration_ms,
-    outcome: row.outcome,
+    startTime: new Date(row.started_at),
+    duration: durationOfMs(row.duration_ms),
+    outcome: attemptOutcomes.valueOf(row.outcome),
     httpStatus: row.http_status ?? 0,
     reason: row.reason ?? '',
-    kind: row.kind,
+    kind: attemptKinds.valueOf(row.kind),
     bidCents: row.bid_cents ?? 0,
     priceCents: row.price_cents ?? 0,
     reference: row.reference ?? '',
@@ -58,12 +62,7 @@ function fieldsView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
     return { ...fields, ...Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED])) };
   }
   const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(row.sensitive)) };
-  return Object.fromEntries(
-    Object.entries(all).map(([field, value]) => [
-      field,
-      isSensitiveLeadField(field) ? maskSensitive(field, value) : value,
-    ]),
-  );
+  return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, maskSensitive(field, value) ?? value]));
 }
 
 /** A stored lead as operators see it: personal fields masked. */
@@ -73,16 +72,16 @@ export function leadView(row: LeadRow, attempts: BuyerAttemptRow[], cipher: PiiC
     leadId: row.id,
     publisherId: row.publisher_id,
     clickid: row.clickid,
-    status: row.status,
+    status: leadStatuses.valueOf(row.status),
     test: row.is_test === 1,
-    createdAtMs: row.created_at,
-    completedAtMs: row.completed_at ?? 0,
+    createTime: new Date(row.created_at),
+    completeTime: timestampOfMs(row.completed_at),
     priceFloorCents: row.price_floor_cents,
     buyerId: row.buyer_id ?? '',
     payoutCents: row.payout_cents ?? 0,
     reason: row.reason ?? '',
     redirectUrl: row.redirect_url ?? '',
-    processingMs: row.processing_ms ?? 0,
+    processingTime: row.processing_ms === null ? undefined : durationOfMs(row.processing_ms),
     fields,
     tracking: JSON.parse(row.tracking),
     attempts: attempts.map(attemptView),

@@ -2,9 +2,9 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../../common/config.js';
 import { isWellFormedPublisherKey } from '../../../common/publisher-key-format.js';
 import { TtlCache } from '../../../common/ttl-cache.js';
 import type { Db } from '../db/database.js';
-import type { PublisherKeyRow, PublisherRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { invalidField, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Publisher, PublisherKeyInfo, PublisherWithKeys } from './publisher.js';
 import type { LiveKey } from './publisher.repository.js';
 import * as repository from './publisher.repository.js';
 import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
@@ -14,13 +14,9 @@ export const MAX_LIVE_KEYS = 2;
 /** How long a resolved key is trusted: revocation takes effect within this. */
 export const KEY_CACHE_TTL_MS = 5000;
 
-export interface PublisherWithKeys extends PublisherRow {
-  keys: PublisherKeyRow[];
-}
-
 export interface IssuedKey {
   key: string;
-  info: PublisherKeyRow;
+  info: PublisherKeyInfo;
 }
 
 export interface NewPublisher {
@@ -31,7 +27,9 @@ export interface NewPublisher {
 
 function validateRateLimit(rateLimitPerMinute: number): void {
   if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1 || rateLimitPerMinute > 1_000_000) {
-    throw new ServiceError('invalid_argument', 'rate limit must be a whole number from 1 to 1000000');
+    throw invalidField('rate_limit_per_minute', 'must be a whole number from 1 to 1000000', {
+      message: 'rate limit must be a whole number from 1 to 1000000',
+    });
   }
 }
 
@@ -55,24 +53,32 @@ export class PublisherService {
   async create(input: NewPublisher): Promise<{ publisher: PublisherWithKeys; key: string }> {
     const name = input.name.trim();
     if (name.length === 0 || name.length > 200) {
-      throw new ServiceError('invalid_argument', 'name must be 1 to 200 characters');
+      throw invalidField('name', 'must be 1 to 200 characters');
     }
     const rateLimitPerMinute = input.rateLimitPerMinute || DEFAULT_RATE_LIMIT_PER_MINUTE;
     validateRateLimit(rateLimitPerMinute);
     const payoutShareBps = input.payoutShareBps || DEFAULT_PAYOUT_SHARE_BPS;
     if (!Number.isInteger(payoutShareBps) || payoutShareBps < 1 || payoutShareBps > 10_000) {
-      throw new ServiceError('invalid_argument', 'payout share must be 1 to 10000 basis points');
+      throw invalidField('payout_share_bps', 'must be 1 to 10000 basis points', {
+        message: 'payout share must be 1 to 10000 basis points',
+      });
     }
     const now = Date.now();
-    const publisher: PublisherRow = {
-      id: newId('pub', now),
-      name,
-      rate_limit_per_minute: rateLimitPerMinute,
-      payout_share_bps: payoutShareBps,
-      created_at: now,
-    };
+    const publisher: Publisher = { id: newId('pub', now), name, rateLimitPerMinute, payoutShareBps, createdAt: now };
     const issued = newKey(publisher.id, now);
     await this.db.transaction().execute(async (trx) => {
+      // Names are how operators and reports tell publishers apart: two of one name would be mixed up.
+      const namesake = await repository.findPublisherByName(trx, name);
+      if (namesake) {
+        throw new StatusError(
+          'already_exists',
+          `a publisher named "${namesake.name}" already exists (${namesake.id}): choose another name`,
+          {
+            reason: 'PUBLISHER_NAME_TAKEN',
+            violations: [{ field: 'name', description: 'is the name of another publisher', reason: 'FIELD_INVALID' }],
+          },
+        );
+      }
       await repository.insertPublisher(trx, publisher);
       await repository.insertPublisherKey(trx, issued.info);
     });
@@ -87,20 +93,20 @@ export class PublisherService {
     );
     return publishers.map((publisher) => ({
       ...publisher,
-      keys: keys.filter((key) => key.publisher_id === publisher.id),
+      keys: keys.filter((key) => key.publisherId === publisher.id),
     }));
   }
 
   async get(publisherId: string): Promise<PublisherWithKeys> {
     const publisher = await repository.findPublisher(this.db, publisherId);
-    if (!publisher) throw new ServiceError('not_found', 'no such publisher');
+    if (!publisher) throw new StatusError('not_found', 'no such publisher');
     return { ...publisher, keys: await repository.listKeysOfPublishers(this.db, [publisherId]) };
   }
 
   async rotateKey(publisherId: string): Promise<IssuedKey> {
     await this.get(publisherId);
     if ((await repository.countLiveKeys(this.db, publisherId)) >= MAX_LIVE_KEYS) {
-      throw new ServiceError(
+      throw new StatusError(
         'failed_precondition',
         `publisher already holds ${MAX_LIVE_KEYS} live keys: revoke one first`,
       );
@@ -110,11 +116,11 @@ export class PublisherService {
     return issued;
   }
 
-  async revokeKey(keyId: string): Promise<PublisherKeyRow> {
+  async revokeKey(keyId: string): Promise<PublisherKeyInfo> {
     const key = await repository.findKey(this.db, keyId);
-    if (!key) throw new ServiceError('not_found', 'no such key');
+    if (!key) throw new StatusError('not_found', 'no such key');
     await repository.revokeKey(this.db, keyId, Date.now());
-    this.keyCache.delete(key.key_hash);
+    this.keyCache.delete(key.keyHash);
     return (await repository.findKey(this.db, keyId))!;
   }
 
@@ -133,11 +139,11 @@ function newKey(publisherId: string, now: number): IssuedKey {
     key,
     info: {
       id: newId('key', now),
-      publisher_id: publisherId,
-      key_hash: hashPublisherKey(key),
-      key_hint: publisherKeyHint(key),
-      created_at: now,
-      revoked_at: null,
+      publisherId,
+      keyHash: hashPublisherKey(key),
+      hint: publisherKeyHint(key),
+      createdAt: now,
+      revokedAt: undefined,
     },
   };
 }

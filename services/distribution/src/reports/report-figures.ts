@@ -1,4 +1,5 @@
-import type { ReportRow } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import type { ReportRow } from '../../../../proto/generated/leadflow/admin/v1/reports.js';
+import { durationOfMs } from '../../../common/proto-time.js';
 import { nearestRank } from './percentile.js';
 
 const COUNTS = [
@@ -78,8 +79,8 @@ export function reportRow(key: string, name: string, figures: Figures): ReportRo
     revenueCents: figures.revenueCents,
     payoutCents: figures.payoutCents,
     marginCents: figures.marginCents,
-    processingP50Ms: nearestRank(processing, 50),
-    processingP95Ms: nearestRank(processing, 95),
+    processingTimeP50: processing.length === 0 ? undefined : durationOfMs(nearestRank(processing, 50)),
+    processingTimeP95: processing.length === 0 ? undefined : durationOfMs(nearestRank(processing, 95)),
     buyerAcceptRate: ratio(figures.acceptedPosts, figures.posts),
     posts: figures.posts,
     timeouts: figures.timeouts,

@@ -1,9 +1,10 @@
-import type { GetReportRequest } from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+import { type GetReportRequest, ReportGrouping } from '../../../../proto/generated/leadflow/admin/v1/reports.js';
+import { reportGroupings } from '../../../common/admin-enums.js';
 import { canonicalTimeZone } from '../buyers/rules/zoned-time.js';
-import { ServiceError } from '../errors.js';
+import { invalidField } from '../errors.js';
 
 export const REPORT_GROUPINGS = ['publisher', 'buyer', 'day', 'hour'] as const;
-export type ReportGrouping = (typeof REPORT_GROUPINGS)[number];
+export type ReportGroupingName = (typeof REPORT_GROUPINGS)[number];
 
 /** The leads a report covers: created in [fromMs, toMs) (zero = unbounded), test leads only when asked for. */
 export interface ReportScope {
@@ -13,7 +14,7 @@ export interface ReportScope {
 }
 
 export interface ReportQuery {
-  groupBy: ReportGrouping;
+  groupBy: ReportGroupingName;
   /** Canonical IANA name. */
   timezone: string;
   scope: ReportScope;
@@ -23,17 +24,25 @@ function isEpochMs(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
 }
 
-/** The request checked; ServiceError invalid_argument for what cannot be reported on. */
+const invalid = (field: string, description: string) =>
+  invalidField(field, description, { reason: 'INVALID_REPORT_REQUEST' });
+
+/** The request checked; StatusError invalid_argument for what cannot be reported on. */
 export function parseReportRequest(request: GetReportRequest): ReportQuery {
-  const groupBy = REPORT_GROUPINGS.find((grouping) => grouping === request.groupBy);
-  if (!groupBy) throw new ServiceError('invalid_argument', `group_by must be one of ${REPORT_GROUPINGS.join(', ')}`);
+  const groupBy = REPORT_GROUPINGS.find((grouping) => grouping === reportGroupings.nameOf(request.groupBy));
+  if (!groupBy)
+    throw invalid(
+      'group_by',
+      `must be one of ${REPORT_GROUPINGS.map((name) => reportGroupings.valueOf(name))
+        .map((value) => ReportGrouping[value])
+        .join(', ')}`,
+    );
   const timezone = request.timezone === '' ? 'UTC' : canonicalTimeZone(request.timezone);
-  if (!timezone)
-    throw new ServiceError('invalid_argument', 'timezone must be an IANA time zone such as America/New_York');
-  const { fromMs, toMs, includeTest } = request;
-  if (!isEpochMs(fromMs) || !isEpochMs(toMs))
-    throw new ServiceError('invalid_argument', 'from_ms and to_ms must be epoch milliseconds');
-  if (fromMs > 0 && toMs > 0 && fromMs >= toMs)
-    throw new ServiceError('invalid_argument', 'from_ms must be before to_ms');
-  return { groupBy, timezone, scope: { fromMs, toMs, includeTest } };
+  if (!timezone) throw invalid('timezone', 'must be an IANA time zone such as America/New_York');
+  const fromMs = request.startTime?.getTime() ?? 0;
+  const toMs = request.endTime?.getTime() ?? 0;
+  if (!isEpochMs(fromMs)) throw invalid('start_time', 'must not be before 1970');
+  if (!isEpochMs(toMs)) throw invalid('end_time', 'must not be before 1970');
+  if (fromMs > 0 && toMs > 0 && fromMs >= toMs) throw invalid('end_time', 'must be after start_time');
+  return { groupBy, timezone, scope: { fromMs, toMs, includeTest: request.includeTest } };
 }

@@ -2,7 +2,7 @@ import type {
   GetReportRequest,
   GetReportResponse,
   ReportRow,
-} from '../../../../proto/generated/leadflow/admin/v1/admin.js';
+} from '../../../../proto/generated/leadflow/admin/v1/reports.js';
 import type { Db } from '../db/database.js';
 import { callCounts, type GroupKey, leadCounts, ledgerSums, namesById, processingTimes } from './report.repository.js';
 import { FigureGroups, reportRow } from './report-figures.js';

@@ -1,6 +1,6 @@
 import { PII_RETENTION_DAYS } from '../../../common/config.js';
 import { type Db, discardOverwrittenPages } from '../db/database.js';
-import { ServiceError } from '../errors.js';
+import { invalidField } from '../errors.js';
 import type { PiiCipher } from './pii-cipher.js';
 import { purgeSensitiveFields } from './pii-purge.js';
 import { reencryptLeads } from './pii-reencrypt.js';
@@ -32,7 +32,7 @@ export class PiiLifecycle {
   async purge(olderThanDays: number, signal?: AbortSignal): Promise<number> {
     const { min, max } = PII_RETENTION_DAYS;
     if (!Number.isInteger(olderThanDays) || olderThanDays < min || olderThanDays > max) {
-      throw new ServiceError('invalid_argument', `older_than_days must be a whole number from ${min} to ${max}`);
+      throw invalidField('older_than_days', `must be a whole number from ${min} to ${max}`);
     }
     const now = Date.now();
     const purged = await purgeSensitiveFields(this.db, { createdBefore: now - olderThanDays * DAY_MS, now, signal });
@@ -46,10 +46,7 @@ export class PiiLifecycle {
    */
   async reencrypt(batchSize: number): Promise<{ reencrypted: number; activeKeyId: string }> {
     if (!Number.isInteger(batchSize) || batchSize < 0 || batchSize > MAX_REENCRYPT_BATCH) {
-      throw new ServiceError(
-        'invalid_argument',
-        `batch_size must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`,
-      );
+      throw invalidField('batch_size', `must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`);
     }
     const reencrypted = await reencryptLeads(this.db, this.cipher, batchSize || DEFAULT_REENCRYPT_BATCH);
     if (reencrypted > 0) await discardOverwrittenPages(this.db);

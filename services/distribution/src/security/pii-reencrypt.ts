@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database, LeadRow } from '../db/schema.js';
-import { ServiceError } from '../errors.js';
+import { StatusError } from '../errors.js';
 import { type StoredPersonalData, sealedForm, UndecryptableLead } from './personal-fields.js';
 import type { PiiCipher } from './pii-cipher.js';
 
@@ -19,7 +19,7 @@ function swapsFor(cipher: PiiCipher, page: StoredPersonalData[]): Swap[] {
       replacement = sealedForm(cipher, lead);
     } catch (error) {
       if (!(error instanceof UndecryptableLead)) throw error;
-      throw new ServiceError(
+      throw new StatusError(
         'failed_precondition',
         `${error.message}: if that key was dropped from LEADFLOW_PII_KEYS, add it back after the active key and run again`,
       );

@@ -17,7 +17,8 @@ export interface Secrets {
 
 export const SECRETS_FILE = 'secrets.json';
 
-function generateSecrets(): Secrets {
+/** A fresh admin token, PII key ring (one key, k1) and HMAC key, each from 32 random bytes. */
+export function generateSecrets(): Secrets {
   return {
     adminToken: `lfadm_${randomBytes(32).toString('base64url')}`,
     piiKeys: `k1:${randomBytes(32).toString('base64')}`,

@@ -18,10 +18,211 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Duration } from "../../../google/protobuf/duration.js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import {
+  FindLeadRequest,
+  FindLeadResponse,
+  GetLeadRequest,
+  GetLeadResponse,
+  LeadStatus,
+  leadStatusFromJSON,
+  leadStatusToJSON,
+  ListLeadsRequest,
+  ListLeadsResponse,
+  ListUnconfirmedLeadsRequest,
+  ListUnconfirmedLeadsResponse,
+} from "./leads.js";
+import { GetReportRequest, GetReportResponse } from "./reports.js";
 
 export const protobufPackage = "leadflow.admin.v1";
 
 export const protobufFileName = "leadflow/admin/v1/admin.proto";
+
+export enum BuyerMode {
+  BUYER_MODE_UNSPECIFIED = 0,
+  /** BUYER_MODE_DIRECT_POST - One post per lead. */
+  BUYER_MODE_DIRECT_POST = 1,
+  /** BUYER_MODE_PING_POST - A ping without personal fields first, then a post to the best bid. */
+  BUYER_MODE_PING_POST = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function buyerModeFromJSON(object: any): BuyerMode {
+  switch (object) {
+    case 0:
+    case "BUYER_MODE_UNSPECIFIED":
+      return BuyerMode.BUYER_MODE_UNSPECIFIED;
+    case 1:
+    case "BUYER_MODE_DIRECT_POST":
+      return BuyerMode.BUYER_MODE_DIRECT_POST;
+    case 2:
+    case "BUYER_MODE_PING_POST":
+      return BuyerMode.BUYER_MODE_PING_POST;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return BuyerMode.UNRECOGNIZED;
+  }
+}
+
+export function buyerModeToJSON(object: BuyerMode): string {
+  switch (object) {
+    case BuyerMode.BUYER_MODE_UNSPECIFIED:
+      return "BUYER_MODE_UNSPECIFIED";
+    case BuyerMode.BUYER_MODE_DIRECT_POST:
+      return "BUYER_MODE_DIRECT_POST";
+    case BuyerMode.BUYER_MODE_PING_POST:
+      return "BUYER_MODE_PING_POST";
+    case BuyerMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How a buyer's price for a lead is set. */
+export enum Pricing {
+  PRICING_UNSPECIFIED = 0,
+  /** PRICING_FIXED - One price for every lead. */
+  PRICING_FIXED = 1,
+  /** PRICING_RULES - The first matching price rule. */
+  PRICING_RULES = 2,
+  /** PRICING_BID - The buyer's bid in its answer. */
+  PRICING_BID = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function pricingFromJSON(object: any): Pricing {
+  switch (object) {
+    case 0:
+    case "PRICING_UNSPECIFIED":
+      return Pricing.PRICING_UNSPECIFIED;
+    case 1:
+    case "PRICING_FIXED":
+      return Pricing.PRICING_FIXED;
+    case 2:
+    case "PRICING_RULES":
+      return Pricing.PRICING_RULES;
+    case 3:
+    case "PRICING_BID":
+      return Pricing.PRICING_BID;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return Pricing.UNRECOGNIZED;
+  }
+}
+
+export function pricingToJSON(object: Pricing): string {
+  switch (object) {
+    case Pricing.PRICING_UNSPECIFIED:
+      return "PRICING_UNSPECIFIED";
+    case Pricing.PRICING_FIXED:
+      return "PRICING_FIXED";
+    case Pricing.PRICING_RULES:
+      return "PRICING_RULES";
+    case Pricing.PRICING_BID:
+      return "PRICING_BID";
+    case Pricing.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** A buyer's circuit breaker. */
+export enum CircuitState {
+  CIRCUIT_STATE_UNSPECIFIED = 0,
+  /** CIRCUIT_STATE_CLOSED - Calls go through. */
+  CIRCUIT_STATE_CLOSED = 1,
+  /** CIRCUIT_STATE_OPEN - Paused after failures in a row: no calls until the cool-down ends. */
+  CIRCUIT_STATE_OPEN = 2,
+  /** CIRCUIT_STATE_HALF_OPEN - Cool-down over: one lead probes the buyer. */
+  CIRCUIT_STATE_HALF_OPEN = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function circuitStateFromJSON(object: any): CircuitState {
+  switch (object) {
+    case 0:
+    case "CIRCUIT_STATE_UNSPECIFIED":
+      return CircuitState.CIRCUIT_STATE_UNSPECIFIED;
+    case 1:
+    case "CIRCUIT_STATE_CLOSED":
+      return CircuitState.CIRCUIT_STATE_CLOSED;
+    case 2:
+    case "CIRCUIT_STATE_OPEN":
+      return CircuitState.CIRCUIT_STATE_OPEN;
+    case 3:
+    case "CIRCUIT_STATE_HALF_OPEN":
+      return CircuitState.CIRCUIT_STATE_HALF_OPEN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CircuitState.UNRECOGNIZED;
+  }
+}
+
+export function circuitStateToJSON(object: CircuitState): string {
+  switch (object) {
+    case CircuitState.CIRCUIT_STATE_UNSPECIFIED:
+      return "CIRCUIT_STATE_UNSPECIFIED";
+    case CircuitState.CIRCUIT_STATE_CLOSED:
+      return "CIRCUIT_STATE_CLOSED";
+    case CircuitState.CIRCUIT_STATE_OPEN:
+      return "CIRCUIT_STATE_OPEN";
+    case CircuitState.CIRCUIT_STATE_HALF_OPEN:
+      return "CIRCUIT_STATE_HALF_OPEN";
+    case CircuitState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What applying a document did (or, in a dry run, would do) to one buyer. */
+export enum ApplyAction {
+  APPLY_ACTION_UNSPECIFIED = 0,
+  APPLY_ACTION_CREATED = 1,
+  APPLY_ACTION_UPDATED = 2,
+  APPLY_ACTION_UNCHANGED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function applyActionFromJSON(object: any): ApplyAction {
+  switch (object) {
+    case 0:
+    case "APPLY_ACTION_UNSPECIFIED":
+      return ApplyAction.APPLY_ACTION_UNSPECIFIED;
+    case 1:
+    case "APPLY_ACTION_CREATED":
+      return ApplyAction.APPLY_ACTION_CREATED;
+    case 2:
+    case "APPLY_ACTION_UPDATED":
+      return ApplyAction.APPLY_ACTION_UPDATED;
+    case 3:
+    case "APPLY_ACTION_UNCHANGED":
+      return ApplyAction.APPLY_ACTION_UNCHANGED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ApplyAction.UNRECOGNIZED;
+  }
+}
+
+export function applyActionToJSON(object: ApplyAction): string {
+  switch (object) {
+    case ApplyAction.APPLY_ACTION_UNSPECIFIED:
+      return "APPLY_ACTION_UNSPECIFIED";
+    case ApplyAction.APPLY_ACTION_CREATED:
+      return "APPLY_ACTION_CREATED";
+    case ApplyAction.APPLY_ACTION_UPDATED:
+      return "APPLY_ACTION_UPDATED";
+    case ApplyAction.APPLY_ACTION_UNCHANGED:
+      return "APPLY_ACTION_UNCHANGED";
+    case ApplyAction.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 export interface Publisher {
   id: string;
@@ -29,7 +230,7 @@ export interface Publisher {
   rateLimitPerMinute: number;
   /** Share of the buyer's price paid to the publisher, in basis points. */
   payoutShareBps: number;
-  createdAtMs: number;
+  createTime: Date | undefined;
   keys: PublisherKey[];
 }
 
@@ -37,9 +238,11 @@ export interface PublisherKey {
   id: string;
   /** The last four characters of the key: enough to tell keys apart. */
   hint: string;
-  createdAtMs: number;
-  /** Zero while the key is live. */
-  revokedAtMs: number;
+  createTime:
+    | Date
+    | undefined;
+  /** Unset while the key is live. */
+  revokeTime: Date | undefined;
 }
 
 export interface CreatePublisherRequest {
@@ -59,10 +262,13 @@ export interface CreatePublisherResponse {
 }
 
 export interface ListPublishersRequest {
+  pageSize: number;
+  pageToken: string;
 }
 
 export interface ListPublishersResponse {
   publishers: Publisher[];
+  nextPageToken: string;
 }
 
 export interface RotatePublisherKeyRequest {
@@ -98,17 +304,17 @@ export interface BuyerSummary {
   tier: number;
   priority: number;
   weight: number;
-  /** "direct_post" or "ping_post". */
-  mode: string;
-  /** "fixed", "rules" or "bid". */
-  pricing: string;
+  mode: BuyerMode;
+  pricing: Pricing;
   /** Where leads are posted, scheme and host only. */
   postHost: string;
-  /** "closed", "open" or "half_open" on the instance that answered. */
-  circuit: string;
+  /** On the instance that answered. */
+  circuit: CircuitState;
   /** Leads and spend counted against the caps in the current hour, day and month. */
   usage: BuyerUsage | undefined;
-  updatedAtMs: number;
+  updateTime:
+    | Date
+    | undefined;
   /** What the buyer's recent live posts say of it, as the instance that answered learned it. */
   learned: BuyerPostFigures | undefined;
 }
@@ -121,9 +327,9 @@ export interface BuyerPostFigures {
   acceptRate: number;
   /** Share of posts that got no answer in time (0..1). */
   unansweredRate: number;
-  /** Post latency, median and 90th percentile, milliseconds; zero without posts. */
-  p50Ms: number;
-  p90Ms: number;
+  /** Post latency, median and 90th percentile; unset without posts. */
+  p50Latency: Duration | undefined;
+  p90Latency: Duration | undefined;
 }
 
 export interface BuyerUsage {
@@ -142,8 +348,12 @@ export interface DocumentError {
 export interface AppliedBuyer {
   id: string;
   name: string;
-  /** "created", "updated" or "unchanged". */
-  action: string;
+  action: ApplyAction;
+  /**
+   * The buyer is paused after the apply. A paused buyer stays paused whatever
+   * the document says: only `leadflow buyer resume` (SetBuyerActive) resumes it.
+   */
+  paused: boolean;
 }
 
 export interface ApplyBuyersRequest {
@@ -160,10 +370,13 @@ export interface ApplyBuyersResponse {
 }
 
 export interface ListBuyersRequest {
+  pageSize: number;
+  pageToken: string;
 }
 
 export interface ListBuyersResponse {
   buyers: BuyerSummary[];
+  nextPageToken: string;
 }
 
 export interface GetBuyerRequest {
@@ -189,47 +402,6 @@ export interface SetBuyerActiveResponse {
   summary: BuyerSummary | undefined;
 }
 
-export interface GetReportRequest {
-  /** "publisher", "buyer", "day" or "hour". */
-  groupBy: string;
-  /** Inclusive start and exclusive end, epoch milliseconds; zero = unbounded. */
-  fromMs: number;
-  toMs: number;
-  /** IANA zone days and hours are counted in; empty = UTC. */
-  timezone: string;
-  /** Test leads are left out unless this is set. */
-  includeTest: boolean;
-}
-
-export interface ReportRow {
-  /** The publisher or buyer id, or the day ("2026-11-22") or hour ("2026-11-22T14"). */
-  key: string;
-  /** The publisher's or buyer's name, when grouped by them. */
-  name: string;
-  leads: number;
-  sold: number;
-  /** sold / leads, 0..1. */
-  soldRate: number;
-  /** What buyers were charged, in cents. */
-  revenueCents: number;
-  payoutCents: number;
-  marginCents: number;
-  processingP50Ms: number;
-  processingP95Ms: number;
-  /** Posts answered "accepted" / posts sent. */
-  buyerAcceptRate: number;
-  posts: number;
-  timeouts: number;
-  errors: number;
-  /** Posts whose answer never came (the buyer may have the lead). */
-  unknownOutcomes: number;
-}
-
-export interface GetReportResponse {
-  rows: ReportRow[];
-  total: ReportRow | undefined;
-}
-
 export interface PurgeSensitiveDataRequest {
   /** Leads created more than this many days ago. */
   olderThanDays: number;
@@ -250,26 +422,6 @@ export interface ReencryptSensitiveDataResponse {
   activeKeyId: string;
 }
 
-export interface UnconfirmedLead {
-  leadId: string;
-  publisherId: string;
-  clickid: string;
-  /** The buyer whose answer is awaited, and the post (attempt id) sent to it. */
-  buyerId: string;
-  postId: string;
-  postedAtMs: number;
-  test: boolean;
-}
-
-export interface ListUnconfirmedLeadsRequest {
-  /** At most this many; 0 = 100. */
-  limit: number;
-}
-
-export interface ListUnconfirmedLeadsResponse {
-  leads: UnconfirmedLead[];
-}
-
 export interface ResolveLeadRequest {
   leadId: string;
   /** True: the buyer holds the lead (sold); false: it does not. */
@@ -280,15 +432,15 @@ export interface ResolveLeadRequest {
 
 export interface ResolveLeadResponse {
   leadId: string;
-  /** "sold" or "rejected". */
-  status: string;
+  /** LEAD_STATUS_SOLD or LEAD_STATUS_REJECTED. */
+  status: LeadStatus;
   buyerId: string;
   /** The publisher's payout in cents when sold. */
   payoutCents: number;
 }
 
 function createBasePublisher(): Publisher {
-  return { id: "", name: "", rateLimitPerMinute: 0, payoutShareBps: 0, createdAtMs: 0, keys: [] };
+  return { id: "", name: "", rateLimitPerMinute: 0, payoutShareBps: 0, createTime: undefined, keys: [] };
 }
 
 export const Publisher: MessageFns<Publisher> = {
@@ -305,8 +457,8 @@ export const Publisher: MessageFns<Publisher> = {
     if (message.payoutShareBps !== 0) {
       writer.uint32(32).int32(message.payoutShareBps);
     }
-    if (message.createdAtMs !== 0) {
-      writer.uint32(40).int64(message.createdAtMs);
+    if (message.createTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.createTime), writer.uint32(58).fork()).join();
     }
     for (const v of message.keys) {
       PublisherKey.encode(v!, writer.uint32(50).fork()).join();
@@ -359,12 +511,12 @@ export const Publisher: MessageFns<Publisher> = {
             message.payoutShareBps = reader.int32();
             continue;
           }
-          case 5: {
-            if (tag !== 40) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.createdAtMs = longToNumber(reader.int64());
+            message.createTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -401,31 +553,31 @@ export const Publisher: MessageFns<Publisher> = {
         : isSet(object.payout_share_bps)
         ? globalThis.Number(object.payout_share_bps)
         : 0,
-      createdAtMs: isSet(object.createdAtMs)
-        ? globalThis.Number(object.createdAtMs)
-        : isSet(object.created_at_ms)
-        ? globalThis.Number(object.created_at_ms)
-        : 0,
+      createTime: isSet(object.createTime)
+        ? fromJsonTimestamp(object.createTime)
+        : isSet(object.create_time)
+        ? fromJsonTimestamp(object.create_time)
+        : undefined,
       keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => PublisherKey.fromJSON(e)) : [],
     };
   },
 
   toJSON(message: Publisher): unknown {
     const obj: any = {};
-    if (message.id !== "") {
+    if (message.id !== undefined) {
       obj.id = message.id;
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       obj.name = message.name;
     }
-    if (message.rateLimitPerMinute !== 0) {
+    if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
-    if (message.payoutShareBps !== 0) {
+    if (message.payoutShareBps !== undefined) {
       obj.payoutShareBps = Math.round(message.payoutShareBps);
     }
-    if (message.createdAtMs !== 0) {
-      obj.createdAtMs = Math.round(message.createdAtMs);
+    if (message.createTime !== undefined) {
+      obj.createTime = message.createTime.toISOString();
     }
     if (message.keys?.length) {
       obj.keys = message.keys.map((e) => PublisherKey.toJSON(e));
@@ -442,14 +594,14 @@ export const Publisher: MessageFns<Publisher> = {
     message.name = object.name ?? "";
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
     message.payoutShareBps = object.payoutShareBps ?? 0;
-    message.createdAtMs = object.createdAtMs ?? 0;
+    message.createTime = object.createTime ?? undefined;
     message.keys = object.keys?.map((e) => PublisherKey.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBasePublisherKey(): PublisherKey {
-  return { id: "", hint: "", createdAtMs: 0, revokedAtMs: 0 };
+  return { id: "", hint: "", createTime: undefined, revokeTime: undefined };
 }
 
 export const PublisherKey: MessageFns<PublisherKey> = {
@@ -460,11 +612,11 @@ export const PublisherKey: MessageFns<PublisherKey> = {
     if (message.hint !== "") {
       writer.uint32(18).string(message.hint);
     }
-    if (message.createdAtMs !== 0) {
-      writer.uint32(24).int64(message.createdAtMs);
+    if (message.createTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.createTime), writer.uint32(42).fork()).join();
     }
-    if (message.revokedAtMs !== 0) {
-      writer.uint32(32).int64(message.revokedAtMs);
+    if (message.revokeTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.revokeTime), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -498,20 +650,20 @@ export const PublisherKey: MessageFns<PublisherKey> = {
             message.hint = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 24) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
-            message.createdAtMs = longToNumber(reader.int64());
+            message.createTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.revokedAtMs = longToNumber(reader.int64());
+            message.revokeTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -530,32 +682,32 @@ export const PublisherKey: MessageFns<PublisherKey> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       hint: isSet(object.hint) ? globalThis.String(object.hint) : "",
-      createdAtMs: isSet(object.createdAtMs)
-        ? globalThis.Number(object.createdAtMs)
-        : isSet(object.created_at_ms)
-        ? globalThis.Number(object.created_at_ms)
-        : 0,
-      revokedAtMs: isSet(object.revokedAtMs)
-        ? globalThis.Number(object.revokedAtMs)
-        : isSet(object.revoked_at_ms)
-        ? globalThis.Number(object.revoked_at_ms)
-        : 0,
+      createTime: isSet(object.createTime)
+        ? fromJsonTimestamp(object.createTime)
+        : isSet(object.create_time)
+        ? fromJsonTimestamp(object.create_time)
+        : undefined,
+      revokeTime: isSet(object.revokeTime)
+        ? fromJsonTimestamp(object.revokeTime)
+        : isSet(object.revoke_time)
+        ? fromJsonTimestamp(object.revoke_time)
+        : undefined,
     };
   },
 
   toJSON(message: PublisherKey): unknown {
     const obj: any = {};
-    if (message.id !== "") {
+    if (message.id !== undefined) {
       obj.id = message.id;
     }
-    if (message.hint !== "") {
+    if (message.hint !== undefined) {
       obj.hint = message.hint;
     }
-    if (message.createdAtMs !== 0) {
-      obj.createdAtMs = Math.round(message.createdAtMs);
+    if (message.createTime !== undefined) {
+      obj.createTime = message.createTime.toISOString();
     }
-    if (message.revokedAtMs !== 0) {
-      obj.revokedAtMs = Math.round(message.revokedAtMs);
+    if (message.revokeTime !== undefined) {
+      obj.revokeTime = message.revokeTime.toISOString();
     }
     return obj;
   },
@@ -567,8 +719,8 @@ export const PublisherKey: MessageFns<PublisherKey> = {
     const message = createBasePublisherKey();
     message.id = object.id ?? "";
     message.hint = object.hint ?? "";
-    message.createdAtMs = object.createdAtMs ?? 0;
-    message.revokedAtMs = object.revokedAtMs ?? 0;
+    message.createTime = object.createTime ?? undefined;
+    message.revokeTime = object.revokeTime ?? undefined;
     return message;
   },
 };
@@ -658,13 +810,13 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
 
   toJSON(message: CreatePublisherRequest): unknown {
     const obj: any = {};
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       obj.name = message.name;
     }
-    if (message.rateLimitPerMinute !== 0) {
+    if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
-    if (message.payoutShareBps !== 0) {
+    if (message.payoutShareBps !== undefined) {
       obj.payoutShareBps = Math.round(message.payoutShareBps);
     }
     return obj;
@@ -750,7 +902,7 @@ export const CreatePublisherResponse: MessageFns<CreatePublisherResponse> = {
     if (message.publisher !== undefined) {
       obj.publisher = Publisher.toJSON(message.publisher);
     }
-    if (message.key !== "") {
+    if (message.key !== undefined) {
       obj.key = message.key;
     }
     return obj;
@@ -770,11 +922,17 @@ export const CreatePublisherResponse: MessageFns<CreatePublisherResponse> = {
 };
 
 function createBaseListPublishersRequest(): ListPublishersRequest {
-  return {};
+  return { pageSize: 0, pageToken: "" };
 }
 
 export const ListPublishersRequest: MessageFns<ListPublishersRequest> = {
-  encode(_: ListPublishersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ListPublishersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
     return writer;
   },
 
@@ -791,6 +949,22 @@ export const ListPublishersRequest: MessageFns<ListPublishersRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -803,32 +977,54 @@ export const ListPublishersRequest: MessageFns<ListPublishersRequest> = {
     }
   },
 
-  fromJSON(_: any): ListPublishersRequest {
-    return {};
+  fromJSON(object: any): ListPublishersRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
   },
 
-  toJSON(_: ListPublishersRequest): unknown {
+  toJSON(message: ListPublishersRequest): unknown {
     const obj: any = {};
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<ListPublishersRequest>, I>>(base?: I): ListPublishersRequest {
     return ListPublishersRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<ListPublishersRequest>, I>>(_: I): ListPublishersRequest {
+  fromPartial<I extends Exact<DeepPartial<ListPublishersRequest>, I>>(object: I): ListPublishersRequest {
     const message = createBaseListPublishersRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
     return message;
   },
 };
 
 function createBaseListPublishersResponse(): ListPublishersResponse {
-  return { publishers: [] };
+  return { publishers: [], nextPageToken: "" };
 }
 
 export const ListPublishersResponse: MessageFns<ListPublishersResponse> = {
   encode(message: ListPublishersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.publishers) {
       Publisher.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
     }
     return writer;
   },
@@ -854,6 +1050,14 @@ export const ListPublishersResponse: MessageFns<ListPublishersResponse> = {
             message.publishers.push(Publisher.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -871,6 +1075,11 @@ export const ListPublishersResponse: MessageFns<ListPublishersResponse> = {
       publishers: globalThis.Array.isArray(object?.publishers)
         ? object.publishers.map((e: any) => Publisher.fromJSON(e))
         : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
     };
   },
 
@@ -878,6 +1087,9 @@ export const ListPublishersResponse: MessageFns<ListPublishersResponse> = {
     const obj: any = {};
     if (message.publishers?.length) {
       obj.publishers = message.publishers.map((e) => Publisher.toJSON(e));
+    }
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -888,6 +1100,7 @@ export const ListPublishersResponse: MessageFns<ListPublishersResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListPublishersResponse>, I>>(object: I): ListPublishersResponse {
     const message = createBaseListPublishersResponse();
     message.publishers = object.publishers?.map((e) => Publisher.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -949,7 +1162,7 @@ export const RotatePublisherKeyRequest: MessageFns<RotatePublisherKeyRequest> = 
 
   toJSON(message: RotatePublisherKeyRequest): unknown {
     const obj: any = {};
-    if (message.publisherId !== "") {
+    if (message.publisherId !== undefined) {
       obj.publisherId = message.publisherId;
     }
     return obj;
@@ -1037,7 +1250,7 @@ export const RotatePublisherKeyResponse: MessageFns<RotatePublisherKeyResponse> 
     if (message.keyInfo !== undefined) {
       obj.keyInfo = PublisherKey.toJSON(message.keyInfo);
     }
-    if (message.key !== "") {
+    if (message.key !== undefined) {
       obj.key = message.key;
     }
     return obj;
@@ -1113,7 +1326,7 @@ export const RevokePublisherKeyRequest: MessageFns<RevokePublisherKeyRequest> = 
 
   toJSON(message: RevokePublisherKeyRequest): unknown {
     const obj: any = {};
-    if (message.keyId !== "") {
+    if (message.keyId !== undefined) {
       obj.keyId = message.keyId;
     }
     return obj;
@@ -1277,10 +1490,10 @@ export const SetPublisherRateLimitRequest: MessageFns<SetPublisherRateLimitReque
 
   toJSON(message: SetPublisherRateLimitRequest): unknown {
     const obj: any = {};
-    if (message.publisherId !== "") {
+    if (message.publisherId !== undefined) {
       obj.publisherId = message.publisherId;
     }
-    if (message.rateLimitPerMinute !== 0) {
+    if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
     return obj;
@@ -1376,12 +1589,12 @@ function createBaseBuyerSummary(): BuyerSummary {
     tier: 0,
     priority: 0,
     weight: 0,
-    mode: "",
-    pricing: "",
+    mode: 0,
+    pricing: 0,
     postHost: "",
-    circuit: "",
+    circuit: 0,
     usage: undefined,
-    updatedAtMs: 0,
+    updateTime: undefined,
     learned: undefined,
   };
 }
@@ -1406,23 +1619,23 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
     if (message.weight !== 0) {
       writer.uint32(48).int32(message.weight);
     }
-    if (message.mode !== "") {
-      writer.uint32(58).string(message.mode);
+    if (message.mode !== 0) {
+      writer.uint32(112).int32(message.mode);
     }
-    if (message.pricing !== "") {
-      writer.uint32(66).string(message.pricing);
+    if (message.pricing !== 0) {
+      writer.uint32(120).int32(message.pricing);
     }
     if (message.postHost !== "") {
       writer.uint32(74).string(message.postHost);
     }
-    if (message.circuit !== "") {
-      writer.uint32(82).string(message.circuit);
+    if (message.circuit !== 0) {
+      writer.uint32(128).int32(message.circuit);
     }
     if (message.usage !== undefined) {
       BuyerUsage.encode(message.usage, writer.uint32(90).fork()).join();
     }
-    if (message.updatedAtMs !== 0) {
-      writer.uint32(96).int64(message.updatedAtMs);
+    if (message.updateTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.updateTime), writer.uint32(138).fork()).join();
     }
     if (message.learned !== undefined) {
       BuyerPostFigures.encode(message.learned, writer.uint32(106).fork()).join();
@@ -1491,20 +1704,20 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
             message.weight = reader.int32();
             continue;
           }
-          case 7: {
-            if (tag !== 58) {
+          case 14: {
+            if (tag !== 112) {
               break;
             }
 
-            message.mode = reader.string();
+            message.mode = reader.int32() as any;
             continue;
           }
-          case 8: {
-            if (tag !== 66) {
+          case 15: {
+            if (tag !== 120) {
               break;
             }
 
-            message.pricing = reader.string();
+            message.pricing = reader.int32() as any;
             continue;
           }
           case 9: {
@@ -1515,12 +1728,12 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
             message.postHost = reader.string();
             continue;
           }
-          case 10: {
-            if (tag !== 82) {
+          case 16: {
+            if (tag !== 128) {
               break;
             }
 
-            message.circuit = reader.string();
+            message.circuit = reader.int32() as any;
             continue;
           }
           case 11: {
@@ -1531,12 +1744,12 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
             message.usage = BuyerUsage.decode(reader, reader.uint32());
             continue;
           }
-          case 12: {
-            if (tag !== 96) {
+          case 17: {
+            if (tag !== 138) {
               break;
             }
 
-            message.updatedAtMs = longToNumber(reader.int64());
+            message.updateTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 13: {
@@ -1567,61 +1780,61 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
       tier: isSet(object.tier) ? globalThis.Number(object.tier) : 0,
       priority: isSet(object.priority) ? globalThis.Number(object.priority) : 0,
       weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
-      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
-      pricing: isSet(object.pricing) ? globalThis.String(object.pricing) : "",
+      mode: isSet(object.mode) ? buyerModeFromJSON(object.mode) : 0,
+      pricing: isSet(object.pricing) ? pricingFromJSON(object.pricing) : 0,
       postHost: isSet(object.postHost)
         ? globalThis.String(object.postHost)
         : isSet(object.post_host)
         ? globalThis.String(object.post_host)
         : "",
-      circuit: isSet(object.circuit) ? globalThis.String(object.circuit) : "",
+      circuit: isSet(object.circuit) ? circuitStateFromJSON(object.circuit) : 0,
       usage: isSet(object.usage) ? BuyerUsage.fromJSON(object.usage) : undefined,
-      updatedAtMs: isSet(object.updatedAtMs)
-        ? globalThis.Number(object.updatedAtMs)
-        : isSet(object.updated_at_ms)
-        ? globalThis.Number(object.updated_at_ms)
-        : 0,
+      updateTime: isSet(object.updateTime)
+        ? fromJsonTimestamp(object.updateTime)
+        : isSet(object.update_time)
+        ? fromJsonTimestamp(object.update_time)
+        : undefined,
       learned: isSet(object.learned) ? BuyerPostFigures.fromJSON(object.learned) : undefined,
     };
   },
 
   toJSON(message: BuyerSummary): unknown {
     const obj: any = {};
-    if (message.id !== "") {
+    if (message.id !== undefined) {
       obj.id = message.id;
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       obj.name = message.name;
     }
-    if (message.active !== false) {
+    if (message.active !== undefined) {
       obj.active = message.active;
     }
-    if (message.tier !== 0) {
+    if (message.tier !== undefined) {
       obj.tier = Math.round(message.tier);
     }
-    if (message.priority !== 0) {
+    if (message.priority !== undefined) {
       obj.priority = Math.round(message.priority);
     }
-    if (message.weight !== 0) {
+    if (message.weight !== undefined) {
       obj.weight = Math.round(message.weight);
     }
-    if (message.mode !== "") {
-      obj.mode = message.mode;
+    if (message.mode !== undefined) {
+      obj.mode = buyerModeToJSON(message.mode);
     }
-    if (message.pricing !== "") {
-      obj.pricing = message.pricing;
+    if (message.pricing !== undefined) {
+      obj.pricing = pricingToJSON(message.pricing);
     }
-    if (message.postHost !== "") {
+    if (message.postHost !== undefined) {
       obj.postHost = message.postHost;
     }
-    if (message.circuit !== "") {
-      obj.circuit = message.circuit;
+    if (message.circuit !== undefined) {
+      obj.circuit = circuitStateToJSON(message.circuit);
     }
     if (message.usage !== undefined) {
       obj.usage = BuyerUsage.toJSON(message.usage);
     }
-    if (message.updatedAtMs !== 0) {
-      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    if (message.updateTime !== undefined) {
+      obj.updateTime = message.updateTime.toISOString();
     }
     if (message.learned !== undefined) {
       obj.learned = BuyerPostFigures.toJSON(message.learned);
@@ -1640,14 +1853,14 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
     message.tier = object.tier ?? 0;
     message.priority = object.priority ?? 0;
     message.weight = object.weight ?? 0;
-    message.mode = object.mode ?? "";
-    message.pricing = object.pricing ?? "";
+    message.mode = object.mode ?? 0;
+    message.pricing = object.pricing ?? 0;
     message.postHost = object.postHost ?? "";
-    message.circuit = object.circuit ?? "";
+    message.circuit = object.circuit ?? 0;
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? BuyerUsage.fromPartial(object.usage)
       : undefined;
-    message.updatedAtMs = object.updatedAtMs ?? 0;
+    message.updateTime = object.updateTime ?? undefined;
     message.learned = (object.learned !== undefined && object.learned !== null)
       ? BuyerPostFigures.fromPartial(object.learned)
       : undefined;
@@ -1656,7 +1869,7 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
 };
 
 function createBaseBuyerPostFigures(): BuyerPostFigures {
-  return { posts: 0, acceptRate: 0, unansweredRate: 0, p50Ms: 0, p90Ms: 0 };
+  return { posts: 0, acceptRate: 0, unansweredRate: 0, p50Latency: undefined, p90Latency: undefined };
 }
 
 export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
@@ -1670,11 +1883,11 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
     if (message.unansweredRate !== 0) {
       writer.uint32(25).double(message.unansweredRate);
     }
-    if (message.p50Ms !== 0) {
-      writer.uint32(33).double(message.p50Ms);
+    if (message.p50Latency !== undefined) {
+      Duration.encode(message.p50Latency, writer.uint32(50).fork()).join();
     }
-    if (message.p90Ms !== 0) {
-      writer.uint32(41).double(message.p90Ms);
+    if (message.p90Latency !== undefined) {
+      Duration.encode(message.p90Latency, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1716,20 +1929,20 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
             message.unansweredRate = reader.double();
             continue;
           }
-          case 4: {
-            if (tag !== 33) {
+          case 6: {
+            if (tag !== 50) {
               break;
             }
 
-            message.p50Ms = reader.double();
+            message.p50Latency = Duration.decode(reader, reader.uint32());
             continue;
           }
-          case 5: {
-            if (tag !== 41) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.p90Ms = reader.double();
+            message.p90Latency = Duration.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1757,35 +1970,35 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
         : isSet(object.unanswered_rate)
         ? globalThis.Number(object.unanswered_rate)
         : 0,
-      p50Ms: isSet(object.p50Ms)
-        ? globalThis.Number(object.p50Ms)
-        : isSet(object.p50_ms)
-        ? globalThis.Number(object.p50_ms)
-        : 0,
-      p90Ms: isSet(object.p90Ms)
-        ? globalThis.Number(object.p90Ms)
-        : isSet(object.p90_ms)
-        ? globalThis.Number(object.p90_ms)
-        : 0,
+      p50Latency: isSet(object.p50Latency)
+        ? Duration.fromJSON(object.p50Latency)
+        : isSet(object.p50_latency)
+        ? Duration.fromJSON(object.p50_latency)
+        : undefined,
+      p90Latency: isSet(object.p90Latency)
+        ? Duration.fromJSON(object.p90Latency)
+        : isSet(object.p90_latency)
+        ? Duration.fromJSON(object.p90_latency)
+        : undefined,
     };
   },
 
   toJSON(message: BuyerPostFigures): unknown {
     const obj: any = {};
-    if (message.posts !== 0) {
+    if (message.posts !== undefined) {
       obj.posts = Math.round(message.posts);
     }
-    if (message.acceptRate !== 0) {
+    if (message.acceptRate !== undefined) {
       obj.acceptRate = floatToJson(message.acceptRate);
     }
-    if (message.unansweredRate !== 0) {
+    if (message.unansweredRate !== undefined) {
       obj.unansweredRate = floatToJson(message.unansweredRate);
     }
-    if (message.p50Ms !== 0) {
-      obj.p50Ms = floatToJson(message.p50Ms);
+    if (message.p50Latency !== undefined) {
+      obj.p50Latency = Duration.toJSON(message.p50Latency);
     }
-    if (message.p90Ms !== 0) {
-      obj.p90Ms = floatToJson(message.p90Ms);
+    if (message.p90Latency !== undefined) {
+      obj.p90Latency = Duration.toJSON(message.p90Latency);
     }
     return obj;
   },
@@ -1798,8 +2011,12 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
     message.posts = object.posts ?? 0;
     message.acceptRate = object.acceptRate ?? 0;
     message.unansweredRate = object.unansweredRate ?? 0;
-    message.p50Ms = object.p50Ms ?? 0;
-    message.p90Ms = object.p90Ms ?? 0;
+    message.p50Latency = (object.p50Latency !== undefined && object.p50Latency !== null)
+      ? Duration.fromPartial(object.p50Latency)
+      : undefined;
+    message.p90Latency = (object.p90Latency !== undefined && object.p90Latency !== null)
+      ? Duration.fromPartial(object.p90Latency)
+      : undefined;
     return message;
   },
 };
@@ -1909,16 +2126,16 @@ export const BuyerUsage: MessageFns<BuyerUsage> = {
 
   toJSON(message: BuyerUsage): unknown {
     const obj: any = {};
-    if (message.leadsThisHour !== 0) {
+    if (message.leadsThisHour !== undefined) {
       obj.leadsThisHour = Math.round(message.leadsThisHour);
     }
-    if (message.leadsToday !== 0) {
+    if (message.leadsToday !== undefined) {
       obj.leadsToday = Math.round(message.leadsToday);
     }
-    if (message.leadsThisMonth !== 0) {
+    if (message.leadsThisMonth !== undefined) {
       obj.leadsThisMonth = Math.round(message.leadsThisMonth);
     }
-    if (message.spendTodayCents !== 0) {
+    if (message.spendTodayCents !== undefined) {
       obj.spendTodayCents = Math.round(message.spendTodayCents);
     }
     return obj;
@@ -2002,10 +2219,10 @@ export const DocumentError: MessageFns<DocumentError> = {
 
   toJSON(message: DocumentError): unknown {
     const obj: any = {};
-    if (message.path !== "") {
+    if (message.path !== undefined) {
       obj.path = message.path;
     }
-    if (message.message !== "") {
+    if (message.message !== undefined) {
       obj.message = message.message;
     }
     return obj;
@@ -2023,7 +2240,7 @@ export const DocumentError: MessageFns<DocumentError> = {
 };
 
 function createBaseAppliedBuyer(): AppliedBuyer {
-  return { id: "", name: "", action: "" };
+  return { id: "", name: "", action: 0, paused: false };
 }
 
 export const AppliedBuyer: MessageFns<AppliedBuyer> = {
@@ -2034,8 +2251,11 @@ export const AppliedBuyer: MessageFns<AppliedBuyer> = {
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.action !== "") {
-      writer.uint32(26).string(message.action);
+    if (message.action !== 0) {
+      writer.uint32(32).int32(message.action);
+    }
+    if (message.paused !== false) {
+      writer.uint32(40).bool(message.paused);
     }
     return writer;
   },
@@ -2069,12 +2289,20 @@ export const AppliedBuyer: MessageFns<AppliedBuyer> = {
             message.name = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 32) {
               break;
             }
 
-            message.action = reader.string();
+            message.action = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.paused = reader.bool();
             continue;
           }
         }
@@ -2093,20 +2321,24 @@ export const AppliedBuyer: MessageFns<AppliedBuyer> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      action: isSet(object.action) ? applyActionFromJSON(object.action) : 0,
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
     };
   },
 
   toJSON(message: AppliedBuyer): unknown {
     const obj: any = {};
-    if (message.id !== "") {
+    if (message.id !== undefined) {
       obj.id = message.id;
     }
-    if (message.name !== "") {
+    if (message.name !== undefined) {
       obj.name = message.name;
     }
-    if (message.action !== "") {
-      obj.action = message.action;
+    if (message.action !== undefined) {
+      obj.action = applyActionToJSON(message.action);
+    }
+    if (message.paused !== undefined) {
+      obj.paused = message.paused;
     }
     return obj;
   },
@@ -2118,7 +2350,8 @@ export const AppliedBuyer: MessageFns<AppliedBuyer> = {
     const message = createBaseAppliedBuyer();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
-    message.action = object.action ?? "";
+    message.action = object.action ?? 0;
+    message.paused = object.paused ?? false;
     return message;
   },
 };
@@ -2196,10 +2429,10 @@ export const ApplyBuyersRequest: MessageFns<ApplyBuyersRequest> = {
 
   toJSON(message: ApplyBuyersRequest): unknown {
     const obj: any = {};
-    if (message.documentJson !== "") {
+    if (message.documentJson !== undefined) {
       obj.documentJson = message.documentJson;
     }
-    if (message.dryRun !== false) {
+    if (message.dryRun !== undefined) {
       obj.dryRun = message.dryRun;
     }
     return obj;
@@ -2302,11 +2535,17 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
 };
 
 function createBaseListBuyersRequest(): ListBuyersRequest {
-  return {};
+  return { pageSize: 0, pageToken: "" };
 }
 
 export const ListBuyersRequest: MessageFns<ListBuyersRequest> = {
-  encode(_: ListBuyersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ListBuyersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
     return writer;
   },
 
@@ -2323,6 +2562,22 @@ export const ListBuyersRequest: MessageFns<ListBuyersRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2335,32 +2590,54 @@ export const ListBuyersRequest: MessageFns<ListBuyersRequest> = {
     }
   },
 
-  fromJSON(_: any): ListBuyersRequest {
-    return {};
+  fromJSON(object: any): ListBuyersRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
   },
 
-  toJSON(_: ListBuyersRequest): unknown {
+  toJSON(message: ListBuyersRequest): unknown {
     const obj: any = {};
+    if (message.pageSize !== undefined) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== undefined) {
+      obj.pageToken = message.pageToken;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<ListBuyersRequest>, I>>(base?: I): ListBuyersRequest {
     return ListBuyersRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<ListBuyersRequest>, I>>(_: I): ListBuyersRequest {
+  fromPartial<I extends Exact<DeepPartial<ListBuyersRequest>, I>>(object: I): ListBuyersRequest {
     const message = createBaseListBuyersRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
     return message;
   },
 };
 
 function createBaseListBuyersResponse(): ListBuyersResponse {
-  return { buyers: [] };
+  return { buyers: [], nextPageToken: "" };
 }
 
 export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   encode(message: ListBuyersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.buyers) {
       BuyerSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
     }
     return writer;
   },
@@ -2386,6 +2663,14 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
             message.buyers.push(BuyerSummary.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2401,6 +2686,11 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   fromJSON(object: any): ListBuyersResponse {
     return {
       buyers: globalThis.Array.isArray(object?.buyers) ? object.buyers.map((e: any) => BuyerSummary.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
     };
   },
 
@@ -2408,6 +2698,9 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
     const obj: any = {};
     if (message.buyers?.length) {
       obj.buyers = message.buyers.map((e) => BuyerSummary.toJSON(e));
+    }
+    if (message.nextPageToken !== undefined) {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -2418,6 +2711,7 @@ export const ListBuyersResponse: MessageFns<ListBuyersResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListBuyersResponse>, I>>(object: I): ListBuyersResponse {
     const message = createBaseListBuyersResponse();
     message.buyers = object.buyers?.map((e) => BuyerSummary.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -2473,7 +2767,7 @@ export const GetBuyerRequest: MessageFns<GetBuyerRequest> = {
 
   toJSON(message: GetBuyerRequest): unknown {
     const obj: any = {};
-    if (message.buyer !== "") {
+    if (message.buyer !== undefined) {
       obj.buyer = message.buyer;
     }
     return obj;
@@ -2561,7 +2855,7 @@ export const GetBuyerResponse: MessageFns<GetBuyerResponse> = {
     if (message.summary !== undefined) {
       obj.summary = BuyerSummary.toJSON(message.summary);
     }
-    if (message.definitionJson !== "") {
+    if (message.definitionJson !== undefined) {
       obj.definitionJson = message.definitionJson;
     }
     return obj;
@@ -2645,10 +2939,10 @@ export const SetBuyerActiveRequest: MessageFns<SetBuyerActiveRequest> = {
 
   toJSON(message: SetBuyerActiveRequest): unknown {
     const obj: any = {};
-    if (message.buyer !== "") {
+    if (message.buyer !== undefined) {
       obj.buyer = message.buyer;
     }
-    if (message.active !== false) {
+    if (message.active !== undefined) {
       obj.active = message.active;
     }
     return obj;
@@ -2734,583 +3028,6 @@ export const SetBuyerActiveResponse: MessageFns<SetBuyerActiveResponse> = {
   },
 };
 
-function createBaseGetReportRequest(): GetReportRequest {
-  return { groupBy: "", fromMs: 0, toMs: 0, timezone: "", includeTest: false };
-}
-
-export const GetReportRequest: MessageFns<GetReportRequest> = {
-  encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.groupBy !== "") {
-      writer.uint32(10).string(message.groupBy);
-    }
-    if (message.fromMs !== 0) {
-      writer.uint32(16).int64(message.fromMs);
-    }
-    if (message.toMs !== 0) {
-      writer.uint32(24).int64(message.toMs);
-    }
-    if (message.timezone !== "") {
-      writer.uint32(34).string(message.timezone);
-    }
-    if (message.includeTest !== false) {
-      writer.uint32(40).bool(message.includeTest);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetReportRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetReportRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.groupBy = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.fromMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.toMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.timezone = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.includeTest = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetReportRequest {
-    return {
-      groupBy: isSet(object.groupBy)
-        ? globalThis.String(object.groupBy)
-        : isSet(object.group_by)
-        ? globalThis.String(object.group_by)
-        : "",
-      fromMs: isSet(object.fromMs)
-        ? globalThis.Number(object.fromMs)
-        : isSet(object.from_ms)
-        ? globalThis.Number(object.from_ms)
-        : 0,
-      toMs: isSet(object.toMs)
-        ? globalThis.Number(object.toMs)
-        : isSet(object.to_ms)
-        ? globalThis.Number(object.to_ms)
-        : 0,
-      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
-      includeTest: isSet(object.includeTest)
-        ? globalThis.Boolean(object.includeTest)
-        : isSet(object.include_test)
-        ? globalThis.Boolean(object.include_test)
-        : false,
-    };
-  },
-
-  toJSON(message: GetReportRequest): unknown {
-    const obj: any = {};
-    if (message.groupBy !== "") {
-      obj.groupBy = message.groupBy;
-    }
-    if (message.fromMs !== 0) {
-      obj.fromMs = Math.round(message.fromMs);
-    }
-    if (message.toMs !== 0) {
-      obj.toMs = Math.round(message.toMs);
-    }
-    if (message.timezone !== "") {
-      obj.timezone = message.timezone;
-    }
-    if (message.includeTest !== false) {
-      obj.includeTest = message.includeTest;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GetReportRequest>, I>>(base?: I): GetReportRequest {
-    return GetReportRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GetReportRequest>, I>>(object: I): GetReportRequest {
-    const message = createBaseGetReportRequest();
-    message.groupBy = object.groupBy ?? "";
-    message.fromMs = object.fromMs ?? 0;
-    message.toMs = object.toMs ?? 0;
-    message.timezone = object.timezone ?? "";
-    message.includeTest = object.includeTest ?? false;
-    return message;
-  },
-};
-
-function createBaseReportRow(): ReportRow {
-  return {
-    key: "",
-    name: "",
-    leads: 0,
-    sold: 0,
-    soldRate: 0,
-    revenueCents: 0,
-    payoutCents: 0,
-    marginCents: 0,
-    processingP50Ms: 0,
-    processingP95Ms: 0,
-    buyerAcceptRate: 0,
-    posts: 0,
-    timeouts: 0,
-    errors: 0,
-    unknownOutcomes: 0,
-  };
-}
-
-export const ReportRow: MessageFns<ReportRow> = {
-  encode(message: ReportRow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.name !== "") {
-      writer.uint32(18).string(message.name);
-    }
-    if (message.leads !== 0) {
-      writer.uint32(24).int64(message.leads);
-    }
-    if (message.sold !== 0) {
-      writer.uint32(32).int64(message.sold);
-    }
-    if (message.soldRate !== 0) {
-      writer.uint32(41).double(message.soldRate);
-    }
-    if (message.revenueCents !== 0) {
-      writer.uint32(48).int64(message.revenueCents);
-    }
-    if (message.payoutCents !== 0) {
-      writer.uint32(56).int64(message.payoutCents);
-    }
-    if (message.marginCents !== 0) {
-      writer.uint32(64).int64(message.marginCents);
-    }
-    if (message.processingP50Ms !== 0) {
-      writer.uint32(73).double(message.processingP50Ms);
-    }
-    if (message.processingP95Ms !== 0) {
-      writer.uint32(81).double(message.processingP95Ms);
-    }
-    if (message.buyerAcceptRate !== 0) {
-      writer.uint32(89).double(message.buyerAcceptRate);
-    }
-    if (message.posts !== 0) {
-      writer.uint32(96).int64(message.posts);
-    }
-    if (message.timeouts !== 0) {
-      writer.uint32(104).int64(message.timeouts);
-    }
-    if (message.errors !== 0) {
-      writer.uint32(112).int64(message.errors);
-    }
-    if (message.unknownOutcomes !== 0) {
-      writer.uint32(120).int64(message.unknownOutcomes);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ReportRow {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReportRow();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.name = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.leads = longToNumber(reader.int64());
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.sold = longToNumber(reader.int64());
-            continue;
-          }
-          case 5: {
-            if (tag !== 41) {
-              break;
-            }
-
-            message.soldRate = reader.double();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.revenueCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.payoutCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.marginCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 9: {
-            if (tag !== 73) {
-              break;
-            }
-
-            message.processingP50Ms = reader.double();
-            continue;
-          }
-          case 10: {
-            if (tag !== 81) {
-              break;
-            }
-
-            message.processingP95Ms = reader.double();
-            continue;
-          }
-          case 11: {
-            if (tag !== 89) {
-              break;
-            }
-
-            message.buyerAcceptRate = reader.double();
-            continue;
-          }
-          case 12: {
-            if (tag !== 96) {
-              break;
-            }
-
-            message.posts = longToNumber(reader.int64());
-            continue;
-          }
-          case 13: {
-            if (tag !== 104) {
-              break;
-            }
-
-            message.timeouts = longToNumber(reader.int64());
-            continue;
-          }
-          case 14: {
-            if (tag !== 112) {
-              break;
-            }
-
-            message.errors = longToNumber(reader.int64());
-            continue;
-          }
-          case 15: {
-            if (tag !== 120) {
-              break;
-            }
-
-            message.unknownOutcomes = longToNumber(reader.int64());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ReportRow {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      name: isSet(object.name) ? globalThis.String(object.name) : "",
-      leads: isSet(object.leads) ? globalThis.Number(object.leads) : 0,
-      sold: isSet(object.sold) ? globalThis.Number(object.sold) : 0,
-      soldRate: isSet(object.soldRate)
-        ? globalThis.Number(object.soldRate)
-        : isSet(object.sold_rate)
-        ? globalThis.Number(object.sold_rate)
-        : 0,
-      revenueCents: isSet(object.revenueCents)
-        ? globalThis.Number(object.revenueCents)
-        : isSet(object.revenue_cents)
-        ? globalThis.Number(object.revenue_cents)
-        : 0,
-      payoutCents: isSet(object.payoutCents)
-        ? globalThis.Number(object.payoutCents)
-        : isSet(object.payout_cents)
-        ? globalThis.Number(object.payout_cents)
-        : 0,
-      marginCents: isSet(object.marginCents)
-        ? globalThis.Number(object.marginCents)
-        : isSet(object.margin_cents)
-        ? globalThis.Number(object.margin_cents)
-        : 0,
-      processingP50Ms: isSet(object.processingP50Ms)
-        ? globalThis.Number(object.processingP50Ms)
-        : isSet(object.processing_p50_ms)
-        ? globalThis.Number(object.processing_p50_ms)
-        : 0,
-      processingP95Ms: isSet(object.processingP95Ms)
-        ? globalThis.Number(object.processingP95Ms)
-        : isSet(object.processing_p95_ms)
-        ? globalThis.Number(object.processing_p95_ms)
-        : 0,
-      buyerAcceptRate: isSet(object.buyerAcceptRate)
-        ? globalThis.Number(object.buyerAcceptRate)
-        : isSet(object.buyer_accept_rate)
-        ? globalThis.Number(object.buyer_accept_rate)
-        : 0,
-      posts: isSet(object.posts) ? globalThis.Number(object.posts) : 0,
-      timeouts: isSet(object.timeouts) ? globalThis.Number(object.timeouts) : 0,
-      errors: isSet(object.errors) ? globalThis.Number(object.errors) : 0,
-      unknownOutcomes: isSet(object.unknownOutcomes)
-        ? globalThis.Number(object.unknownOutcomes)
-        : isSet(object.unknown_outcomes)
-        ? globalThis.Number(object.unknown_outcomes)
-        : 0,
-    };
-  },
-
-  toJSON(message: ReportRow): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.name !== "") {
-      obj.name = message.name;
-    }
-    if (message.leads !== 0) {
-      obj.leads = Math.round(message.leads);
-    }
-    if (message.sold !== 0) {
-      obj.sold = Math.round(message.sold);
-    }
-    if (message.soldRate !== 0) {
-      obj.soldRate = floatToJson(message.soldRate);
-    }
-    if (message.revenueCents !== 0) {
-      obj.revenueCents = Math.round(message.revenueCents);
-    }
-    if (message.payoutCents !== 0) {
-      obj.payoutCents = Math.round(message.payoutCents);
-    }
-    if (message.marginCents !== 0) {
-      obj.marginCents = Math.round(message.marginCents);
-    }
-    if (message.processingP50Ms !== 0) {
-      obj.processingP50Ms = floatToJson(message.processingP50Ms);
-    }
-    if (message.processingP95Ms !== 0) {
-      obj.processingP95Ms = floatToJson(message.processingP95Ms);
-    }
-    if (message.buyerAcceptRate !== 0) {
-      obj.buyerAcceptRate = floatToJson(message.buyerAcceptRate);
-    }
-    if (message.posts !== 0) {
-      obj.posts = Math.round(message.posts);
-    }
-    if (message.timeouts !== 0) {
-      obj.timeouts = Math.round(message.timeouts);
-    }
-    if (message.errors !== 0) {
-      obj.errors = Math.round(message.errors);
-    }
-    if (message.unknownOutcomes !== 0) {
-      obj.unknownOutcomes = Math.round(message.unknownOutcomes);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ReportRow>, I>>(base?: I): ReportRow {
-    return ReportRow.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ReportRow>, I>>(object: I): ReportRow {
-    const message = createBaseReportRow();
-    message.key = object.key ?? "";
-    message.name = object.name ?? "";
-    message.leads = object.leads ?? 0;
-    message.sold = object.sold ?? 0;
-    message.soldRate = object.soldRate ?? 0;
-    message.revenueCents = object.revenueCents ?? 0;
-    message.payoutCents = object.payoutCents ?? 0;
-    message.marginCents = object.marginCents ?? 0;
-    message.processingP50Ms = object.processingP50Ms ?? 0;
-    message.processingP95Ms = object.processingP95Ms ?? 0;
-    message.buyerAcceptRate = object.buyerAcceptRate ?? 0;
-    message.posts = object.posts ?? 0;
-    message.timeouts = object.timeouts ?? 0;
-    message.errors = object.errors ?? 0;
-    message.unknownOutcomes = object.unknownOutcomes ?? 0;
-    return message;
-  },
-};
-
-function createBaseGetReportResponse(): GetReportResponse {
-  return { rows: [], total: undefined };
-}
-
-export const GetReportResponse: MessageFns<GetReportResponse> = {
-  encode(message: GetReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.rows) {
-      ReportRow.encode(v!, writer.uint32(10).fork()).join();
-    }
-    if (message.total !== undefined) {
-      ReportRow.encode(message.total, writer.uint32(18).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetReportResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetReportResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.rows.push(ReportRow.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.total = ReportRow.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetReportResponse {
-    return {
-      rows: globalThis.Array.isArray(object?.rows) ? object.rows.map((e: any) => ReportRow.fromJSON(e)) : [],
-      total: isSet(object.total) ? ReportRow.fromJSON(object.total) : undefined,
-    };
-  },
-
-  toJSON(message: GetReportResponse): unknown {
-    const obj: any = {};
-    if (message.rows?.length) {
-      obj.rows = message.rows.map((e) => ReportRow.toJSON(e));
-    }
-    if (message.total !== undefined) {
-      obj.total = ReportRow.toJSON(message.total);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GetReportResponse>, I>>(base?: I): GetReportResponse {
-    return GetReportResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GetReportResponse>, I>>(object: I): GetReportResponse {
-    const message = createBaseGetReportResponse();
-    message.rows = object.rows?.map((e) => ReportRow.fromPartial(e)) || [];
-    message.total = (object.total !== undefined && object.total !== null)
-      ? ReportRow.fromPartial(object.total)
-      : undefined;
-    return message;
-  },
-};
-
 function createBasePurgeSensitiveDataRequest(): PurgeSensitiveDataRequest {
   return { olderThanDays: 0 };
 }
@@ -3368,7 +3085,7 @@ export const PurgeSensitiveDataRequest: MessageFns<PurgeSensitiveDataRequest> = 
 
   toJSON(message: PurgeSensitiveDataRequest): unknown {
     const obj: any = {};
-    if (message.olderThanDays !== 0) {
+    if (message.olderThanDays !== undefined) {
       obj.olderThanDays = Math.round(message.olderThanDays);
     }
     return obj;
@@ -3435,7 +3152,7 @@ export const PurgeSensitiveDataResponse: MessageFns<PurgeSensitiveDataResponse> 
 
   toJSON(message: PurgeSensitiveDataResponse): unknown {
     const obj: any = {};
-    if (message.purged !== 0) {
+    if (message.purged !== undefined) {
       obj.purged = Math.round(message.purged);
     }
     return obj;
@@ -3508,7 +3225,7 @@ export const ReencryptSensitiveDataRequest: MessageFns<ReencryptSensitiveDataReq
 
   toJSON(message: ReencryptSensitiveDataRequest): unknown {
     const obj: any = {};
-    if (message.batchSize !== 0) {
+    if (message.batchSize !== undefined) {
       obj.batchSize = Math.round(message.batchSize);
     }
     return obj;
@@ -3595,10 +3312,10 @@ export const ReencryptSensitiveDataResponse: MessageFns<ReencryptSensitiveDataRe
 
   toJSON(message: ReencryptSensitiveDataResponse): unknown {
     const obj: any = {};
-    if (message.reencrypted !== 0) {
+    if (message.reencrypted !== undefined) {
       obj.reencrypted = Math.round(message.reencrypted);
     }
-    if (message.activeKeyId !== "") {
+    if (message.activeKeyId !== undefined) {
       obj.activeKeyId = message.activeKeyId;
     }
     return obj;
@@ -3613,327 +3330,6 @@ export const ReencryptSensitiveDataResponse: MessageFns<ReencryptSensitiveDataRe
     const message = createBaseReencryptSensitiveDataResponse();
     message.reencrypted = object.reencrypted ?? 0;
     message.activeKeyId = object.activeKeyId ?? "";
-    return message;
-  },
-};
-
-function createBaseUnconfirmedLead(): UnconfirmedLead {
-  return { leadId: "", publisherId: "", clickid: "", buyerId: "", postId: "", postedAtMs: 0, test: false };
-}
-
-export const UnconfirmedLead: MessageFns<UnconfirmedLead> = {
-  encode(message: UnconfirmedLead, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.leadId !== "") {
-      writer.uint32(10).string(message.leadId);
-    }
-    if (message.publisherId !== "") {
-      writer.uint32(18).string(message.publisherId);
-    }
-    if (message.clickid !== "") {
-      writer.uint32(26).string(message.clickid);
-    }
-    if (message.buyerId !== "") {
-      writer.uint32(34).string(message.buyerId);
-    }
-    if (message.postId !== "") {
-      writer.uint32(42).string(message.postId);
-    }
-    if (message.postedAtMs !== 0) {
-      writer.uint32(48).int64(message.postedAtMs);
-    }
-    if (message.test !== false) {
-      writer.uint32(56).bool(message.test);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): UnconfirmedLead {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUnconfirmedLead();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.leadId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.publisherId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.clickid = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.buyerId = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.postId = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.postedAtMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.test = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): UnconfirmedLead {
-    return {
-      leadId: isSet(object.leadId)
-        ? globalThis.String(object.leadId)
-        : isSet(object.lead_id)
-        ? globalThis.String(object.lead_id)
-        : "",
-      publisherId: isSet(object.publisherId)
-        ? globalThis.String(object.publisherId)
-        : isSet(object.publisher_id)
-        ? globalThis.String(object.publisher_id)
-        : "",
-      clickid: isSet(object.clickid) ? globalThis.String(object.clickid) : "",
-      buyerId: isSet(object.buyerId)
-        ? globalThis.String(object.buyerId)
-        : isSet(object.buyer_id)
-        ? globalThis.String(object.buyer_id)
-        : "",
-      postId: isSet(object.postId)
-        ? globalThis.String(object.postId)
-        : isSet(object.post_id)
-        ? globalThis.String(object.post_id)
-        : "",
-      postedAtMs: isSet(object.postedAtMs)
-        ? globalThis.Number(object.postedAtMs)
-        : isSet(object.posted_at_ms)
-        ? globalThis.Number(object.posted_at_ms)
-        : 0,
-      test: isSet(object.test) ? globalThis.Boolean(object.test) : false,
-    };
-  },
-
-  toJSON(message: UnconfirmedLead): unknown {
-    const obj: any = {};
-    if (message.leadId !== "") {
-      obj.leadId = message.leadId;
-    }
-    if (message.publisherId !== "") {
-      obj.publisherId = message.publisherId;
-    }
-    if (message.clickid !== "") {
-      obj.clickid = message.clickid;
-    }
-    if (message.buyerId !== "") {
-      obj.buyerId = message.buyerId;
-    }
-    if (message.postId !== "") {
-      obj.postId = message.postId;
-    }
-    if (message.postedAtMs !== 0) {
-      obj.postedAtMs = Math.round(message.postedAtMs);
-    }
-    if (message.test !== false) {
-      obj.test = message.test;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<UnconfirmedLead>, I>>(base?: I): UnconfirmedLead {
-    return UnconfirmedLead.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<UnconfirmedLead>, I>>(object: I): UnconfirmedLead {
-    const message = createBaseUnconfirmedLead();
-    message.leadId = object.leadId ?? "";
-    message.publisherId = object.publisherId ?? "";
-    message.clickid = object.clickid ?? "";
-    message.buyerId = object.buyerId ?? "";
-    message.postId = object.postId ?? "";
-    message.postedAtMs = object.postedAtMs ?? 0;
-    message.test = object.test ?? false;
-    return message;
-  },
-};
-
-function createBaseListUnconfirmedLeadsRequest(): ListUnconfirmedLeadsRequest {
-  return { limit: 0 };
-}
-
-export const ListUnconfirmedLeadsRequest: MessageFns<ListUnconfirmedLeadsRequest> = {
-  encode(message: ListUnconfirmedLeadsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.limit !== 0) {
-      writer.uint32(8).int32(message.limit);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListUnconfirmedLeadsRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListUnconfirmedLeadsRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.limit = reader.int32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListUnconfirmedLeadsRequest {
-    return { limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0 };
-  },
-
-  toJSON(message: ListUnconfirmedLeadsRequest): unknown {
-    const obj: any = {};
-    if (message.limit !== 0) {
-      obj.limit = Math.round(message.limit);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListUnconfirmedLeadsRequest>, I>>(base?: I): ListUnconfirmedLeadsRequest {
-    return ListUnconfirmedLeadsRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListUnconfirmedLeadsRequest>, I>>(object: I): ListUnconfirmedLeadsRequest {
-    const message = createBaseListUnconfirmedLeadsRequest();
-    message.limit = object.limit ?? 0;
-    return message;
-  },
-};
-
-function createBaseListUnconfirmedLeadsResponse(): ListUnconfirmedLeadsResponse {
-  return { leads: [] };
-}
-
-export const ListUnconfirmedLeadsResponse: MessageFns<ListUnconfirmedLeadsResponse> = {
-  encode(message: ListUnconfirmedLeadsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.leads) {
-      UnconfirmedLead.encode(v!, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ListUnconfirmedLeadsResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListUnconfirmedLeadsResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.leads.push(UnconfirmedLead.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ListUnconfirmedLeadsResponse {
-    return {
-      leads: globalThis.Array.isArray(object?.leads) ? object.leads.map((e: any) => UnconfirmedLead.fromJSON(e)) : [],
-    };
-  },
-
-  toJSON(message: ListUnconfirmedLeadsResponse): unknown {
-    const obj: any = {};
-    if (message.leads?.length) {
-      obj.leads = message.leads.map((e) => UnconfirmedLead.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ListUnconfirmedLeadsResponse>, I>>(base?: I): ListUnconfirmedLeadsResponse {
-    return ListUnconfirmedLeadsResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ListUnconfirmedLeadsResponse>, I>>(object: I): ListUnconfirmedLeadsResponse {
-    const message = createBaseListUnconfirmedLeadsResponse();
-    message.leads = object.leads?.map((e) => UnconfirmedLead.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4023,13 +3419,13 @@ export const ResolveLeadRequest: MessageFns<ResolveLeadRequest> = {
 
   toJSON(message: ResolveLeadRequest): unknown {
     const obj: any = {};
-    if (message.leadId !== "") {
+    if (message.leadId !== undefined) {
       obj.leadId = message.leadId;
     }
-    if (message.sold !== false) {
+    if (message.sold !== undefined) {
       obj.sold = message.sold;
     }
-    if (message.chargeCents !== 0) {
+    if (message.chargeCents !== undefined) {
       obj.chargeCents = Math.round(message.chargeCents);
     }
     return obj;
@@ -4048,7 +3444,7 @@ export const ResolveLeadRequest: MessageFns<ResolveLeadRequest> = {
 };
 
 function createBaseResolveLeadResponse(): ResolveLeadResponse {
-  return { leadId: "", status: "", buyerId: "", payoutCents: 0 };
+  return { leadId: "", status: 0, buyerId: "", payoutCents: 0 };
 }
 
 export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
@@ -4056,8 +3452,8 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
     if (message.leadId !== "") {
       writer.uint32(10).string(message.leadId);
     }
-    if (message.status !== "") {
-      writer.uint32(18).string(message.status);
+    if (message.status !== 0) {
+      writer.uint32(40).int32(message.status);
     }
     if (message.buyerId !== "") {
       writer.uint32(26).string(message.buyerId);
@@ -4089,12 +3485,12 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
             message.leadId = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.status = reader.string();
+            message.status = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -4132,7 +3528,7 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
         : isSet(object.lead_id)
         ? globalThis.String(object.lead_id)
         : "",
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      status: isSet(object.status) ? leadStatusFromJSON(object.status) : 0,
       buyerId: isSet(object.buyerId)
         ? globalThis.String(object.buyerId)
         : isSet(object.buyer_id)
@@ -4148,16 +3544,16 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
 
   toJSON(message: ResolveLeadResponse): unknown {
     const obj: any = {};
-    if (message.leadId !== "") {
+    if (message.leadId !== undefined) {
       obj.leadId = message.leadId;
     }
-    if (message.status !== "") {
-      obj.status = message.status;
+    if (message.status !== undefined) {
+      obj.status = leadStatusToJSON(message.status);
     }
-    if (message.buyerId !== "") {
+    if (message.buyerId !== undefined) {
       obj.buyerId = message.buyerId;
     }
-    if (message.payoutCents !== 0) {
+    if (message.payoutCents !== undefined) {
       obj.payoutCents = Math.round(message.payoutCents);
     }
     return obj;
@@ -4169,7 +3565,7 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
   fromPartial<I extends Exact<DeepPartial<ResolveLeadResponse>, I>>(object: I): ResolveLeadResponse {
     const message = createBaseResolveLeadResponse();
     message.leadId = object.leadId ?? "";
-    message.status = object.status ?? "";
+    message.status = object.status ?? 0;
     message.buyerId = object.buyerId ?? "";
     message.payoutCents = object.payoutCents ?? 0;
     return message;
@@ -4177,8 +3573,17 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
 };
 
 /**
- * The operator's surface: publishers, their keys, and buyers. Every call needs
- * the admin token as "authorization: Bearer <token>" metadata.
+ * The operator's surface: publishers, their keys, buyers, leads and reports.
+ * Every call needs the admin token as "authorization: Bearer <token>" metadata:
+ * UNAUTHENTICATED (reason ADMIN_TOKEN_REQUIRED) without it, PERMISSION_DENIED
+ * (reason ADMIN_TOKEN_REJECTED) with a wrong one. Failures carry
+ * google.rpc.ErrorInfo (domain "leadflow.io") in grpc-status-details-bin, and
+ * BadRequest field violations where a request field is at fault.
+ *
+ * List methods page as AIP-158 says: page_size 0 means the default (100), more
+ * than 1000 is read as 1000; next_page_token is empty on the last page; a
+ * page_token must come from the same list with the same filter, else
+ * INVALID_ARGUMENT (reason INVALID_PAGE_TOKEN).
  */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
@@ -4193,6 +3598,7 @@ export const AdminServiceService = {
       Buffer.from(CreatePublisherResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreatePublisherResponse => CreatePublisherResponse.decode(value),
   },
+  /** Publishers by id. */
   listPublishers: {
     path: "/leadflow.admin.v1.AdminService/ListPublishers" as const,
     requestStream: false as const,
@@ -4256,6 +3662,7 @@ export const AdminServiceService = {
     responseSerialize: (value: ApplyBuyersResponse): Buffer => Buffer.from(ApplyBuyersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyBuyersResponse => ApplyBuyersResponse.decode(value),
   },
+  /** Buyers by id. */
   listBuyers: {
     path: "/leadflow.admin.v1.AdminService/ListBuyers" as const,
     requestStream: false as const,
@@ -4333,6 +3740,44 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): ReencryptSensitiveDataResponse =>
       ReencryptSensitiveDataResponse.decode(value),
   },
+  /** One stored lead with its personal fields masked. NOT_FOUND when there is none. */
+  getLead: {
+    path: "/leadflow.admin.v1.AdminService/GetLead" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLeadRequest): Buffer => Buffer.from(GetLeadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLeadRequest => GetLeadRequest.decode(value),
+    responseSerialize: (value: GetLeadResponse): Buffer => Buffer.from(GetLeadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLeadResponse => GetLeadResponse.decode(value),
+  },
+  /**
+   * The lead a publisher sent with a clickid, as publishers' tickets quote it.
+   * NOT_FOUND when that publisher sent none with it (another publisher's
+   * clickid is not found); FAILED_PRECONDITION (reason CLICKID_AMBIGUOUS) when
+   * no publisher is given and several publishers used the clickid.
+   */
+  findLead: {
+    path: "/leadflow.admin.v1.AdminService/FindLead" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindLeadRequest): Buffer => Buffer.from(FindLeadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindLeadRequest => FindLeadRequest.decode(value),
+    responseSerialize: (value: FindLeadResponse): Buffer => Buffer.from(FindLeadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindLeadResponse => FindLeadResponse.decode(value),
+  },
+  /**
+   * Leads, newest first, filtered by status, publisher, buyer and creation
+   * time; personal fields masked, attempts left out (GetLead has them).
+   */
+  listLeads: {
+    path: "/leadflow.admin.v1.AdminService/ListLeads" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListLeadsRequest): Buffer => Buffer.from(ListLeadsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListLeadsRequest => ListLeadsRequest.decode(value),
+    responseSerialize: (value: ListLeadsResponse): Buffer => Buffer.from(ListLeadsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListLeadsResponse => ListLeadsResponse.decode(value),
+  },
   /**
    * Leads waiting for a buyer's confirmation (a post whose answer never came:
    * the buyer may hold the lead), oldest first.
@@ -4368,6 +3813,7 @@ export const AdminServiceService = {
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
   createPublisher: handleUnaryCall<CreatePublisherRequest, CreatePublisherResponse>;
+  /** Publishers by id. */
   listPublishers: handleUnaryCall<ListPublishersRequest, ListPublishersResponse>;
   /**
    * Issues a second live key; the previous one keeps working until revoked.
@@ -4383,6 +3829,7 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * nothing is changed.
    */
   applyBuyers: handleUnaryCall<ApplyBuyersRequest, ApplyBuyersResponse>;
+  /** Buyers by id. */
   listBuyers: handleUnaryCall<ListBuyersRequest, ListBuyersResponse>;
   getBuyer: handleUnaryCall<GetBuyerRequest, GetBuyerResponse>;
   /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
@@ -4405,6 +3852,20 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * already in that form are skipped.
    */
   reencryptSensitiveData: handleUnaryCall<ReencryptSensitiveDataRequest, ReencryptSensitiveDataResponse>;
+  /** One stored lead with its personal fields masked. NOT_FOUND when there is none. */
+  getLead: handleUnaryCall<GetLeadRequest, GetLeadResponse>;
+  /**
+   * The lead a publisher sent with a clickid, as publishers' tickets quote it.
+   * NOT_FOUND when that publisher sent none with it (another publisher's
+   * clickid is not found); FAILED_PRECONDITION (reason CLICKID_AMBIGUOUS) when
+   * no publisher is given and several publishers used the clickid.
+   */
+  findLead: handleUnaryCall<FindLeadRequest, FindLeadResponse>;
+  /**
+   * Leads, newest first, filtered by status, publisher, buyer and creation
+   * time; personal fields masked, attempts left out (GetLead has them).
+   */
+  listLeads: handleUnaryCall<ListLeadsRequest, ListLeadsResponse>;
   /**
    * Leads waiting for a buyer's confirmation (a post whose answer never came:
    * the buyer may hold the lead), oldest first.
@@ -4436,6 +3897,7 @@ export interface AdminServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreatePublisherResponse) => void,
   ): ClientUnaryCall;
+  /** Publishers by id. */
   listPublishers(
     request: ListPublishersRequest,
     callback: (error: ServiceError | null, response: ListPublishersResponse) => void,
@@ -4521,6 +3983,7 @@ export interface AdminServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyBuyersResponse) => void,
   ): ClientUnaryCall;
+  /** Buyers by id. */
   listBuyers(
     request: ListBuyersRequest,
     callback: (error: ServiceError | null, response: ListBuyersResponse) => void,
@@ -4626,6 +4089,62 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReencryptSensitiveDataResponse) => void,
+  ): ClientUnaryCall;
+  /** One stored lead with its personal fields masked. NOT_FOUND when there is none. */
+  getLead(
+    request: GetLeadRequest,
+    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
+  ): ClientUnaryCall;
+  getLead(
+    request: GetLeadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
+  ): ClientUnaryCall;
+  getLead(
+    request: GetLeadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The lead a publisher sent with a clickid, as publishers' tickets quote it.
+   * NOT_FOUND when that publisher sent none with it (another publisher's
+   * clickid is not found); FAILED_PRECONDITION (reason CLICKID_AMBIGUOUS) when
+   * no publisher is given and several publishers used the clickid.
+   */
+  findLead(
+    request: FindLeadRequest,
+    callback: (error: ServiceError | null, response: FindLeadResponse) => void,
+  ): ClientUnaryCall;
+  findLead(
+    request: FindLeadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindLeadResponse) => void,
+  ): ClientUnaryCall;
+  findLead(
+    request: FindLeadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindLeadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Leads, newest first, filtered by status, publisher, buyer and creation
+   * time; personal fields masked, attempts left out (GetLead has them).
+   */
+  listLeads(
+    request: ListLeadsRequest,
+    callback: (error: ServiceError | null, response: ListLeadsResponse) => void,
+  ): ClientUnaryCall;
+  listLeads(
+    request: ListLeadsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListLeadsResponse) => void,
+  ): ClientUnaryCall;
+  listLeads(
+    request: ListLeadsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListLeadsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Leads waiting for a buyer's confirmation (a post whose answer never came:
@@ -4695,6 +4214,28 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Duration } from "../../../google/protobuf/duration.js";
 
 export const protobufPackage = "leadflow.distribution.v1";
 
@@ -83,7 +84,6 @@ export interface SubmitLeadResponse {
   outcome:
     | { $case: "sold"; value: Sold }
     | { $case: "rejected"; value: Rejected }
-    | { $case: "invalid"; value: Invalid }
     | //
     /**
      * A post's answer never came (timeout, cut connection): the buyer may hold the
@@ -93,10 +93,12 @@ export interface SubmitLeadResponse {
     { $case: "unconfirmed"; value: Unconfirmed }
     | undefined;
   /**
-   * Time spent waiting on buyers while answering this request, in milliseconds.
-   * Zero for a replayed answer.
+   * Time spent waiting on buyers while answering this request; zero for a
+   * replayed answer.
    */
-  buyerWaitMs: number;
+  buyerWait:
+    | Duration
+    | undefined;
   /**
    * True when this answer is the stored answer of an earlier request with the
    * same clickid and body.
@@ -106,8 +108,8 @@ export interface SubmitLeadResponse {
 
 export interface Sold {
   leadId: string;
-  /** The publisher's payout in integer cents. */
-  priceCents: number;
+  /** The publisher's payout in integer cents (the "price" of the HTTP answer). */
+  payoutCents: number;
   buyerId: string;
   redirectUrl: string;
 }
@@ -122,16 +124,6 @@ export interface Unconfirmed {
   reason: string;
 }
 
-export interface Invalid {
-  /** JSON field name -> message. Messages never echo the submitted value. */
-  errors: { [key: string]: string };
-}
-
-export interface Invalid_ErrorsEntry {
-  key: string;
-  value: string;
-}
-
 export interface ResolvePublisherKeyRequest {
   webmasterKey: string;
 }
@@ -141,75 +133,6 @@ export interface ResolvePublisherKeyResponse {
   /** Set when valid: the id rate limits are counted under, and the limit. */
   publisherId: string;
   rateLimitPerMinute: number;
-}
-
-export interface GetLeadRequest {
-  leadId: string;
-}
-
-export interface GetLeadResponse {
-  lead: LeadRecord | undefined;
-}
-
-export interface LeadRecord {
-  leadId: string;
-  publisherId: string;
-  clickid: string;
-  /**
-   * "processing", "sold", "rejected" or "unconfirmed" (a post's answer never
-   * came; resolved by the buyer's status lookup or an operator).
-   */
-  status: string;
-  test: boolean;
-  createdAtMs: number;
-  completedAtMs: number;
-  priceFloorCents: number;
-  buyerId: string;
-  payoutCents: number;
-  reason: string;
-  redirectUrl: string;
-  processingMs: number;
-  /**
-   * Every submitted field by JSON name; ssn, dob, bankAba, bankAccountNumber and
-   * driversLicenseNumber masked to their last four characters at most.
-   */
-  fields: { [key: string]: string };
-  /** tPar parsed into its named pairs. */
-  tracking: { [key: string]: string };
-  attempts: BuyerAttempt[];
-}
-
-export interface LeadRecord_FieldsEntry {
-  key: string;
-  value: string;
-}
-
-export interface LeadRecord_TrackingEntry {
-  key: string;
-  value: string;
-}
-
-export interface BuyerAttempt {
-  buyerId: string;
-  startedAtMs: number;
-  durationMs: number;
-  /**
-   * "accepted", "rejected", "error", "timeout" (a ping, or a post before it was
-   * sent), "unknown" (a post whose answer never came: the buyer may have it) or
-   * "skipped" (not called; reason says why: filtered, closed, capped,
-   * duplicate, floor, circuit_open, deadline).
-   */
-  outcome: string;
-  httpStatus: number;
-  reason: string;
-  /** "ping", "post" or "skip". */
-  kind: string;
-  /** A ping's bid, in cents; zero when none. */
-  bidCents: number;
-  /** The price of an accepted post, in cents. */
-  priceCents: number;
-  /** The buyer's own reference for the lead. */
-  reference: string;
 }
 
 function createBaseLead(): Lead {
@@ -847,115 +770,115 @@ export const Lead: MessageFns<Lead> = {
 
   toJSON(message: Lead): unknown {
     const obj: any = {};
-    if (message.price !== "") {
+    if (message.price !== undefined) {
       obj.price = message.price;
     }
-    if (message.loanAmount !== "") {
+    if (message.loanAmount !== undefined) {
       obj.loanAmount = message.loanAmount;
     }
-    if (message.ssn !== "") {
+    if (message.ssn !== undefined) {
       obj.ssn = message.ssn;
     }
-    if (message.firstName !== "") {
+    if (message.firstName !== undefined) {
       obj.firstName = message.firstName;
     }
-    if (message.lastName !== "") {
+    if (message.lastName !== undefined) {
       obj.lastName = message.lastName;
     }
-    if (message.email !== "") {
+    if (message.email !== undefined) {
       obj.email = message.email;
     }
-    if (message.dob !== "") {
+    if (message.dob !== undefined) {
       obj.dob = message.dob;
     }
-    if (message.address !== "") {
+    if (message.address !== undefined) {
       obj.address = message.address;
     }
-    if (message.city !== "") {
+    if (message.city !== undefined) {
       obj.city = message.city;
     }
-    if (message.state !== "") {
+    if (message.state !== undefined) {
       obj.state = message.state;
     }
-    if (message.zip !== "") {
+    if (message.zip !== undefined) {
       obj.zip = message.zip;
     }
-    if (message.homePhone !== "") {
+    if (message.homePhone !== undefined) {
       obj.homePhone = message.homePhone;
     }
-    if (message.cellPhone !== "") {
+    if (message.cellPhone !== undefined) {
       obj.cellPhone = message.cellPhone;
     }
-    if (message.userIp !== "") {
+    if (message.userIp !== undefined) {
       obj.userIp = message.userIp;
     }
-    if (message.clickid !== "") {
+    if (message.clickid !== undefined) {
       obj.clickid = message.clickid;
     }
-    if (message.testMode !== "") {
+    if (message.testMode !== undefined) {
       obj.testMode = message.testMode;
     }
-    if (message.incomeType !== "") {
+    if (message.incomeType !== undefined) {
       obj.incomeType = message.incomeType;
     }
-    if (message.incomeNetMonthly !== "") {
+    if (message.incomeNetMonthly !== undefined) {
       obj.incomeNetMonthly = message.incomeNetMonthly;
     }
-    if (message.bankAba !== "") {
+    if (message.bankAba !== undefined) {
       obj.bankAba = message.bankAba;
     }
-    if (message.bankAccountNumber !== "") {
+    if (message.bankAccountNumber !== undefined) {
       obj.bankAccountNumber = message.bankAccountNumber;
     }
-    if (message.driversLicenseNumber !== "") {
+    if (message.driversLicenseNumber !== undefined) {
       obj.driversLicenseNumber = message.driversLicenseNumber;
     }
-    if (message.driversLicenseState !== "") {
+    if (message.driversLicenseState !== undefined) {
       obj.driversLicenseState = message.driversLicenseState;
     }
-    if (message.incomePaymentFrequency !== "") {
+    if (message.incomePaymentFrequency !== undefined) {
       obj.incomePaymentFrequency = message.incomePaymentFrequency;
     }
-    if (message.incomeNextDate1 !== "") {
+    if (message.incomeNextDate1 !== undefined) {
       obj.incomeNextDate1 = message.incomeNextDate1;
     }
-    if (message.incomeNextDate2 !== "") {
+    if (message.incomeNextDate2 !== undefined) {
       obj.incomeNextDate2 = message.incomeNextDate2;
     }
-    if (message.bankDirectDeposit !== "") {
+    if (message.bankDirectDeposit !== undefined) {
       obj.bankDirectDeposit = message.bankDirectDeposit;
     }
-    if (message.bankAccountType !== "") {
+    if (message.bankAccountType !== undefined) {
       obj.bankAccountType = message.bankAccountType;
     }
-    if (message.bankAccountLengthMonths !== "") {
+    if (message.bankAccountLengthMonths !== undefined) {
       obj.bankAccountLengthMonths = message.bankAccountLengthMonths;
     }
-    if (message.ownHome !== "") {
+    if (message.ownHome !== undefined) {
       obj.ownHome = message.ownHome;
     }
-    if (message.addressLengthMonths !== "") {
+    if (message.addressLengthMonths !== undefined) {
       obj.addressLengthMonths = message.addressLengthMonths;
     }
-    if (message.workPhone !== "") {
+    if (message.workPhone !== undefined) {
       obj.workPhone = message.workPhone;
     }
-    if (message.consentEmailSms !== "") {
+    if (message.consentEmailSms !== undefined) {
       obj.consentEmailSms = message.consentEmailSms;
     }
-    if (message.userAgent !== "") {
+    if (message.userAgent !== undefined) {
       obj.userAgent = message.userAgent;
     }
-    if (message.webSiteUrl !== "") {
+    if (message.webSiteUrl !== undefined) {
       obj.webSiteUrl = message.webSiteUrl;
     }
-    if (message.creditRating !== "") {
+    if (message.creditRating !== undefined) {
       obj.creditRating = message.creditRating;
     }
-    if (message.loanPurpose !== "") {
+    if (message.loanPurpose !== undefined) {
       obj.loanPurpose = message.loanPurpose;
     }
-    if (message.tPar !== "") {
+    if (message.tPar !== undefined) {
       obj.tPar = message.tPar;
     }
     return obj;
@@ -1092,7 +1015,7 @@ export const SubmitLeadRequest: MessageFns<SubmitLeadRequest> = {
 
   toJSON(message: SubmitLeadRequest): unknown {
     const obj: any = {};
-    if (message.webmasterKey !== "") {
+    if (message.webmasterKey !== undefined) {
       obj.webmasterKey = message.webmasterKey;
     }
     if (message.lead !== undefined) {
@@ -1117,7 +1040,7 @@ export const SubmitLeadRequest: MessageFns<SubmitLeadRequest> = {
 };
 
 function createBaseSubmitLeadResponse(): SubmitLeadResponse {
-  return { outcome: undefined, buyerWaitMs: 0, replayed: false };
+  return { outcome: undefined, buyerWait: undefined, replayed: false };
 }
 
 export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
@@ -1129,15 +1052,12 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
       case "rejected":
         Rejected.encode(message.outcome.value, writer.uint32(18).fork()).join();
         break;
-      case "invalid":
-        Invalid.encode(message.outcome.value, writer.uint32(26).fork()).join();
-        break;
       case "unconfirmed":
         Unconfirmed.encode(message.outcome.value, writer.uint32(50).fork()).join();
         break;
     }
-    if (message.buyerWaitMs !== 0) {
-      writer.uint32(33).double(message.buyerWaitMs);
+    if (message.buyerWait !== undefined) {
+      Duration.encode(message.buyerWait, writer.uint32(58).fork()).join();
     }
     if (message.replayed !== false) {
       writer.uint32(40).bool(message.replayed);
@@ -1174,14 +1094,6 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
             message.outcome = { $case: "rejected", value: Rejected.decode(reader, reader.uint32()) };
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.outcome = { $case: "invalid", value: Invalid.decode(reader, reader.uint32()) };
-            continue;
-          }
           case 6: {
             if (tag !== 50) {
               break;
@@ -1190,12 +1102,12 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
             message.outcome = { $case: "unconfirmed", value: Unconfirmed.decode(reader, reader.uint32()) };
             continue;
           }
-          case 4: {
-            if (tag !== 33) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
-            message.buyerWaitMs = reader.double();
+            message.buyerWait = Duration.decode(reader, reader.uint32());
             continue;
           }
           case 5: {
@@ -1224,16 +1136,14 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
         ? { $case: "sold", value: Sold.fromJSON(object.sold) }
         : isSet(object.rejected)
         ? { $case: "rejected", value: Rejected.fromJSON(object.rejected) }
-        : isSet(object.invalid)
-        ? { $case: "invalid", value: Invalid.fromJSON(object.invalid) }
         : isSet(object.unconfirmed)
         ? { $case: "unconfirmed", value: Unconfirmed.fromJSON(object.unconfirmed) }
         : undefined,
-      buyerWaitMs: isSet(object.buyerWaitMs)
-        ? globalThis.Number(object.buyerWaitMs)
-        : isSet(object.buyer_wait_ms)
-        ? globalThis.Number(object.buyer_wait_ms)
-        : 0,
+      buyerWait: isSet(object.buyerWait)
+        ? Duration.fromJSON(object.buyerWait)
+        : isSet(object.buyer_wait)
+        ? Duration.fromJSON(object.buyer_wait)
+        : undefined,
       replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
@@ -1244,15 +1154,13 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
       obj.sold = Sold.toJSON(message.outcome.value);
     } else if (message.outcome?.$case === "rejected") {
       obj.rejected = Rejected.toJSON(message.outcome.value);
-    } else if (message.outcome?.$case === "invalid") {
-      obj.invalid = Invalid.toJSON(message.outcome.value);
     } else if (message.outcome?.$case === "unconfirmed") {
       obj.unconfirmed = Unconfirmed.toJSON(message.outcome.value);
     }
-    if (message.buyerWaitMs !== 0) {
-      obj.buyerWaitMs = floatToJson(message.buyerWaitMs);
+    if (message.buyerWait !== undefined) {
+      obj.buyerWait = Duration.toJSON(message.buyerWait);
     }
-    if (message.replayed !== false) {
+    if (message.replayed !== undefined) {
       obj.replayed = message.replayed;
     }
     return obj;
@@ -1276,12 +1184,6 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
         }
         break;
       }
-      case "invalid": {
-        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
-          message.outcome = { $case: "invalid", value: Invalid.fromPartial(object.outcome.value) };
-        }
-        break;
-      }
       case "unconfirmed": {
         if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
           message.outcome = { $case: "unconfirmed", value: Unconfirmed.fromPartial(object.outcome.value) };
@@ -1289,14 +1191,16 @@ export const SubmitLeadResponse: MessageFns<SubmitLeadResponse> = {
         break;
       }
     }
-    message.buyerWaitMs = object.buyerWaitMs ?? 0;
+    message.buyerWait = (object.buyerWait !== undefined && object.buyerWait !== null)
+      ? Duration.fromPartial(object.buyerWait)
+      : undefined;
     message.replayed = object.replayed ?? false;
     return message;
   },
 };
 
 function createBaseSold(): Sold {
-  return { leadId: "", priceCents: 0, buyerId: "", redirectUrl: "" };
+  return { leadId: "", payoutCents: 0, buyerId: "", redirectUrl: "" };
 }
 
 export const Sold: MessageFns<Sold> = {
@@ -1304,8 +1208,8 @@ export const Sold: MessageFns<Sold> = {
     if (message.leadId !== "") {
       writer.uint32(10).string(message.leadId);
     }
-    if (message.priceCents !== 0) {
-      writer.uint32(16).int64(message.priceCents);
+    if (message.payoutCents !== 0) {
+      writer.uint32(16).int64(message.payoutCents);
     }
     if (message.buyerId !== "") {
       writer.uint32(26).string(message.buyerId);
@@ -1342,7 +1246,7 @@ export const Sold: MessageFns<Sold> = {
               break;
             }
 
-            message.priceCents = longToNumber(reader.int64());
+            message.payoutCents = longToNumber(reader.int64());
             continue;
           }
           case 3: {
@@ -1380,10 +1284,10 @@ export const Sold: MessageFns<Sold> = {
         : isSet(object.lead_id)
         ? globalThis.String(object.lead_id)
         : "",
-      priceCents: isSet(object.priceCents)
-        ? globalThis.Number(object.priceCents)
-        : isSet(object.price_cents)
-        ? globalThis.Number(object.price_cents)
+      payoutCents: isSet(object.payoutCents)
+        ? globalThis.Number(object.payoutCents)
+        : isSet(object.payout_cents)
+        ? globalThis.Number(object.payout_cents)
         : 0,
       buyerId: isSet(object.buyerId)
         ? globalThis.String(object.buyerId)
@@ -1400,16 +1304,16 @@ export const Sold: MessageFns<Sold> = {
 
   toJSON(message: Sold): unknown {
     const obj: any = {};
-    if (message.leadId !== "") {
+    if (message.leadId !== undefined) {
       obj.leadId = message.leadId;
     }
-    if (message.priceCents !== 0) {
-      obj.priceCents = Math.round(message.priceCents);
+    if (message.payoutCents !== undefined) {
+      obj.payoutCents = Math.round(message.payoutCents);
     }
-    if (message.buyerId !== "") {
+    if (message.buyerId !== undefined) {
       obj.buyerId = message.buyerId;
     }
-    if (message.redirectUrl !== "") {
+    if (message.redirectUrl !== undefined) {
       obj.redirectUrl = message.redirectUrl;
     }
     return obj;
@@ -1421,7 +1325,7 @@ export const Sold: MessageFns<Sold> = {
   fromPartial<I extends Exact<DeepPartial<Sold>, I>>(object: I): Sold {
     const message = createBaseSold();
     message.leadId = object.leadId ?? "";
-    message.priceCents = object.priceCents ?? 0;
+    message.payoutCents = object.payoutCents ?? 0;
     message.buyerId = object.buyerId ?? "";
     message.redirectUrl = object.redirectUrl ?? "";
     return message;
@@ -1497,10 +1401,10 @@ export const Rejected: MessageFns<Rejected> = {
 
   toJSON(message: Rejected): unknown {
     const obj: any = {};
-    if (message.leadId !== "") {
+    if (message.leadId !== undefined) {
       obj.leadId = message.leadId;
     }
-    if (message.reason !== "") {
+    if (message.reason !== undefined) {
       obj.reason = message.reason;
     }
     return obj;
@@ -1586,10 +1490,10 @@ export const Unconfirmed: MessageFns<Unconfirmed> = {
 
   toJSON(message: Unconfirmed): unknown {
     const obj: any = {};
-    if (message.leadId !== "") {
+    if (message.leadId !== undefined) {
       obj.leadId = message.leadId;
     }
-    if (message.reason !== "") {
+    if (message.reason !== undefined) {
       obj.reason = message.reason;
     }
     return obj;
@@ -1602,190 +1506,6 @@ export const Unconfirmed: MessageFns<Unconfirmed> = {
     const message = createBaseUnconfirmed();
     message.leadId = object.leadId ?? "";
     message.reason = object.reason ?? "";
-    return message;
-  },
-};
-
-function createBaseInvalid(): Invalid {
-  return { errors: {} };
-}
-
-export const Invalid: MessageFns<Invalid> = {
-  encode(message: Invalid, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.errors).forEach(([key, value]: [string, string]) => {
-      Invalid_ErrorsEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
-    });
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Invalid {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseInvalid();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            const entry1 = Invalid_ErrorsEntry.decode(reader, reader.uint32());
-            if (entry1.value !== undefined) {
-              message.errors[entry1.key] = entry1.value;
-            }
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Invalid {
-    return {
-      errors: isObject(object.errors)
-        ? (globalThis.Object.entries(object.errors) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-    };
-  },
-
-  toJSON(message: Invalid): unknown {
-    const obj: any = {};
-    if (message.errors) {
-      const entries = globalThis.Object.entries(message.errors) as [string, string][];
-      if (entries.length > 0) {
-        obj.errors = {};
-        entries.forEach(([k, v]) => {
-          obj.errors[k] = v;
-        });
-      }
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Invalid>, I>>(base?: I): Invalid {
-    return Invalid.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Invalid>, I>>(object: I): Invalid {
-    const message = createBaseInvalid();
-    message.errors = (globalThis.Object.entries(object.errors ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    return message;
-  },
-};
-
-function createBaseInvalid_ErrorsEntry(): Invalid_ErrorsEntry {
-  return { key: "", value: "" };
-}
-
-export const Invalid_ErrorsEntry: MessageFns<Invalid_ErrorsEntry> = {
-  encode(message: Invalid_ErrorsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): Invalid_ErrorsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseInvalid_ErrorsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): Invalid_ErrorsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: Invalid_ErrorsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<Invalid_ErrorsEntry>, I>>(base?: I): Invalid_ErrorsEntry {
-    return Invalid_ErrorsEntry.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<Invalid_ErrorsEntry>, I>>(object: I): Invalid_ErrorsEntry {
-    const message = createBaseInvalid_ErrorsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1847,7 +1567,7 @@ export const ResolvePublisherKeyRequest: MessageFns<ResolvePublisherKeyRequest> 
 
   toJSON(message: ResolvePublisherKeyRequest): unknown {
     const obj: any = {};
-    if (message.webmasterKey !== "") {
+    if (message.webmasterKey !== undefined) {
       obj.webmasterKey = message.webmasterKey;
     }
     return obj;
@@ -1948,13 +1668,13 @@ export const ResolvePublisherKeyResponse: MessageFns<ResolvePublisherKeyResponse
 
   toJSON(message: ResolvePublisherKeyResponse): unknown {
     const obj: any = {};
-    if (message.valid !== false) {
+    if (message.valid !== undefined) {
       obj.valid = message.valid;
     }
-    if (message.publisherId !== "") {
+    if (message.publisherId !== undefined) {
       obj.publisherId = message.publisherId;
     }
-    if (message.rateLimitPerMinute !== 0) {
+    if (message.rateLimitPerMinute !== undefined) {
       obj.rateLimitPerMinute = Math.round(message.rateLimitPerMinute);
     }
     return obj;
@@ -1972,999 +1692,25 @@ export const ResolvePublisherKeyResponse: MessageFns<ResolvePublisherKeyResponse
   },
 };
 
-function createBaseGetLeadRequest(): GetLeadRequest {
-  return { leadId: "" };
-}
-
-export const GetLeadRequest: MessageFns<GetLeadRequest> = {
-  encode(message: GetLeadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.leadId !== "") {
-      writer.uint32(10).string(message.leadId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetLeadRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetLeadRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.leadId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetLeadRequest {
-    return {
-      leadId: isSet(object.leadId)
-        ? globalThis.String(object.leadId)
-        : isSet(object.lead_id)
-        ? globalThis.String(object.lead_id)
-        : "",
-    };
-  },
-
-  toJSON(message: GetLeadRequest): unknown {
-    const obj: any = {};
-    if (message.leadId !== "") {
-      obj.leadId = message.leadId;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GetLeadRequest>, I>>(base?: I): GetLeadRequest {
-    return GetLeadRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GetLeadRequest>, I>>(object: I): GetLeadRequest {
-    const message = createBaseGetLeadRequest();
-    message.leadId = object.leadId ?? "";
-    return message;
-  },
-};
-
-function createBaseGetLeadResponse(): GetLeadResponse {
-  return { lead: undefined };
-}
-
-export const GetLeadResponse: MessageFns<GetLeadResponse> = {
-  encode(message: GetLeadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.lead !== undefined) {
-      LeadRecord.encode(message.lead, writer.uint32(10).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GetLeadResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGetLeadResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.lead = LeadRecord.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GetLeadResponse {
-    return { lead: isSet(object.lead) ? LeadRecord.fromJSON(object.lead) : undefined };
-  },
-
-  toJSON(message: GetLeadResponse): unknown {
-    const obj: any = {};
-    if (message.lead !== undefined) {
-      obj.lead = LeadRecord.toJSON(message.lead);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GetLeadResponse>, I>>(base?: I): GetLeadResponse {
-    return GetLeadResponse.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GetLeadResponse>, I>>(object: I): GetLeadResponse {
-    const message = createBaseGetLeadResponse();
-    message.lead = (object.lead !== undefined && object.lead !== null)
-      ? LeadRecord.fromPartial(object.lead)
-      : undefined;
-    return message;
-  },
-};
-
-function createBaseLeadRecord(): LeadRecord {
-  return {
-    leadId: "",
-    publisherId: "",
-    clickid: "",
-    status: "",
-    test: false,
-    createdAtMs: 0,
-    completedAtMs: 0,
-    priceFloorCents: 0,
-    buyerId: "",
-    payoutCents: 0,
-    reason: "",
-    redirectUrl: "",
-    processingMs: 0,
-    fields: {},
-    tracking: {},
-    attempts: [],
-  };
-}
-
-export const LeadRecord: MessageFns<LeadRecord> = {
-  encode(message: LeadRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.leadId !== "") {
-      writer.uint32(10).string(message.leadId);
-    }
-    if (message.publisherId !== "") {
-      writer.uint32(18).string(message.publisherId);
-    }
-    if (message.clickid !== "") {
-      writer.uint32(26).string(message.clickid);
-    }
-    if (message.status !== "") {
-      writer.uint32(34).string(message.status);
-    }
-    if (message.test !== false) {
-      writer.uint32(40).bool(message.test);
-    }
-    if (message.createdAtMs !== 0) {
-      writer.uint32(48).int64(message.createdAtMs);
-    }
-    if (message.completedAtMs !== 0) {
-      writer.uint32(56).int64(message.completedAtMs);
-    }
-    if (message.priceFloorCents !== 0) {
-      writer.uint32(64).int64(message.priceFloorCents);
-    }
-    if (message.buyerId !== "") {
-      writer.uint32(74).string(message.buyerId);
-    }
-    if (message.payoutCents !== 0) {
-      writer.uint32(80).int64(message.payoutCents);
-    }
-    if (message.reason !== "") {
-      writer.uint32(90).string(message.reason);
-    }
-    if (message.redirectUrl !== "") {
-      writer.uint32(98).string(message.redirectUrl);
-    }
-    if (message.processingMs !== 0) {
-      writer.uint32(105).double(message.processingMs);
-    }
-    globalThis.Object.entries(message.fields).forEach(([key, value]: [string, string]) => {
-      LeadRecord_FieldsEntry.encode({ key: key as any, value }, writer.uint32(114).fork()).join();
-    });
-    globalThis.Object.entries(message.tracking).forEach(([key, value]: [string, string]) => {
-      LeadRecord_TrackingEntry.encode({ key: key as any, value }, writer.uint32(122).fork()).join();
-    });
-    for (const v of message.attempts) {
-      BuyerAttempt.encode(v!, writer.uint32(130).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): LeadRecord {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseLeadRecord();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.leadId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.publisherId = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.clickid = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.status = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.test = reader.bool();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.createdAtMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.completedAtMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.priceFloorCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.buyerId = reader.string();
-            continue;
-          }
-          case 10: {
-            if (tag !== 80) {
-              break;
-            }
-
-            message.payoutCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            message.reason = reader.string();
-            continue;
-          }
-          case 12: {
-            if (tag !== 98) {
-              break;
-            }
-
-            message.redirectUrl = reader.string();
-            continue;
-          }
-          case 13: {
-            if (tag !== 105) {
-              break;
-            }
-
-            message.processingMs = reader.double();
-            continue;
-          }
-          case 14: {
-            if (tag !== 114) {
-              break;
-            }
-
-            const entry14 = LeadRecord_FieldsEntry.decode(reader, reader.uint32());
-            if (entry14.value !== undefined) {
-              message.fields[entry14.key] = entry14.value;
-            }
-            continue;
-          }
-          case 15: {
-            if (tag !== 122) {
-              break;
-            }
-
-            const entry15 = LeadRecord_TrackingEntry.decode(reader, reader.uint32());
-            if (entry15.value !== undefined) {
-              message.tracking[entry15.key] = entry15.value;
-            }
-            continue;
-          }
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.attempts.push(BuyerAttempt.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): LeadRecord {
-    return {
-      leadId: isSet(object.leadId)
-        ? globalThis.String(object.leadId)
-        : isSet(object.lead_id)
-        ? globalThis.String(object.lead_id)
-        : "",
-      publisherId: isSet(object.publisherId)
-        ? globalThis.String(object.publisherId)
-        : isSet(object.publisher_id)
-        ? globalThis.String(object.publisher_id)
-        : "",
-      clickid: isSet(object.clickid) ? globalThis.String(object.clickid) : "",
-      status: isSet(object.status) ? globalThis.String(object.status) : "",
-      test: isSet(object.test) ? globalThis.Boolean(object.test) : false,
-      createdAtMs: isSet(object.createdAtMs)
-        ? globalThis.Number(object.createdAtMs)
-        : isSet(object.created_at_ms)
-        ? globalThis.Number(object.created_at_ms)
-        : 0,
-      completedAtMs: isSet(object.completedAtMs)
-        ? globalThis.Number(object.completedAtMs)
-        : isSet(object.completed_at_ms)
-        ? globalThis.Number(object.completed_at_ms)
-        : 0,
-      priceFloorCents: isSet(object.priceFloorCents)
-        ? globalThis.Number(object.priceFloorCents)
-        : isSet(object.price_floor_cents)
-        ? globalThis.Number(object.price_floor_cents)
-        : 0,
-      buyerId: isSet(object.buyerId)
-        ? globalThis.String(object.buyerId)
-        : isSet(object.buyer_id)
-        ? globalThis.String(object.buyer_id)
-        : "",
-      payoutCents: isSet(object.payoutCents)
-        ? globalThis.Number(object.payoutCents)
-        : isSet(object.payout_cents)
-        ? globalThis.Number(object.payout_cents)
-        : 0,
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-      redirectUrl: isSet(object.redirectUrl)
-        ? globalThis.String(object.redirectUrl)
-        : isSet(object.redirect_url)
-        ? globalThis.String(object.redirect_url)
-        : "",
-      processingMs: isSet(object.processingMs)
-        ? globalThis.Number(object.processingMs)
-        : isSet(object.processing_ms)
-        ? globalThis.Number(object.processing_ms)
-        : 0,
-      fields: isObject(object.fields)
-        ? (globalThis.Object.entries(object.fields) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      tracking: isObject(object.tracking)
-        ? (globalThis.Object.entries(object.tracking) as [string, any][]).reduce(
-          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-            globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.String(value),
-              enumerable: true,
-              configurable: true,
-              writable: true,
-            });
-            return acc;
-          },
-          {},
-        )
-        : {},
-      attempts: globalThis.Array.isArray(object?.attempts)
-        ? object.attempts.map((e: any) => BuyerAttempt.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: LeadRecord): unknown {
-    const obj: any = {};
-    if (message.leadId !== "") {
-      obj.leadId = message.leadId;
-    }
-    if (message.publisherId !== "") {
-      obj.publisherId = message.publisherId;
-    }
-    if (message.clickid !== "") {
-      obj.clickid = message.clickid;
-    }
-    if (message.status !== "") {
-      obj.status = message.status;
-    }
-    if (message.test !== false) {
-      obj.test = message.test;
-    }
-    if (message.createdAtMs !== 0) {
-      obj.createdAtMs = Math.round(message.createdAtMs);
-    }
-    if (message.completedAtMs !== 0) {
-      obj.completedAtMs = Math.round(message.completedAtMs);
-    }
-    if (message.priceFloorCents !== 0) {
-      obj.priceFloorCents = Math.round(message.priceFloorCents);
-    }
-    if (message.buyerId !== "") {
-      obj.buyerId = message.buyerId;
-    }
-    if (message.payoutCents !== 0) {
-      obj.payoutCents = Math.round(message.payoutCents);
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    if (message.redirectUrl !== "") {
-      obj.redirectUrl = message.redirectUrl;
-    }
-    if (message.processingMs !== 0) {
-      obj.processingMs = floatToJson(message.processingMs);
-    }
-    if (message.fields) {
-      const entries = globalThis.Object.entries(message.fields) as [string, string][];
-      if (entries.length > 0) {
-        obj.fields = {};
-        entries.forEach(([k, v]) => {
-          obj.fields[k] = v;
-        });
-      }
-    }
-    if (message.tracking) {
-      const entries = globalThis.Object.entries(message.tracking) as [string, string][];
-      if (entries.length > 0) {
-        obj.tracking = {};
-        entries.forEach(([k, v]) => {
-          obj.tracking[k] = v;
-        });
-      }
-    }
-    if (message.attempts?.length) {
-      obj.attempts = message.attempts.map((e) => BuyerAttempt.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<LeadRecord>, I>>(base?: I): LeadRecord {
-    return LeadRecord.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<LeadRecord>, I>>(object: I): LeadRecord {
-    const message = createBaseLeadRecord();
-    message.leadId = object.leadId ?? "";
-    message.publisherId = object.publisherId ?? "";
-    message.clickid = object.clickid ?? "";
-    message.status = object.status ?? "";
-    message.test = object.test ?? false;
-    message.createdAtMs = object.createdAtMs ?? 0;
-    message.completedAtMs = object.completedAtMs ?? 0;
-    message.priceFloorCents = object.priceFloorCents ?? 0;
-    message.buyerId = object.buyerId ?? "";
-    message.payoutCents = object.payoutCents ?? 0;
-    message.reason = object.reason ?? "";
-    message.redirectUrl = object.redirectUrl ?? "";
-    message.processingMs = object.processingMs ?? 0;
-    message.fields = (globalThis.Object.entries(object.fields ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.tracking = (globalThis.Object.entries(object.tracking ?? {}) as [string, string][]).reduce(
-      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
-        if (value !== undefined) {
-          acc[key] = globalThis.String(value);
-        }
-        return acc;
-      },
-      {},
-    );
-    message.attempts = object.attempts?.map((e) => BuyerAttempt.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseLeadRecord_FieldsEntry(): LeadRecord_FieldsEntry {
-  return { key: "", value: "" };
-}
-
-export const LeadRecord_FieldsEntry: MessageFns<LeadRecord_FieldsEntry> = {
-  encode(message: LeadRecord_FieldsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): LeadRecord_FieldsEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseLeadRecord_FieldsEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): LeadRecord_FieldsEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: LeadRecord_FieldsEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<LeadRecord_FieldsEntry>, I>>(base?: I): LeadRecord_FieldsEntry {
-    return LeadRecord_FieldsEntry.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<LeadRecord_FieldsEntry>, I>>(object: I): LeadRecord_FieldsEntry {
-    const message = createBaseLeadRecord_FieldsEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseLeadRecord_TrackingEntry(): LeadRecord_TrackingEntry {
-  return { key: "", value: "" };
-}
-
-export const LeadRecord_TrackingEntry: MessageFns<LeadRecord_TrackingEntry> = {
-  encode(message: LeadRecord_TrackingEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== "") {
-      writer.uint32(10).string(message.key);
-    }
-    if (message.value !== "") {
-      writer.uint32(18).string(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): LeadRecord_TrackingEntry {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseLeadRecord_TrackingEntry();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): LeadRecord_TrackingEntry {
-    return {
-      key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
-    };
-  },
-
-  toJSON(message: LeadRecord_TrackingEntry): unknown {
-    const obj: any = {};
-    if (message.key !== "") {
-      obj.key = message.key;
-    }
-    if (message.value !== "") {
-      obj.value = message.value;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<LeadRecord_TrackingEntry>, I>>(base?: I): LeadRecord_TrackingEntry {
-    return LeadRecord_TrackingEntry.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<LeadRecord_TrackingEntry>, I>>(object: I): LeadRecord_TrackingEntry {
-    const message = createBaseLeadRecord_TrackingEntry();
-    message.key = object.key ?? "";
-    message.value = object.value ?? "";
-    return message;
-  },
-};
-
-function createBaseBuyerAttempt(): BuyerAttempt {
-  return {
-    buyerId: "",
-    startedAtMs: 0,
-    durationMs: 0,
-    outcome: "",
-    httpStatus: 0,
-    reason: "",
-    kind: "",
-    bidCents: 0,
-    priceCents: 0,
-    reference: "",
-  };
-}
-
-export const BuyerAttempt: MessageFns<BuyerAttempt> = {
-  encode(message: BuyerAttempt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.buyerId !== "") {
-      writer.uint32(10).string(message.buyerId);
-    }
-    if (message.startedAtMs !== 0) {
-      writer.uint32(16).int64(message.startedAtMs);
-    }
-    if (message.durationMs !== 0) {
-      writer.uint32(25).double(message.durationMs);
-    }
-    if (message.outcome !== "") {
-      writer.uint32(34).string(message.outcome);
-    }
-    if (message.httpStatus !== 0) {
-      writer.uint32(40).int32(message.httpStatus);
-    }
-    if (message.reason !== "") {
-      writer.uint32(50).string(message.reason);
-    }
-    if (message.kind !== "") {
-      writer.uint32(58).string(message.kind);
-    }
-    if (message.bidCents !== 0) {
-      writer.uint32(64).int64(message.bidCents);
-    }
-    if (message.priceCents !== 0) {
-      writer.uint32(72).int64(message.priceCents);
-    }
-    if (message.reference !== "") {
-      writer.uint32(82).string(message.reference);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): BuyerAttempt {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseBuyerAttempt();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.buyerId = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 16) {
-              break;
-            }
-
-            message.startedAtMs = longToNumber(reader.int64());
-            continue;
-          }
-          case 3: {
-            if (tag !== 25) {
-              break;
-            }
-
-            message.durationMs = reader.double();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.outcome = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.httpStatus = reader.int32();
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.reason = reader.string();
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.kind = reader.string();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.bidCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.priceCents = longToNumber(reader.int64());
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            message.reference = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): BuyerAttempt {
-    return {
-      buyerId: isSet(object.buyerId)
-        ? globalThis.String(object.buyerId)
-        : isSet(object.buyer_id)
-        ? globalThis.String(object.buyer_id)
-        : "",
-      startedAtMs: isSet(object.startedAtMs)
-        ? globalThis.Number(object.startedAtMs)
-        : isSet(object.started_at_ms)
-        ? globalThis.Number(object.started_at_ms)
-        : 0,
-      durationMs: isSet(object.durationMs)
-        ? globalThis.Number(object.durationMs)
-        : isSet(object.duration_ms)
-        ? globalThis.Number(object.duration_ms)
-        : 0,
-      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
-      httpStatus: isSet(object.httpStatus)
-        ? globalThis.Number(object.httpStatus)
-        : isSet(object.http_status)
-        ? globalThis.Number(object.http_status)
-        : 0,
-      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
-      bidCents: isSet(object.bidCents)
-        ? globalThis.Number(object.bidCents)
-        : isSet(object.bid_cents)
-        ? globalThis.Number(object.bid_cents)
-        : 0,
-      priceCents: isSet(object.priceCents)
-        ? globalThis.Number(object.priceCents)
-        : isSet(object.price_cents)
-        ? globalThis.Number(object.price_cents)
-        : 0,
-      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
-    };
-  },
-
-  toJSON(message: BuyerAttempt): unknown {
-    const obj: any = {};
-    if (message.buyerId !== "") {
-      obj.buyerId = message.buyerId;
-    }
-    if (message.startedAtMs !== 0) {
-      obj.startedAtMs = Math.round(message.startedAtMs);
-    }
-    if (message.durationMs !== 0) {
-      obj.durationMs = floatToJson(message.durationMs);
-    }
-    if (message.outcome !== "") {
-      obj.outcome = message.outcome;
-    }
-    if (message.httpStatus !== 0) {
-      obj.httpStatus = Math.round(message.httpStatus);
-    }
-    if (message.reason !== "") {
-      obj.reason = message.reason;
-    }
-    if (message.kind !== "") {
-      obj.kind = message.kind;
-    }
-    if (message.bidCents !== 0) {
-      obj.bidCents = Math.round(message.bidCents);
-    }
-    if (message.priceCents !== 0) {
-      obj.priceCents = Math.round(message.priceCents);
-    }
-    if (message.reference !== "") {
-      obj.reference = message.reference;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<BuyerAttempt>, I>>(base?: I): BuyerAttempt {
-    return BuyerAttempt.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<BuyerAttempt>, I>>(object: I): BuyerAttempt {
-    const message = createBaseBuyerAttempt();
-    message.buyerId = object.buyerId ?? "";
-    message.startedAtMs = object.startedAtMs ?? 0;
-    message.durationMs = object.durationMs ?? 0;
-    message.outcome = object.outcome ?? "";
-    message.httpStatus = object.httpStatus ?? 0;
-    message.reason = object.reason ?? "";
-    message.kind = object.kind ?? "";
-    message.bidCents = object.bidCents ?? 0;
-    message.priceCents = object.priceCents ?? 0;
-    message.reference = object.reference ?? "";
-    return message;
-  },
-};
-
 /**
- * Sells publishers' leads to buyers. Business outcomes (sold, rejected, invalid)
- * travel in the response message; only real failures are gRPC status codes.
+ * Sells publishers' leads to buyers. Business outcomes (sold, rejected,
+ * unconfirmed) travel in the response message; refusals are gRPC status codes
+ * with google.rpc.Status details (AIP-193) in the grpc-status-details-bin
+ * trailer: a google.rpc.ErrorInfo (domain "leadflow.io", a stable reason) on
+ * every one, google.rpc.BadRequest field violations on a refused lead, and
+ * google.rpc.RetryInfo on UNAVAILABLE.
  */
 export type DistributionServiceService = typeof DistributionServiceService;
 export const DistributionServiceService = {
   /**
    * Validates, stores and sells one lead. Authenticated by the publisher's key
-   * in the request. UNAUTHENTICATED when the key is unknown or revoked.
+   * in the request. UNAUTHENTICATED when the key is unknown or revoked;
+   * INVALID_ARGUMENT (reason INVALID_LEAD) with a field violation per offending
+   * field ("lead.ssn"; reasons FIELD_REQUIRED, FIELD_NOT_A_STRING, FIELD_INVALID)
+   * when the lead breaks a rule; ALREADY_EXISTS (reason CLICKID_REUSED, violation
+   * "lead.clickid") when the clickid was used before for a lead with another
+   * body; UNAVAILABLE with RetryInfo when the same lead is still being sold or
+   * storage is unreachable: retry with the same body.
    */
   submitLead: {
     path: "/leadflow.distribution.v1.DistributionService/SubmitLead" as const,
@@ -2990,25 +1736,18 @@ export const DistributionServiceService = {
       Buffer.from(ResolvePublisherKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolvePublisherKeyResponse => ResolvePublisherKeyResponse.decode(value),
   },
-  /**
-   * One stored lead with its sensitive fields masked. Needs the admin token
-   * ("authorization: Bearer <token>" metadata).
-   */
-  getLead: {
-    path: "/leadflow.distribution.v1.DistributionService/GetLead" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: GetLeadRequest): Buffer => Buffer.from(GetLeadRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetLeadRequest => GetLeadRequest.decode(value),
-    responseSerialize: (value: GetLeadResponse): Buffer => Buffer.from(GetLeadResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetLeadResponse => GetLeadResponse.decode(value),
-  },
 } as const;
 
 export interface DistributionServiceServer extends UntypedServiceImplementation {
   /**
    * Validates, stores and sells one lead. Authenticated by the publisher's key
-   * in the request. UNAUTHENTICATED when the key is unknown or revoked.
+   * in the request. UNAUTHENTICATED when the key is unknown or revoked;
+   * INVALID_ARGUMENT (reason INVALID_LEAD) with a field violation per offending
+   * field ("lead.ssn"; reasons FIELD_REQUIRED, FIELD_NOT_A_STRING, FIELD_INVALID)
+   * when the lead breaks a rule; ALREADY_EXISTS (reason CLICKID_REUSED, violation
+   * "lead.clickid") when the clickid was used before for a lead with another
+   * body; UNAVAILABLE with RetryInfo when the same lead is still being sold or
+   * storage is unreachable: retry with the same body.
    */
   submitLead: handleUnaryCall<SubmitLeadRequest, SubmitLeadResponse>;
   /**
@@ -3016,17 +1755,18 @@ export interface DistributionServiceServer extends UntypedServiceImplementation 
    * whether it is live and which rate limit applies. Cache the answer briefly.
    */
   resolvePublisherKey: handleUnaryCall<ResolvePublisherKeyRequest, ResolvePublisherKeyResponse>;
-  /**
-   * One stored lead with its sensitive fields masked. Needs the admin token
-   * ("authorization: Bearer <token>" metadata).
-   */
-  getLead: handleUnaryCall<GetLeadRequest, GetLeadResponse>;
 }
 
 export interface DistributionServiceClient extends Client {
   /**
    * Validates, stores and sells one lead. Authenticated by the publisher's key
-   * in the request. UNAUTHENTICATED when the key is unknown or revoked.
+   * in the request. UNAUTHENTICATED when the key is unknown or revoked;
+   * INVALID_ARGUMENT (reason INVALID_LEAD) with a field violation per offending
+   * field ("lead.ssn"; reasons FIELD_REQUIRED, FIELD_NOT_A_STRING, FIELD_INVALID)
+   * when the lead breaks a rule; ALREADY_EXISTS (reason CLICKID_REUSED, violation
+   * "lead.clickid") when the clickid was used before for a lead with another
+   * body; UNAVAILABLE with RetryInfo when the same lead is still being sold or
+   * storage is unreachable: retry with the same body.
    */
   submitLead(
     request: SubmitLeadRequest,
@@ -3061,25 +1801,6 @@ export interface DistributionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolvePublisherKeyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * One stored lead with its sensitive fields masked. Needs the admin token
-   * ("authorization: Bearer <token>" metadata).
-   */
-  getLead(
-    request: GetLeadRequest,
-    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
-  ): ClientUnaryCall;
-  getLead(
-    request: GetLeadRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
-  ): ClientUnaryCall;
-  getLead(
-    request: GetLeadRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: GetLeadResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -3091,10 +1812,6 @@ export const DistributionServiceClient = makeGenericClientConstructor(
   service: typeof DistributionServiceService;
   serviceName: string;
 };
-
-function floatToJson(value: number | null | undefined): number | string | null | undefined {
-  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
-}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
@@ -3118,10 +1835,6 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
-}
-
-function isObject(value: any): boolean {
-  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
