@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
+import { loadDescribedFiles } from '../../services/distribution/src/observability/descriptor-sets.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import {
@@ -86,5 +87,59 @@ describe('observability: gRPC health checking and server reflection on the distr
     const files: Buffer[] = response.file_descriptor_response.file_descriptor_proto;
     expect(files).to.not.be.empty;
     expect(Buffer.concat(files).toString('latin1')).to.include('SubmitLead');
+  });
+
+  it('serves, in v1 and v1alpha, each file byte for byte as buf built it, then every file it imports', async () => {
+    const committed = new Map(loadDescribedFiles().map(({ proto, bytes }) => [proto.name, { proto, bytes }]));
+    for (const version of ['v1', 'v1alpha'] as const) {
+      const client = reflectionClient(distribution.address, version);
+      try {
+        for (const [name, { proto, bytes }] of committed) {
+          const response = await reflect(client, { file_by_filename: name });
+          const served: Buffer[] = response.file_descriptor_response.file_descriptor_proto;
+          expect(Buffer.compare(served[0]!, bytes), `${version} ${name}`).to.equal(0);
+          const imported = served
+            .slice(1)
+            .map(
+              (file) => [...committed.values()].find((entry) => Buffer.compare(entry.bytes, file) === 0)?.proto.name,
+            );
+          expect(imported, `${version} ${name}: its imports`).to.include.members(proto.dependency);
+        }
+      } finally {
+        client.close();
+      }
+    }
+  });
+
+  it('finds the file of a method, a field or an enum value by its full name, and answers NOT_FOUND for an unknown one', async () => {
+    for (const symbol of [
+      `${DISTRIBUTION_SERVICE}.SubmitLead`,
+      'grpc.health.v1.HealthCheckResponse.status',
+      'grpc.health.v1.HealthCheckResponse.SERVING',
+    ]) {
+      const response = await reflect(reflection, { file_containing_symbol: symbol });
+      expect(response.file_descriptor_response?.file_descriptor_proto, symbol).to.not.be.empty;
+    }
+    const missing = await reflect(reflection, { file_containing_symbol: 'leadflow.nothing.v1.Nothing' });
+    expect(missing.error_response.error_code).to.equal(status.NOT_FOUND);
+  });
+
+  it('answers extension questions (none are declared) and a request that asks nothing', async () => {
+    const extensions = await reflect(reflection, {
+      all_extension_numbers_of_type: 'grpc.health.v1.HealthCheckRequest',
+    });
+    expect(extensions.all_extension_numbers_response).to.deep.include({
+      base_type_name: 'grpc.health.v1.HealthCheckRequest',
+      extension_number: [],
+    });
+    const unknownType = await reflect(reflection, { all_extension_numbers_of_type: 'leadflow.nothing.v1.Nothing' });
+    expect(unknownType.error_response.error_code).to.equal(status.NOT_FOUND);
+    const unknownExtension = await reflect(reflection, {
+      file_containing_extension: { containing_type: 'grpc.health.v1.HealthCheckRequest', extension_number: 100 },
+    });
+    expect(unknownExtension.error_response.error_code).to.equal(status.NOT_FOUND);
+    const noQuestion = await reflect(reflection, { host: 'x' });
+    expect(noQuestion.error_response.error_code).to.equal(status.INVALID_ARGUMENT);
+    expect(noQuestion.valid_host).to.equal('x');
   });
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
+import { DESCRIPTOR_SETS } from '../../services/distribution/src/observability/descriptor-sets.js';
 
 const run = promisify(execFile);
 const root = process.cwd();
@@ -28,6 +30,7 @@ describe('generated gRPC code', function () {
       cwd: root,
       env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` },
     });
+    buildDescriptorSets(fresh);
   });
   after(() => rm(fresh, { recursive: true, force: true }));
 
@@ -35,9 +38,22 @@ describe('generated gRPC code', function () {
     const regenerated = path.join(fresh, 'proto/generated');
     const files = await filesUnder(regenerated);
     expect(files).to.deep.equal(await filesUnder(committed));
-    for (const file of files) {
+    for (const file of files.filter((name) => !name.endsWith('.binpb'))) {
       const expected = await readFile(path.join(regenerated, file), 'utf8');
       expect(await readFile(path.join(committed, file), 'utf8'), file).to.equal(expected);
+    }
+  });
+
+  it('has the descriptor sets reflection serves byte for byte as buf builds them today', async () => {
+    const sets = DESCRIPTOR_SETS.map(({ file }) => file);
+    expect(sets).to.include('proto/generated/leadflow.binpb');
+    for (const file of sets) {
+      const rebuilt = await readFile(path.join(fresh, file));
+      expect(rebuilt.length, file).to.be.greaterThan(0);
+      expect(
+        Buffer.compare(await readFile(path.join(root, file)), rebuilt),
+        `${file} is stale: run npm run generate`,
+      ).to.equal(0);
     }
   });
 });

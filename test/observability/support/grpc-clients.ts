@@ -16,6 +16,7 @@ const LOADER_OPTIONS = { keepCase: true, enums: String, defaults: true, oneofs: 
 type ClientConstructor<T> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => T;
 
 function clientConstructor(protoFile: string, qualifiedName: string): ClientConstructor<Client> {
+  // biome-ignore lint/suspicious/noExplicitAny: a loaded package definition, walked by name
   let node: any = loadPackageDefinition(loadSync(protoFile, LOADER_OPTIONS));
   for (const part of qualifiedName.split('.')) node = node[part];
   return node;
@@ -42,21 +43,23 @@ export function check(client: HealthClient, service: string): Promise<string> {
 }
 
 export interface ReflectionClient extends Client {
+  // biome-ignore lint/suspicious/noExplicitAny: reflection responses are read field by field
   ServerReflectionInfo(): ClientDuplexStream<Record<string, unknown>, any>;
 }
 
-/** A grpc.reflection.v1.ServerReflection client built from @grpc/reflection's .proto. */
-export function reflectionClient(address: string): ReflectionClient {
+/** A grpc.reflection.v1 (or v1alpha) ServerReflection client built from @grpc/reflection's .proto. */
+export function reflectionClient(address: string, version: 'v1' | 'v1alpha' = 'v1'): ReflectionClient {
   const packageDir = path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json'));
-  const protoFile = path.join(packageDir, 'build/proto/grpc/reflection/v1/reflection.proto');
+  const protoFile = path.join(packageDir, `build/proto/grpc/reflection/${version}/reflection.proto`);
   const Reflection = clientConstructor(
     protoFile,
-    'grpc.reflection.v1.ServerReflection',
+    `grpc.reflection.${version}.ServerReflection`,
   ) as ClientConstructor<ReflectionClient>;
   return new Reflection(address, credentials.createInsecure());
 }
 
 /** One request on a reflection stream, its one response. */
+// biome-ignore lint/suspicious/noExplicitAny: reflection responses are read field by field
 export function reflect(client: ReflectionClient, request: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {
     const stream = client.ServerReflectionInfo();
