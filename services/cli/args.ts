@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { parseAmountCents } from '../distribution/src/leads/amounts.js';
+import { parseAmountCents } from '../distribution/src/index.js';
 import { UsageError } from './errors.js';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;

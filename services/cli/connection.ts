@@ -9,7 +9,7 @@ import {
   type TlsFile,
   tlsFile,
 } from '../common/config.js';
-import { readLocalAdminToken, SECRETS_FILE } from '../distribution/src/security/secrets.js';
+import { readLocalAdminToken, SECRETS_FILE } from '../distribution/src/index.js';
 import { CliFailure, UsageError } from './errors.js';
 
 type Env = Record<string, string | undefined>;

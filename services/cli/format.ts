@@ -1,13 +1,13 @@
-import { formatCents } from '../distribution/src/leads/amounts.js';
+import { formatCents } from '../distribution/src/index.js';
 
 /** 1250 -> "$12.50". */
 export function dollars(cents: number): string {
   return `$${formatCents(cents)}`;
 }
 
-/** Epoch ms as an ISO time; zero (unset in the message) as "-". */
-export function timestamp(ms: number): string {
-  return ms === 0 ? '-' : new Date(ms).toISOString();
+/** A Timestamp as an ISO time; unset as "-". */
+export function timestamp(time: Date | undefined): string {
+  return time === undefined ? '-' : time.toISOString();
 }
 
 /** Left-aligned columns separated by two spaces, one line per row, with a trailing newline. */

@@ -5,6 +5,7 @@ import { leadCommands } from './commands/lead.js';
 import { type LocalCommand, piiCommands } from './commands/pii.js';
 import { publisherCommands } from './commands/publisher.js';
 import { reportCommands } from './commands/report.js';
+import { secretsCommands } from './commands/secrets.js';
 import { resolveConnection } from './connection.js';
 import { CliFailure, UsageError } from './errors.js';
 import { ServiceCalls } from './service-calls.js';
@@ -30,6 +31,7 @@ const COMMANDS: AnyCommand[] = [
   ...leadCommands,
   ...piiCommands,
   ...reportCommands,
+  ...secretsCommands,
 ];
 
 const COMMON_OPTIONS: OptionSpecs = {
@@ -43,10 +45,13 @@ const COMMON_OPTIONS: OptionSpecs = {
 
 const isHelp = (word: string) => word === '--help' || word === '-h';
 
-function usageError(io: CliIo, message: string, usage: string): number {
-  io.stderr.write(`leadflow: ${message}\n\n${usage}`);
+/** A bad command line: the mistake on one line, then where its usage is; the whole usage only for a bare `leadflow`. */
+function usageError(io: CliIo, message: string, helpCommand: string): number {
+  io.stderr.write(`leadflow: ${message}\nRun '${helpCommand} --help' for usage.\n`);
   return EXIT_USAGE;
 }
+
+const commandWords = (command: AnyCommand) => ['leadflow', command.group, command.name].filter(Boolean).join(' ');
 
 function checkPositionals(command: AnyCommand, positionals: string[]): void {
   const missing = command.positionals.slice(positionals.length);
@@ -80,7 +85,7 @@ async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promi
     else (output.failed ? io.stderr : io.stdout).write(output.text);
     return output.failed ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
-    if (error instanceof UsageError) return usageError(io, error.message, commandUsage(command));
+    if (error instanceof UsageError) return usageError(io, error.message, commandWords(command));
     // A CliFailure is worded for the operator; anything else is a bug, still one line, never a stack trace.
     const message =
       error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;
@@ -94,13 +99,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // `leadflow help X Y` is `leadflow X Y --help`.
   const words = argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
   const [group, name, ...rest] = words;
-  if (group === undefined) return usageError(io, 'no command given', programUsage(COMMANDS));
+  if (group === undefined) {
+    io.stderr.write(`leadflow: no command given\n\n${programUsage(COMMANDS)}`);
+    return EXIT_USAGE;
+  }
   if (isHelp(group)) {
     io.stdout.write(programUsage(COMMANDS));
     return EXIT_OK;
   }
   const inGroup = COMMANDS.filter((command) => command.group === group);
-  if (inGroup.length === 0) return usageError(io, `unknown command "${group}"`, programUsage(COMMANDS));
+  if (inGroup.length === 0) return usageError(io, `unknown command "${group}"`, 'leadflow');
   // A command named by its group alone (`leadflow report --by day`) takes every word after it.
   const groupCommand = inGroup.find((command) => command.name === '');
   if (groupCommand) return runCommand(groupCommand, words.slice(1), io);
@@ -111,7 +119,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const command = inGroup.find((candidate) => candidate.name === name);
   if (!command) {
     const message = name === undefined ? `${group}: which command?` : `unknown command "${group} ${name}"`;
-    return usageError(io, message, groupUsage(group, inGroup));
+    return usageError(io, message, `leadflow ${group}`);
   }
   return runCommand(command, rest, io);
 }

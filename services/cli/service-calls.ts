@@ -1,25 +1,27 @@
-import { connectivityState, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { connectivityState, type MethodDefinition, type ServiceError } from '@grpc/grpc-js';
 import {
   AdminServiceClient,
+  AdminServiceService,
   type ApplyBuyersResponse,
   type BuyerSummary,
   type CreatePublisherRequest,
-  type GetReportRequest,
   type Publisher,
   type PublisherKey,
   type ReencryptSensitiveDataResponse,
-  type ReportRow,
   type ResolveLeadRequest,
   type ResolveLeadResponse,
-  type UnconfirmedLead,
 } from '../../proto/generated/leadflow/admin/v1/admin.js';
-import {
-  DistributionServiceClient,
-  type LeadRecord,
-} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
+import type {
+  LeadRecord,
+  ListLeadsRequest,
+  ListLeadsResponse,
+  UnconfirmedLead,
+} from '../../proto/generated/leadflow/admin/v1/leads.js';
+import type { GetReportRequest, ReportRow } from '../../proto/generated/leadflow/admin/v1/reports.js';
 import { ConfigError } from '../common/config.js';
+import { bearerTokenInterceptor, deadlineInterceptor } from '../common/grpc-client-interceptors.js';
 import { grpcChannelCredentials } from '../common/grpc-tls.js';
-import { callUnary, type UnaryMethod } from '../common/grpc-unary.js';
+import { callMethod } from '../common/grpc-unary.js';
 import { describeCallError } from './call-errors.js';
 import type { Connection } from './connection.js';
 import { CliFailure } from './errors.js';
@@ -30,6 +32,16 @@ const CALL_DEADLINE_MS = 5000;
 const MAINTENANCE_DEADLINE_MS = 60 * 60 * 1000;
 /** A report reads every lead in its range: over millions of them, more than seconds. */
 const REPORT_DEADLINE_MS = 5 * 60 * 1000;
+
+const LONGER_DEADLINES_MS: Record<string, number> = {
+  [AdminServiceService.getReport.path]: REPORT_DEADLINE_MS,
+  [AdminServiceService.purgeSensitiveData.path]: MAINTENANCE_DEADLINE_MS,
+  [AdminServiceService.reencryptSensitiveData.path]: MAINTENANCE_DEADLINE_MS,
+};
+
+function deadlineMsOf(path: string): number {
+  return LONGER_DEADLINES_MS[path] ?? CALL_DEADLINE_MS;
+}
 
 /** ts-proto types a field holding a message as possibly undefined; the service always sets the ones read here. */
 function present<T>(value: T | undefined, what: string): T {
@@ -61,43 +73,60 @@ export interface Report {
   total: ReportRow;
 }
 
+/** The most a page may hold: the CLI reads whole lists in pages this large. */
+const MAX_PAGE_SIZE = 1000;
+
+/** Every item of a paged list (AIP-158), up to `limit`. */
+async function allPages<T>(
+  page: (pageSize: number, pageToken: string) => Promise<{ items: T[]; nextPageToken: string }>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<T[]> {
+  const items: T[] = [];
+  let pageToken = '';
+  do {
+    const next = await page(Math.min(MAX_PAGE_SIZE, limit - items.length), pageToken);
+    items.push(...next.items);
+    pageToken = next.nextPageToken;
+  } while (pageToken !== '' && items.length < limit);
+  return items;
+}
+
 /**
  * The admin calls the CLI makes, as promises carrying the admin token and a
  * deadline; a failed call rejects with a CliFailure whose message is safe to print.
  */
 export class ServiceCalls {
   private readonly admin: AdminServiceClient;
-  private readonly distribution: DistributionServiceClient;
 
   constructor(private readonly connection: Connection) {
-    const channelCredentials = transportCredentials(connection);
-    this.admin = new AdminServiceClient(connection.address, channelCredentials);
-    // Both services are served on one port: one channel, one connection.
-    this.distribution = new DistributionServiceClient(connection.address, channelCredentials, {
-      channelOverride: this.admin.getChannel(),
+    this.admin = new AdminServiceClient(connection.address, transportCredentials(connection), {
+      interceptors: [deadlineInterceptor(deadlineMsOf), bearerTokenInterceptor(connection.token)],
     });
   }
 
   async createPublisher(request: CreatePublisherRequest): Promise<{ publisher: Publisher; key: string }> {
-    const response = await this.call(this.admin.createPublisher.bind(this.admin), request);
+    const response = await this.call(AdminServiceService.createPublisher, request);
     return { publisher: present(response.publisher, 'publisher'), key: response.key };
   }
 
-  async listPublishers(): Promise<Publisher[]> {
-    return (await this.call(this.admin.listPublishers.bind(this.admin), {})).publishers;
+  listPublishers(): Promise<Publisher[]> {
+    return allPages(async (pageSize, pageToken) => {
+      const response = await this.call(AdminServiceService.listPublishers, { pageSize, pageToken });
+      return { items: response.publishers, nextPageToken: response.nextPageToken };
+    });
   }
 
   async rotatePublisherKey(publisherId: string): Promise<{ keyInfo: PublisherKey; key: string }> {
-    const response = await this.call(this.admin.rotatePublisherKey.bind(this.admin), { publisherId });
+    const response = await this.call(AdminServiceService.rotatePublisherKey, { publisherId });
     return { keyInfo: present(response.keyInfo, 'key'), key: response.key };
   }
 
   async revokePublisherKey(keyId: string): Promise<PublisherKey> {
-    return present((await this.call(this.admin.revokePublisherKey.bind(this.admin), { keyId })).keyInfo, 'key');
+    return present((await this.call(AdminServiceService.revokePublisherKey, { keyId })).keyInfo, 'key');
   }
 
   async setPublisherRateLimit(publisherId: string, rateLimitPerMinute: number): Promise<Publisher> {
-    const response = await this.call(this.admin.setPublisherRateLimit.bind(this.admin), {
+    const response = await this.call(AdminServiceService.setPublisherRateLimit, {
       publisherId,
       rateLimitPerMinute,
     });
@@ -106,16 +135,19 @@ export class ServiceCalls {
 
   /** The document's mistakes come back in the answer, not as a failed call. */
   applyBuyers(documentJson: string, dryRun: boolean): Promise<ApplyBuyersResponse> {
-    return this.call(this.admin.applyBuyers.bind(this.admin), { documentJson, dryRun });
+    return this.call(AdminServiceService.applyBuyers, { documentJson, dryRun });
   }
 
-  async listBuyers(): Promise<BuyerSummary[]> {
-    return (await this.call(this.admin.listBuyers.bind(this.admin), {})).buyers;
+  listBuyers(): Promise<BuyerSummary[]> {
+    return allPages(async (pageSize, pageToken) => {
+      const response = await this.call(AdminServiceService.listBuyers, { pageSize, pageToken });
+      return { items: response.buyers, nextPageToken: response.nextPageToken };
+    });
   }
 
   /** `buyer` is an id or a name. */
   async getBuyer(buyer: string): Promise<{ summary: BuyerSummary; definition: unknown }> {
-    const response = await this.call(this.admin.getBuyer.bind(this.admin), { buyer });
+    const response = await this.call(AdminServiceService.getBuyer, { buyer });
     return {
       summary: present(response.summary, 'buyer'),
       definition: parsedJson(response.definitionJson, 'definition'),
@@ -123,44 +155,55 @@ export class ServiceCalls {
   }
 
   async setBuyerActive(buyer: string, active: boolean): Promise<BuyerSummary> {
-    return present((await this.call(this.admin.setBuyerActive.bind(this.admin), { buyer, active })).summary, 'buyer');
+    return present((await this.call(AdminServiceService.setBuyerActive, { buyer, active })).summary, 'buyer');
   }
 
   async getLead(leadId: string): Promise<LeadRecord> {
-    return present((await this.call(this.distribution.getLead.bind(this.distribution), { leadId })).lead, 'lead');
+    return present((await this.call(AdminServiceService.getLead, { leadId })).lead, 'lead');
   }
 
-  async listUnconfirmedLeads(limit: number): Promise<UnconfirmedLead[]> {
-    return (await this.call(this.admin.listUnconfirmedLeads.bind(this.admin), { limit })).leads;
+  /** `publisherId` empty: any publisher's. */
+  async findLead(clickid: string, publisherId: string): Promise<LeadRecord> {
+    return present((await this.call(AdminServiceService.findLead, { clickid, publisherId })).lead, 'lead');
+  }
+
+  /** One page of leads, newest first. */
+  listLeads(request: ListLeadsRequest): Promise<ListLeadsResponse> {
+    return this.call(AdminServiceService.listLeads, request);
+  }
+
+  listUnconfirmedLeads(limit: number): Promise<UnconfirmedLead[]> {
+    return allPages(async (pageSize, pageToken) => {
+      const response = await this.call(AdminServiceService.listUnconfirmedLeads, { pageSize, pageToken });
+      return { items: response.leads, nextPageToken: response.nextPageToken };
+    }, limit);
   }
 
   async resolveLead(request: ResolveLeadRequest): Promise<ResolveLeadResponse> {
-    return this.call(this.admin.resolveLead.bind(this.admin), request);
+    return this.call(AdminServiceService.resolveLead, request);
   }
 
   async getReport(request: GetReportRequest): Promise<Report> {
-    const response = await this.call(this.admin.getReport.bind(this.admin), request, REPORT_DEADLINE_MS);
+    const response = await this.call(AdminServiceService.getReport, request);
     return { rows: response.rows, total: present(response.total, 'total') };
   }
 
   async purgeSensitiveData(olderThanDays: number): Promise<number> {
-    return (await this.call(this.admin.purgeSensitiveData.bind(this.admin), { olderThanDays }, MAINTENANCE_DEADLINE_MS))
-      .purged;
+    return (await this.call(AdminServiceService.purgeSensitiveData, { olderThanDays })).purged;
   }
 
   reencryptSensitiveData(batchSize: number): Promise<ReencryptSensitiveDataResponse> {
-    return this.call(this.admin.reencryptSensitiveData.bind(this.admin), { batchSize }, MAINTENANCE_DEADLINE_MS);
+    return this.call(AdminServiceService.reencryptSensitiveData, { batchSize });
   }
 
   close(): void {
     this.admin.close();
   }
 
-  private call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadlineMs = CALL_DEADLINE_MS): Promise<Res> {
-    const metadata = new Metadata();
-    metadata.set('authorization', `Bearer ${this.connection.token}`);
-    return callUnary(method, request, metadata, { deadline: Date.now() + deadlineMs }).catch((error: ServiceError) => {
+  private call<Req, Res>(method: MethodDefinition<Req, Res>, request: Req): Promise<Res> {
+    return callMethod(this.admin, method, request).catch((error: ServiceError) => {
       const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
+      const deadlineMs = deadlineMsOf(method.path);
       throw new CliFailure(describeCallError(error, this.connection, { deadlineMs, serviceReached }));
     });
   }

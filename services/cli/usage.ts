@@ -1,5 +1,5 @@
 import { DEFAULT_GRPC_PORT } from '../common/config.js';
-import { SECRETS_FILE } from '../distribution/src/security/secrets.js';
+import { SECRETS_FILE } from '../distribution/src/index.js';
 import type { Command } from './commands/command.js';
 
 /** What the usage texts show of a command. */

@@ -27,6 +27,9 @@ function buyerEntry(name: string, settings: string[] = [], post: string[] = []):
 
 const documentOf = (...entries: string[]) => `buyers:\n${entries.join('')}`;
 
+/** A buyer file under test/fixtures/buyers/, where its line numbers can be read. */
+const fixture = (name: string) => path.join(import.meta.dirname, '../fixtures/buyers', name);
+
 const ID = 'buy_\\S+';
 
 describe('leadflow buyer commands against a running distribution service', () => {
@@ -53,6 +56,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
     return file;
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the JSON of `buyer list`, read field by field
   async function buyerNamed(name: string): Promise<any> {
     const { buyers } = await cli.json('buyer', 'list');
     return buyers.find((buyer: { name: string }) => buyer.name === name);
@@ -84,10 +88,9 @@ describe('leadflow buyer commands against a running distribution service', () =>
       const changed = await cli.json('buyer', 'apply', '-f', file);
       expect(changed).to.deep.equal({
         buyers: [
-          { id: idA, name: 'apply-a', action: 'unchanged' },
-          { id: idB, name: 'apply-b', action: 'updated' },
+          { id: idA, name: 'apply-a', action: 'APPLY_ACTION_UNCHANGED', paused: false },
+          { id: idB, name: 'apply-b', action: 'APPLY_ACTION_UPDATED', paused: false },
         ],
-        errors: [],
       });
       expect((await buyerNamed('apply-b')).tier).to.equal(3);
     });
@@ -114,30 +117,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
     });
 
     it('prints every mistake as FILE:LINE:COL: PATH: MESSAGE, applies nothing and exits 1', async () => {
-      const text = [
-        'buyers:',
-        '  - name: mistake-ok',
-        '    integration:',
-        '      local: true',
-        '      post:',
-        '        url: http://127.0.0.1:9/post',
-        '        mapping: { first_name: firstName }',
-        '        response:',
-        '          accepted: { path: "$.status", equals: "accepted" }',
-        '    pricing: { type: fixed, price: "20.00" }',
-        '  - name: mistake-bad',
-        '    tier: -1',
-        '    colour: blue',
-        '    integration:',
-        '      post:',
-        '        url: http://lender.example/post',
-        '        mapping: { first_name: firstName }',
-        '        response:',
-        '          accepted: { path: "$.status", equals: "accepted" }',
-        '    pricing: { type: fixed, price: "20.00" }',
-        '',
-      ].join('\n');
-      const file = await writeDocument('mistakes.yaml', text);
+      const file = fixture('cli-mistakes.yaml');
       const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal('');
@@ -157,7 +137,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(json.code).to.equal(1);
       expect(json.stderr).to.equal('');
       const answer = JSON.parse(json.stdout);
-      expect(answer.buyers).to.deep.equal([]);
+      // Proto3 JSON leaves an empty list out.
+      expect(answer.buyers).to.equal(undefined);
       expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({
         line: 12,
         column: 5,
@@ -165,24 +146,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
     });
 
     it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
-      const text = [
-        'buyers:',
-        '  - name: pattern-bad',
-        '    filters:',
-        '      - { field: city, pattern: "^(\\\\w+)\\\\s\\\\1$" }',
-        '      - { field: zip, pattern: "^(?:.*0){40}$" }',
-        '    integration:',
-        '      local: true',
-        '      post:',
-        '        url: http://127.0.0.1:9/post',
-        '        mapping: { first_name: firstName }',
-        '        response:',
-        '          format: text',
-        '          accepted: { path: "^(?=OK)(\\\\w+)", equals: "OK" }',
-        '    pricing: { type: fixed, price: "20.00" }',
-        '',
-      ].join('\n');
-      const file = await writeDocument('patterns.yaml', text);
+      const file = fixture('cli-patterns.yaml');
       const run = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
       expect(run.code).to.equal(1);
       const lines = run.stderr.trimEnd().split('\n');
@@ -312,10 +276,10 @@ describe('leadflow buyer commands against a running distribution service', () =>
         tier: 2,
         priority: 5,
         weight: 3,
-        mode: 'direct_post',
-        pricing: 'fixed',
+        mode: 'BUYER_MODE_DIRECT_POST',
+        pricing: 'PRICING_FIXED',
         postHost: 'http://127.0.0.1:9',
-        circuit: 'closed',
+        circuit: 'CIRCUIT_STATE_CLOSED',
         usage: { leadsThisHour: 0, leadsToday: 0, leadsThisMonth: 0, spendTodayCents: 0 },
       });
     });

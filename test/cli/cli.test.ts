@@ -46,6 +46,20 @@ describe('leadflow CLI against a running distribution service', () => {
       expect(listed.liveKeys[0].hint).to.equal(created.key.slice(-4));
     });
 
+    it('refuses a second publisher of the same name, whatever its case, naming the first', async () => {
+      const first = await json('publisher', 'create', '--name', 'Twin Media');
+      const run = await leadflow(['publisher', 'create', '--name', '  twin MEDIA ']);
+      expect(run).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: `leadflow: already exists: a publisher named "Twin Media" already exists (${first.id}): choose another name\n`,
+      });
+      const { publishers } = await json('publisher', 'list');
+      expect(
+        publishers.filter((publisher: { name: string }) => publisher.name.toLowerCase().trim() === 'twin media'),
+      ).to.have.length(1);
+    });
+
     it('prints the key once, with a warning, and lists publishers as a table', async () => {
       const run = await leadflow(['publisher', 'create', '--name', 'Table Co']);
       expect(run.code).to.equal(0);
@@ -85,7 +99,7 @@ describe('leadflow CLI against a running distribution service', () => {
       const firstKeyId = publishers.find((publisher: { id: string }) => publisher.id === created.id).liveKeys[0].id;
       const revoked = await json('publisher', 'revoke-key', firstKeyId);
       expect(revoked.id).to.equal(firstKeyId);
-      expect(revoked.revokedAtMs).to.be.above(0);
+      expect(Date.parse(revoked.revokeTime)).to.be.above(0);
 
       const after = await json('publisher', 'list');
       const liveKeys = after.publishers.find((publisher: { id: string }) => publisher.id === created.id).liveKeys;
@@ -185,13 +199,17 @@ describe('leadflow CLI against a running distribution service', () => {
 
 describe('leadflow CLI usage', () => {
   // No service and no token: usage is checked before anything connects.
+  /** The mistake's line; the second line must name the --help of `help` (the command, group or program). */
   const usageOf = async (...argv: string[]) => {
     const run = await runLeadflow(argv);
     expect(run.code, argv.join(' ')).to.equal(2);
     expect(run.stdout).to.equal('');
-    expect(run.stderr).to.match(/^leadflow: .+\n\nUsage: leadflow /);
-    return run.stderr.split('\n')[0];
+    const lines = run.stderr.split('\n');
+    expect(lines, run.stderr).to.have.length(3);
+    expect(lines[1]).to.match(/^Run 'leadflow( [a-z-]+)*( [a-z-]+)? --help' for usage\.$/);
+    return lines[0];
   };
+  const hintOf = async (...argv: string[]) => (await runLeadflow(argv)).stderr.split('\n')[1];
 
   it('prints the usage on stdout for --help and help, exit 0', async () => {
     for (const argv of [['--help'], ['help'], ['-h']]) {
@@ -228,8 +246,21 @@ describe('leadflow CLI usage', () => {
     }
   });
 
-  it('answers a bad command line with a message and the usage on stderr, exit 2', async () => {
-    expect(await usageOf()).to.equal('leadflow: no command given');
+  it('answers a bare leadflow with the whole usage on stderr, exit 2', async () => {
+    const run = await runLeadflow([]);
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.match(/^leadflow: no command given\n\nUsage: leadflow COMMAND/);
+  });
+
+  it('names the --help of the command, group or program that was misused', async () => {
+    expect(await hintOf('frobnicate')).to.equal("Run 'leadflow --help' for usage.");
+    expect(await hintOf('publisher')).to.equal("Run 'leadflow publisher --help' for usage.");
+    expect(await hintOf('publisher', 'destroy')).to.equal("Run 'leadflow publisher --help' for usage.");
+    expect(await hintOf('publisher', 'create')).to.equal("Run 'leadflow publisher create --help' for usage.");
+    expect(await hintOf('report', '--by', 'fortnight')).to.equal("Run 'leadflow report --help' for usage.");
+  });
+
+  it('answers a bad command line with one line naming the mistake and a hint to --help on stderr, exit 2', async () => {
     expect(await usageOf('frobnicate')).to.equal('leadflow: unknown command "frobnicate"');
     expect(await usageOf('publisher')).to.equal('leadflow: publisher: which command?');
     expect(await usageOf('publisher', 'destroy')).to.equal('leadflow: unknown command "publisher destroy"');

@@ -91,7 +91,7 @@ describe('leadflow lead show: the audit trail', () => {
     const leadId = answer.outcome?.$case === 'sold' ? answer.outcome.value.leadId : '';
 
     const lead = await cli.json('lead', 'show', leadId);
-    expect(lead).to.include({ leadId, status: 'sold', buyerId: ids['trail-bidder'], payoutCents: 2520 });
+    expect(lead).to.include({ leadId, status: 'LEAD_STATUS_SOLD', buyerId: ids['trail-bidder'], payoutCents: 2520 });
     expect(lead.fields).to.include({
       ssn: '*****6789',
       firstName: 'M****',
@@ -101,18 +101,23 @@ describe('leadflow lead show: the audit trail', () => {
     });
     const attempt = (buyer: string, kind: string) =>
       lead.attempts.find(
-        (candidate: { buyerId: string; kind: string }) => candidate.buyerId === ids[buyer] && candidate.kind === kind,
+        (candidate: { buyerId: string; kind: string }) =>
+          candidate.buyerId === ids[buyer] && candidate.kind === `ATTEMPT_KIND_${kind}`,
       );
-    expect(attempt('trail-texas', 'skip')).to.include({ outcome: 'skipped', reason: 'filtered', httpStatus: 0 });
-    expect(attempt('trail-down', 'post')).to.include({ outcome: 'error', httpStatus: 500 });
-    expect(attempt('trail-bidder', 'ping')).to.include({
-      outcome: 'accepted',
+    expect(attempt('trail-texas', 'SKIP')).to.include({
+      outcome: 'ATTEMPT_OUTCOME_SKIPPED',
+      reason: 'filtered',
+      httpStatus: 0,
+    });
+    expect(attempt('trail-down', 'POST')).to.include({ outcome: 'ATTEMPT_OUTCOME_ERROR', httpStatus: 500 });
+    expect(attempt('trail-bidder', 'PING')).to.include({
+      outcome: 'ATTEMPT_OUTCOME_ACCEPTED',
       httpStatus: 200,
       bidCents: 3150,
       reference: 'ping-42',
     });
-    expect(attempt('trail-bidder', 'post')).to.include({
-      outcome: 'accepted',
+    expect(attempt('trail-bidder', 'POST')).to.include({
+      outcome: 'ATTEMPT_OUTCOME_ACCEPTED',
       httpStatus: 200,
       priceCents: 3150,
       reference: 'ref-77',

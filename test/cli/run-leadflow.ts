@@ -26,6 +26,7 @@ export interface StackCli {
   /** Every run also checks that the admin token was printed nowhere. */
   leadflow(argv: string[], env?: Record<string, string>, stdin?: string): Promise<CliRun>;
   /** `leadflow ARGV --json`, expected to succeed, parsed. */
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any command, read field by field
   json(...argv: string[]): Promise<any>;
 }
 

@@ -1,4 +1,5 @@
-import type { ApplyBuyersResponse, DocumentError } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { ApplyBuyersResponse, type DocumentError } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { applyActions } from '../../common/admin-enums.js';
 import type { Position } from '../document-locations.js';
 import { columns } from '../format.js';
 import { fileLocation, readSourceDocument, type SourceDocument } from '../source-document.js';
@@ -35,14 +36,24 @@ function mistakesText(file: string, mistakes: Mistake[]): string {
 
 function appliedText(response: ApplyBuyersResponse, input: ApplyInput): string {
   if (response.buyers.length === 0) return `No buyers in ${input.document.name}.\n`;
-  return columns(
-    response.buyers.map((buyer) => [
-      input.dryRun ? `would be ${buyer.action}` : buyer.action,
-      buyer.name,
-      // A dry run's new buyer gets its id only when it is created for real.
-      input.dryRun && buyer.action === 'created' ? '-' : buyer.id,
-    ]),
+  const table = columns(
+    response.buyers.map((buyer) => {
+      const action = applyActions.nameOf(buyer.action) ?? '-';
+      return [
+        input.dryRun ? `would be ${action}` : action,
+        buyer.name,
+        // A dry run's new buyer gets its id only when it is created for real.
+        input.dryRun && action === 'created' ? '-' : buyer.id,
+        buyer.paused ? 'paused' : '',
+      ];
+    }),
   );
+  const paused = response.buyers
+    .filter((buyer) => buyer.paused && applyActions.nameOf(buyer.action) !== 'created')
+    .map((buyer) => buyer.name);
+  if (paused.length === 0) return table;
+  const resume = paused.length === 1 ? `leadflow buyer resume ${paused[0]}` : 'leadflow buyer resume NAME';
+  return `${table}${paused.join(', ')} ${paused.length === 1 ? 'stays' : 'stay'} paused: apply never resumes a buyer; \`${resume}\` offers it leads again.\n`;
 }
 
 export const apply: Command<ApplyInput> = {
@@ -54,7 +65,9 @@ export const apply: Command<ApplyInput> = {
     '-f, --file FILE   the document, YAML or JSON; - reads standard input',
     '--dry-run         check the document and say what would change, change nothing',
     'Buyers are matched by name; buyers the document does not name are left alone.',
-    'Prints "created", "updated" or "unchanged" with the name and id of each buyer.',
+    'Prints "created", "updated" or "unchanged" with the name and id of each buyer, and "paused" after a',
+    'paused one: a paused buyer stays paused whatever the file says (`active: false` pauses one); only',
+    '`leadflow buyer resume` resumes it.',
     'A document with mistakes changes nothing: each is printed as FILE:LINE:COLUMN: PATH: MESSAGE',
     'on stderr, and the exit code is 1. With --json, mistakes carry their line and column.',
   ],
@@ -69,11 +82,14 @@ export const apply: Command<ApplyInput> = {
     if (response.errors.length > 0) {
       const mistakes = response.errors.map((error) => ({ error, position: input.document.locate(error.path) }));
       return {
-        json: { ...response, errors: mistakes.map(({ error, position }) => ({ ...error, ...position })) },
+        json: {
+          ...(ApplyBuyersResponse.toJSON(response) as object),
+          errors: mistakes.map(({ error, position }) => ({ ...error, ...position })),
+        },
         text: mistakesText(input.document.name, mistakes),
         failed: true,
       };
     }
-    return { json: response, text: appliedText(response, input) };
+    return { json: ApplyBuyersResponse.toJSON(response), text: appliedText(response, input) };
   },
 };

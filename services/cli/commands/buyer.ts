@@ -1,5 +1,7 @@
 import { stringify } from 'yaml';
-import type { BuyerSummary } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { BuyerSummary } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { buyerModes, circuitStates, pricings } from '../../common/admin-enums.js';
+import { msOfDuration } from '../../common/proto-time.js';
 import { dollars, fields, table, timestamp } from '../format.js';
 import { apply } from './buyer-apply.js';
 import type { Command } from './command.js';
@@ -33,10 +35,10 @@ function buyerTable(buyers: BuyerSummary[]): string {
       String(buyer.tier),
       String(buyer.priority),
       String(buyer.weight),
-      buyer.mode,
-      buyer.pricing,
+      buyerModes.nameOf(buyer.mode) ?? '-',
+      pricings.nameOf(buyer.pricing) ?? '-',
       buyer.postHost || '-',
-      buyer.circuit,
+      circuitStates.nameOf(buyer.circuit) ?? '-',
       `${buyer.usage?.leadsToday ?? 0} / ${dollars(buyer.usage?.spendTodayCents ?? 0)}`,
     ]),
   );
@@ -51,17 +53,17 @@ function summaryFields(buyer: BuyerSummary): string {
     ['tier', String(buyer.tier)],
     ['priority', String(buyer.priority)],
     ['weight', String(buyer.weight)],
-    ['mode', buyer.mode],
-    ['pricing', buyer.pricing],
+    ['mode', buyerModes.nameOf(buyer.mode) ?? '-'],
+    ['pricing', pricings.nameOf(buyer.pricing) ?? '-'],
     ['post host', buyer.postHost || '-'],
-    ['circuit', buyer.circuit],
+    ['circuit', circuitStates.nameOf(buyer.circuit) ?? '-'],
     [
       'leads',
       `${usage?.leadsThisHour ?? 0} this hour, ${usage?.leadsToday ?? 0} today, ${usage?.leadsThisMonth ?? 0} this month`,
     ],
     ['spend', `${dollars(usage?.spendTodayCents ?? 0)} today`],
     ['learned', learnedText(buyer)],
-    ['updated', timestamp(buyer.updatedAtMs)],
+    ['updated', timestamp(buyer.updateTime)],
   ]);
 }
 
@@ -71,7 +73,7 @@ function learnedText(buyer: BuyerSummary): string {
   if (!learned || learned.posts === 0) return 'no live posts yet (taken to accept half, answering within its timeout)';
   const percent = (share: number) => `${Math.round(share * 100)}%`;
   const posts = learned.posts === 1 ? '1 recent post' : `${learned.posts} recent posts`;
-  return `${percent(learned.acceptRate)} accepted, ${percent(learned.unansweredRate)} unanswered, post p50 ${Math.round(learned.p50Ms)} ms, p90 ${Math.round(learned.p90Ms)} ms (${posts})`;
+  return `${percent(learned.acceptRate)} accepted, ${percent(learned.unansweredRate)} unanswered, post p50 ${Math.round(msOfDuration(learned.p50Latency))} ms, p90 ${Math.round(msOfDuration(learned.p90Latency))} ms (${posts})`;
 }
 
 const list: Command<void> = {
@@ -89,7 +91,10 @@ const list: Command<void> = {
   parse: () => undefined,
   async run(calls) {
     const buyers = await calls.listBuyers();
-    return { json: { buyers }, text: buyers.length === 0 ? 'No buyers.\n' : buyerTable(buyers) };
+    return {
+      json: { buyers: buyers.map((buyer) => BuyerSummary.toJSON(buyer)) },
+      text: buyers.length === 0 ? 'No buyers.\n' : buyerTable(buyers),
+    };
   },
 };
 
@@ -109,7 +114,10 @@ const show: Command<{ buyer: string }> = {
   parse: (args) => ({ buyer: args.positionals[0] }),
   async run(calls, input) {
     const { summary, definition } = await calls.getBuyer(input.buyer);
-    return { json: { summary, definition }, text: `${summaryFields(summary)}\n${stringify({ definition })}` };
+    return {
+      json: { summary: BuyerSummary.toJSON(summary), definition },
+      text: `${summaryFields(summary)}\n${stringify({ definition })}`,
+    };
   },
 };
 
@@ -129,7 +137,7 @@ function setActive(active: boolean): Command<{ buyer: string }> {
     async run(calls, input) {
       const summary = await calls.setBuyerActive(input.buyer, active);
       return {
-        json: summary,
+        json: BuyerSummary.toJSON(summary),
         text: active
           ? `Resumed buyer ${named(summary)}: it is offered leads again (within a second on every instance).\n`
           : `Paused buyer ${named(summary)}: it is offered no more leads (within a second on every instance).\n`,

@@ -1,5 +1,5 @@
 import { dataDir, PII_RETENTION_DAYS } from '../../common/config.js';
-import { rotateLocalPiiKey, SECRETS_FILE } from '../../distribution/src/security/secrets.js';
+import { rotateLocalPiiKey, SECRETS_FILE } from '../../distribution/src/index.js';
 import type { CommandArgs } from '../args.js';
 import { CliFailure, UsageError } from '../errors.js';
 import type { Command, CommandOutput } from './command.js';

@@ -1,4 +1,4 @@
-import type { Publisher, PublisherKey } from '../../../proto/generated/leadflow/admin/v1/admin.js';
+import { type Publisher, PublisherKey } from '../../../proto/generated/leadflow/admin/v1/admin.js';
 import { parseWholeNumber } from '../args.js';
 import { table } from '../format.js';
 import type { Command } from './command.js';
@@ -6,7 +6,7 @@ import type { Command } from './command.js';
 const SHOWN_ONCE = 'This key is shown only once: store it now. leadflow keeps only its hash.';
 
 function liveKeys(publisher: Publisher): PublisherKey[] {
-  return publisher.keys.filter((key) => key.revokedAtMs === 0);
+  return publisher.keys.filter((key) => key.revokeTime === undefined);
 }
 
 function publisherJson(publisher: Publisher) {
@@ -15,8 +15,12 @@ function publisherJson(publisher: Publisher) {
     name: publisher.name,
     rateLimitPerMinute: publisher.rateLimitPerMinute,
     payoutShareBps: publisher.payoutShareBps,
-    createdAtMs: publisher.createdAtMs,
-    liveKeys: liveKeys(publisher).map((key) => ({ id: key.id, hint: key.hint, createdAtMs: key.createdAtMs })),
+    createTime: publisher.createTime?.toISOString(),
+    liveKeys: liveKeys(publisher).map((key) => ({
+      id: key.id,
+      hint: key.hint,
+      createTime: key.createTime?.toISOString(),
+    })),
   };
 }
 
@@ -120,7 +124,7 @@ const revokeKey: Command<{ keyId: string }> = {
   async run(calls, input) {
     const key = await calls.revokePublisherKey(input.keyId);
     return {
-      json: key,
+      json: PublisherKey.toJSON(key),
       text: `Revoked key ${describeKey(key)}; it stops working within seconds.\n`,
     };
   },

@@ -1,9 +1,18 @@
-import type { GetReportRequest, ReportRow } from '../../../proto/generated/leadflow/admin/v1/admin.js';
-import { canonicalTimeZone } from '../../distribution/src/buyers/rules/zoned-time.js';
-import { formatCents } from '../../distribution/src/leads/amounts.js';
-import { parseCalendarDate } from '../../distribution/src/leads/calendar-date.js';
-import { startOfDay } from '../../distribution/src/reports/day-start.js';
-import { REPORT_GROUPINGS, type ReportGrouping } from '../../distribution/src/reports/report-request.js';
+import {
+  type GetReportRequest,
+  GetReportResponse,
+  type ReportRow,
+} from '../../../proto/generated/leadflow/admin/v1/reports.js';
+import { reportGroupings } from '../../common/admin-enums.js';
+import { msOfDuration, timestampOfMs } from '../../common/proto-time.js';
+import {
+  canonicalTimeZone,
+  formatCents,
+  parseCalendarDate,
+  REPORT_GROUPINGS,
+  type ReportGroupingName,
+  startOfDay,
+} from '../../distribution/src/index.js';
 import type { CommandArgs } from '../args.js';
 import { csvLine } from '../csv.js';
 import { UsageError } from '../errors.js';
@@ -15,7 +24,8 @@ const FORMATS = ['table', 'json', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
 
 interface ReportInput {
-  request: GetReportRequest & { groupBy: ReportGrouping };
+  request: GetReportRequest;
+  groupBy: ReportGroupingName;
   format: Format;
 }
 
@@ -43,7 +53,14 @@ function parse(args: CommandArgs): ReportInput {
   if (fromMs > 0 && toMs > 0 && fromMs >= toMs) throw new UsageError('--from must be before --to');
   const format = choice('--format', args.string('format') ?? (args.flag('json') ? 'json' : 'table'), FORMATS);
   if (args.flag('json') && format !== 'json') throw new UsageError(`--json contradicts --format ${format}`);
-  return { request: { groupBy, fromMs, toMs, timezone, includeTest: args.flag('include-test') }, format };
+  const request: GetReportRequest = {
+    groupBy: reportGroupings.valueOf(groupBy),
+    startTime: fromMs === 0 ? undefined : timestampOfMs(fromMs),
+    endTime: toMs === 0 ? undefined : timestampOfMs(toMs),
+    timezone,
+    includeTest: args.flag('include-test'),
+  };
+  return { request, groupBy, format };
 }
 
 const signed = (cents: number, format: (cents: number) => string) => (cents < 0 ? `-${format(-cents)}` : format(cents));
@@ -73,8 +90,8 @@ function figureCells(row: ReportRow): string[] {
     signed(row.revenueCents, dollars),
     signed(row.payoutCents, dollars),
     signed(row.marginCents, dollars),
-    row.processingP50Ms.toFixed(1),
-    row.processingP95Ms.toFixed(1),
+    msOfDuration(row.processingTimeP50).toFixed(1),
+    msOfDuration(row.processingTimeP95).toFixed(1),
     String(row.posts),
     percent(row.buyerAcceptRate),
     String(row.timeouts),
@@ -83,7 +100,7 @@ function figureCells(row: ReportRow): string[] {
   ];
 }
 
-function reportTable(groupBy: ReportGrouping, report: Report): string {
+function reportTable(groupBy: ReportGroupingName, report: Report): string {
   const named = groupBy === 'publisher' || groupBy === 'buyer';
   const label = (row: ReportRow) => (named ? [row.name || '-', row.key] : [row.key]);
   return table(
@@ -125,8 +142,8 @@ function csvCells(row: ReportRow): string[] {
     signed(row.revenueCents, formatCents),
     signed(row.payoutCents, formatCents),
     signed(row.marginCents, formatCents),
-    String(row.processingP50Ms),
-    String(row.processingP95Ms),
+    String(msOfDuration(row.processingTimeP50)),
+    String(msOfDuration(row.processingTimeP95)),
     String(row.posts),
     rate(row.buyerAcceptRate),
     String(row.timeouts),
@@ -144,9 +161,9 @@ function reportCsv(report: Report): string {
 function render(input: ReportInput, report: Report): string {
   switch (input.format) {
     case 'table':
-      return reportTable(input.request.groupBy, report);
+      return reportTable(input.groupBy, report);
     case 'json':
-      return `${JSON.stringify(report, null, 2)}\n`;
+      return `${JSON.stringify(GetReportResponse.toJSON(report), null, 2)}\n`;
     case 'csv':
       return reportCsv(report);
   }
@@ -183,7 +200,7 @@ const report: Command<ReportInput> = {
   parse,
   async run(calls, input) {
     const answer = await calls.getReport(input.request);
-    return { json: answer, text: render(input, answer) };
+    return { json: GetReportResponse.toJSON(answer), text: render(input, answer) };
   },
 };
 
