@@ -1,4 +1,5 @@
 import { ConfigError, type GatewayConfig, loadGatewayConfig } from '../../services/common/config.js';
+import { listenFailure } from '../../services/common/listen-errors.js';
 import { createLogger } from '../../services/common/logger.js';
 import { startTelemetry } from '../../services/common/telemetry.js';
 import { buildGateway, GATEWAY_SERVICE_NAME } from './app.js';
@@ -16,9 +17,12 @@ function loadConfig(): GatewayConfig {
 async function main(): Promise<void> {
   const config = loadConfig();
   const telemetry = startTelemetry(GATEWAY_SERVICE_NAME, config.telemetry);
-  const logger = createLogger(GATEWAY_SERVICE_NAME, config.logLevel);
+  const logger = createLogger(GATEWAY_SERVICE_NAME, config.logLevel, undefined, config.logFormat);
   const app = buildGateway({ config, logger });
-  await app.listen({ host: config.httpHost, port: config.httpPort });
+  await app.listen({ host: config.httpHost, port: config.httpPort }).catch(async (error: unknown) => {
+    await app.close();
+    throw listenFailure(error, 'LEADFLOW_HTTP_PORT', `${config.httpHost}:${config.httpPort}`) ?? error;
+  });
 
   let closing = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { type CrashSetting, parseCrashSetting } from './crash-points.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { isLoopbackHost, isLoopbackTarget } from './loopback.js';
 import { STRONG_TOKEN_ADVICE, tokenWeakness } from './secret-strength.js';
 
@@ -52,6 +53,11 @@ function logLevel(env: Env): string {
   return level;
 }
 
+/** LEADFLOW_LOG_FORMAT: json or pretty; unset, readable lines on a terminal and JSON anywhere else. */
+export function logFormat(env: Env, terminal = process.stdout.isTTY === true): LogFormat {
+  return oneOf(env, 'LEADFLOW_LOG_FORMAT', LOG_FORMATS, terminal ? 'pretty' : 'json');
+}
+
 // Secret checks: a token an API trusts must not be a template's placeholder or guessable.
 function bearerToken(env: Env, name: string): string | undefined {
   const token = env[name] || undefined;
@@ -99,9 +105,16 @@ export function dataDir(env: Env): string {
 }
 
 export interface TelemetryConfig {
-  /** OTLP/HTTP base endpoint; undefined = no export. */
+  /** OTLP/HTTP base endpoint spans are sent to; undefined = no OTLP export. */
   otlpEndpoint: string | undefined;
+  /** Spans written to stdout as they end (OTEL_TRACES_EXPORTER=console), to see traces without a collector. */
+  console?: boolean;
 }
+
+/** The trace exporters OTEL_TRACES_EXPORTER may name (the OpenTelemetry SDK's standard variable). */
+export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
+/** Where OTLP goes when OTEL_TRACES_EXPORTER=otlp names no endpoint: the OpenTelemetry default. */
+export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
 
 export interface DistributionConfig {
   grpcHost: string;
@@ -113,7 +126,7 @@ export interface DistributionConfig {
   databaseUrl: string | undefined;
   /** Overall time budget for selling one lead, below the gateway's gRPC deadline. */
   sellDeadlineMs: number;
-  /** How long a tier waits for bids; undefined = a quarter of what is left of the selling budget. */
+  /** How long a tier waits for bids; undefined = learned from the bidders' answer times (ping-window.ts). */
   pingWindowMs: number | undefined;
   routingMode: RoutingMode;
   postOrder: PostOrder;
@@ -124,6 +137,7 @@ export interface DistributionConfig {
     hmacKey: string | undefined;
   };
   logLevel: string;
+  logFormat: LogFormat;
   telemetry: TelemetryConfig;
   /** The buyer simulator the embedded default's demo buyers point at (set by `npm start`). */
   demoSimulatorUrl: string | undefined;
@@ -148,6 +162,7 @@ export interface GatewayConfig {
   redisUrl: string | undefined;
   defaultRateLimitPerMinute: number;
   logLevel: string;
+  logFormat?: LogFormat;
   telemetry: TelemetryConfig;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
@@ -173,8 +188,27 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
+/**
+ * OTEL_TRACES_EXPORTER: a comma-separated list of otlp, console and none. Unset, spans go over OTLP
+ * when OTEL_EXPORTER_OTLP_ENDPOINT is set and nowhere otherwise (recording spans nobody reads costs CPU).
+ */
 function telemetry(env: Env): TelemetryConfig {
-  return { otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']) };
+  const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const raw = (env.OTEL_TRACES_EXPORTER ?? '').trim();
+  if (raw === '') return { otlpEndpoint: endpoint, console: false };
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(TRACES_EXPORTERS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: it takes a comma-separated list of ${TRACES_EXPORTERS.join(', ')}`,
+    );
+  }
+  if (names.includes('none') && names.length > 1)
+    throw new ConfigError('OTEL_TRACES_EXPORTER=none goes alone: it turns tracing off');
+  return {
+    otlpEndpoint: names.includes('otlp') ? (endpoint ?? DEFAULT_OTLP_ENDPOINT) : undefined,
+    console: names.includes('console'),
+  };
 }
 
 function crashSetting(env: Env): CrashSetting | undefined {
@@ -204,7 +238,9 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
       .map(([name]) => name);
     if (missing.length > 0) {
       throw new ConfigError(
-        `${missing.join(', ')} must be set when DATABASE_URL is set: every instance must share the same secrets`,
+        `${missing.join(', ')} must be set when DATABASE_URL is set: every instance must share the same secrets. ` +
+          'Generate them once with `leadflow secrets generate` (npm run leadflow -- secrets generate) and give every ' +
+          'distribution service the same values',
       );
     }
   }
@@ -221,6 +257,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     postOrder: oneOf(env, 'LEADFLOW_POST_ORDER', POST_ORDERS, 'expected_value'),
     secrets,
     logLevel: logLevel(env),
+    logFormat: logFormat(env),
     telemetry: telemetry(env),
     demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
     piiRetentionDays: optionalInteger(
@@ -282,6 +319,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     logLevel: logLevel(env),
+    logFormat: logFormat(env),
     telemetry: telemetry(env),
     distributionTransport: distributionTransport(env, distributionAddress),
     httpTimeouts: httpTimeouts(env),

@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type ChannelCredentials, credentials, experimental, ServerCredentials } from '@grpc/grpc-js';
 import { ConfigError, type GrpcClientTls, type GrpcServerTls, type TlsFile, type TlsIdentity } from './config.js';
@@ -55,7 +55,7 @@ export function loadIdentity(identity: TlsIdentity, now = new Date()): LoadedIde
   const [certificate] = certificates;
   checkValidity(certificate, identity.cert, now);
   const privateKey = read(identity.key);
-  let key;
+  let key: KeyObject;
   try {
     key = createPrivateKey(privateKey);
   } catch {

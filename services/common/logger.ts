@@ -1,16 +1,34 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { isSpanContextValid, type Span, TraceFlags, trace } from '@opentelemetry/api';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { type LogFormat, prettyDestination } from './log-format.js';
 
 export type { Logger };
+
+/**
+ * The span's trace and span id when it belongs to a recorded trace; undefined for a no-op span
+ * (tracing off: all zeros) or an unsampled one (a health probe): their ids lead nowhere.
+ */
+export function sampledSpanIds(span: Span | undefined): { trace_id: string; span_id: string } | undefined {
+  const spanContext = span?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext) || !(spanContext.traceFlags & TraceFlags.SAMPLED))
+    return undefined;
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
 
 /**
  * Structured JSON logs that carry the active span's trace id when tracing is on
  * (OTEL_EXPORTER_OTLP_ENDPOINT set); with tracing off no span is recorded and
  * lines carry no trace id. Callers log ids and outcomes, never lead values or
  * keys; the redaction below is a second line of defence for objects logged
- * whole by mistake. Lines go to stdout unless `destination` is given.
+ * whole by mistake. Lines go to stdout unless `destination` is given, as JSON (numeric levels, epoch
+ * ms times) or, with `format` pretty, as readable lines for a terminal.
  */
-export function createLogger(service: string, level: string, destination?: DestinationStream): Logger {
+export function createLogger(
+  service: string,
+  level: string,
+  destination?: DestinationStream,
+  format: LogFormat = 'json',
+): Logger {
   return pino(
     {
       level,
@@ -31,14 +49,10 @@ export function createLogger(service: string, level: string, destination?: Desti
         ],
         censor: '[redacted]',
       },
-      // With tracing off, spans are no-ops whose ids are all zeros: those are left out.
       mixin() {
-        const spanContext = trace.getActiveSpan()?.spanContext();
-        return spanContext && isSpanContextValid(spanContext)
-          ? { trace_id: spanContext.traceId, span_id: spanContext.spanId }
-          : {};
+        return sampledSpanIds(trace.getActiveSpan()) ?? {};
       },
     },
-    destination,
+    format === 'pretty' ? prettyDestination(destination) : destination,
   );
 }

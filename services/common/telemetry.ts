@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Metadata } from '@grpc/grpc-js';
 import {
   type Attributes,
@@ -8,11 +9,18 @@ import {
   SpanStatusCode,
   type TextMapGetter,
   type TextMapSetter,
+  TraceFlags,
   type Tracer,
+  trace,
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from './config.js';
@@ -23,7 +31,8 @@ export interface Telemetry {
 
 /**
  * Registers the process-wide tracer provider: W3C trace context propagation,
- * async context, and OTLP/HTTP export when an endpoint is configured. With
+ * async context, OTLP/HTTP export when an endpoint is configured, and stdout
+ * when OTEL_TRACES_EXPORTER names `console`. With
  * nowhere to send spans, nothing is registered: the API's no-op tracer costs
  * nothing per lead, where recording spans nobody reads costs a share of the
  * distribution service's CPU.
@@ -41,6 +50,7 @@ export function startTelemetry(
     );
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: url.toString() })));
   }
+  if (config.console) spanProcessors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
   if (spanProcessors.length === 0) return { shutdown: async () => undefined };
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
@@ -48,6 +58,20 @@ export function startTelemetry(
   });
   provider.register();
   return { shutdown: () => provider.shutdown() };
+}
+
+/**
+ * A context whose trace is not sampled, for work nobody should trace (health probes arriving every few
+ * seconds). Unlike suppressed tracing it travels: its traceparent says "not sampled", so the service
+ * the call reaches records no span either.
+ */
+export function unsampledContext(): Context {
+  const spanContext = {
+    traceId: randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+    traceFlags: TraceFlags.NONE,
+  };
+  return trace.setSpanContext(ROOT_CONTEXT, spanContext);
 }
 
 const metadataSetter: TextMapSetter<Metadata> = {

@@ -66,7 +66,7 @@ export function filesUnderPackage(repoDir: string): string[] {
 
 // ---- YAML -------------------------------------------------------------------------------------
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: manifests of any shape, read key by key
 export type Yaml = any;
 
 export interface YamlDocument {
@@ -211,12 +211,12 @@ export function distributionServesGrpcHealth(): boolean {
 
 /**
  * Data files the compiled code opens relative to the repository root at run time: string
- * literals naming a .yaml/.yml/.proto file (`'services/distribution/src/demo/demo-buyers.yaml'`).
+ * literals naming a .yaml/.yml/.proto/.binpb file (`'services/distribution/src/demo/demo-buyers.yaml'`).
  */
 export function runtimeDataFileReferences(): Map<string, string> {
   const references = new Map<string, string>();
   for (const file of sourceFiles()) {
-    for (const match of read(file).matchAll(/['"`]((?:[\w-]+\/)*[\w-][\w.-]*\.(?:ya?ml|proto))['"`]/g))
+    for (const match of read(file).matchAll(/['"`]((?:[\w-]+\/)*[\w-][\w.-]*\.(?:ya?ml|proto|binpb))['"`]/g))
       references.set(match[1], file);
   }
   return references;

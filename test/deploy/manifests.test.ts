@@ -124,14 +124,19 @@ describe('deploy: Dockerfile', () => {
   const ignore = new DockerIgnore(DOCKERIGNORE);
   const runtime = dockerfile.result('runtime');
 
-  it('has a build stage on node:20-bookworm-slim that installs, compiles and prunes', () => {
+  it('has a build stage on a supported Node LTS image that installs from the lockfile, compiles and prunes', () => {
     const build = dockerfile.result('build');
-    expect(build.baseImage).to.equal('node:20-bookworm-slim');
+    const nodeMajor = Number(/^node:(\d+)-bookworm-slim$/.exec(build.baseImage)?.[1]);
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(
+      nodeMajor,
+      `${build.baseImage}: an even (LTS) Node line that package.json engines (${engines}) allows`,
+    ).to.satisfy((major: number) => major % 2 === 0 && major >= Number(/^>=(\d+)/.exec(engines)?.[1]));
     const runs = build.runs.join('\n');
     for (const tool of ['python3', 'make', 'g++'])
       expect(runs, `the build stage installs ${tool} for better-sqlite3`).to.include(tool);
-    expect(runs).to.match(/npm install\b/);
-    if (/npm install[^\n]*--ignore-scripts/.test(runs))
+    expect(runs).to.match(/npm ci\b/);
+    if (/npm ci[^\n]*--ignore-scripts/.test(runs))
       expect(runs, 'with --ignore-scripts, better-sqlite3 is rebuilt by name').to.match(/npm rebuild better-sqlite3/);
     expect(runs).to.match(/npm run build\b/);
     expect(runs).to.match(/npm prune --omit=dev\b/);

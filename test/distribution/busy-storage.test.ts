@@ -14,6 +14,7 @@ import { trace } from '@opentelemetry/api';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
 import { createLogger } from '../../services/common/logger.js';
+import { readRichStatus, retryDelayMs } from '../../services/common/rich-status.js';
 import { unary } from '../../services/distribution/src/grpc/unary.js';
 
 const json = {
@@ -23,6 +24,15 @@ const json = {
 const SERVICE: ServiceDefinition = {
   Store: {
     path: '/test.Busy/Store',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: json.serialize,
+    requestDeserialize: json.deserialize,
+    responseSerialize: json.serialize,
+    responseDeserialize: json.deserialize,
+  },
+  Fail: {
+    path: '/test.Busy/Fail',
     requestStream: false,
     responseStream: false,
     requestSerialize: json.serialize,
@@ -66,6 +76,9 @@ describe('a busy SQLite over gRPC', () => {
       Store: unary('Store', trace.getTracer('test'), createLogger('test', 'silent'), async () => {
         throw thrown;
       }),
+      Fail: unary('Fail', trace.getTracer('test'), createLogger('test', 'silent'), async () => {
+        throw new Error('SELECT * FROM leads WHERE ssn = 219099999');
+      }),
     });
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
@@ -86,5 +99,17 @@ describe('a busy SQLite over gRPC', () => {
     const failure = await new Promise<ServiceError>((resolve) => store.Store({}, resolve));
     expect(failure.code).to.equal(status.UNAVAILABLE);
     expect(failure.details).to.equal('storage is unavailable: retry');
+    const details = readRichStatus(failure.metadata)!;
+    expect(details.errorInfo).to.include({ reason: 'STORAGE_UNAVAILABLE', domain: 'leadflow.io' });
+    expect(retryDelayMs(details.retryInfo!)).to.equal(1000);
+  });
+
+  it('answers any other failure INTERNAL with ErrorInfo and nothing of the failure itself', async () => {
+    const fail = client as unknown as { Fail(request: object, callback: (error: ServiceError) => void): void };
+    const failure = await new Promise<ServiceError>((resolve) => fail.Fail({}, resolve));
+    expect(failure.code).to.equal(status.INTERNAL);
+    expect(failure.details).to.equal('internal error');
+    expect(readRichStatus(failure.metadata)!.errorInfo).to.include({ reason: 'INTERNAL', domain: 'leadflow.io' });
+    expect(JSON.stringify(failure.metadata.toJSON())).to.not.include('219099999');
   });
 });

@@ -4,7 +4,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import { testSpanExporter } from '../support/tracing.js';
 import { memoryLogger, postLead, testGateway, VALID_LEAD } from './support/gateway.js';
-import { ScriptedDistribution } from './support/scripted-distribution.js';
+import { invalidLead, ScriptedDistribution } from './support/scripted-distribution.js';
 
 /** A well-formed key, so that it travels as far as a key can. */
 const KEY = `lfpk_CANARY${'7f3a9c2e1b5d'.repeat(3)}0`;
@@ -108,11 +108,7 @@ describe('gateway: traces and logs', () => {
     try {
       expect(await record(postLead(app, KEY, lead))).to.equal(200);
 
-      distribution.submit = () => ({
-        outcome: { $case: 'invalid', value: { errors: { ssn: 'is not a number the SSA issues' } } },
-        buyerWaitMs: 0,
-        replayed: false,
-      });
+      distribution.submit = () => invalidLead({ ssn: 'is not a number the SSA issues' });
       expect(await record(postLead(app, KEY, lead))).to.equal(400);
 
       distribution.submit = () => ({ code: status.INTERNAL, details: 'boom' });

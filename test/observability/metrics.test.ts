@@ -4,7 +4,7 @@ import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-import { sampled, scrape } from './support/metrics-text.js';
+import { parseSamples, sampled, scrape } from './support/metrics-text.js';
 
 const SSN = '535-22-9876';
 /** Well-formed, so that it is looked up like any key a publisher might send. */
@@ -19,6 +19,7 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   let stack: TestStack;
   let key: string;
   let ids: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, read by each test in its own shape
   const answers: { status: number; body: any }[] = [];
   let gatewayText: string;
   let distributionText: string;
@@ -141,6 +142,20 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
     expect(sampled(distributionText, 'leadflow_caps_reached_total', { buyer_id: ids.picky! })).to.equal(undefined);
   });
 
+  it('distribution: labels every per-buyer series with the buyer name beside its id', () => {
+    const perBuyer = parseSamples(distributionText).filter((sample) => 'buyer_id' in sample.labels);
+    expect(perBuyer.map((sample) => sample.name)).to.include.members([
+      'leadflow_buyer_attempts_total',
+      'leadflow_buyer_skips_total',
+      'leadflow_caps_reached_total',
+      'leadflow_buyer_latency_seconds_count',
+      'leadflow_circuit_state',
+    ]);
+    const nameOf = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
+    for (const sample of perBuyer)
+      expect(sample.labels.buyer_name, sample.name).to.equal(nameOf.get(sample.labels.buyer_id!));
+  });
+
   it("distribution: observes buyer latency of live leads' calls", () => {
     const count = (buyer: string) =>
       sampled(distributionText, 'leadflow_buyer_latency_seconds_count', { buyer_id: ids[buyer]!, kind: 'post' });
@@ -159,7 +174,14 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
   it('distribution: counts handled gRPC calls by method and code', () => {
     expect(
       sampled(distributionText, 'leadflow_grpc_server_handled_total', { method: SUBMIT_LEAD, code: 'OK' }),
-    ).to.equal(5);
+    ).to.equal(4);
+    // The invalid lead is refused with its status, not answered OK.
+    expect(
+      sampled(distributionText, 'leadflow_grpc_server_handled_total', {
+        method: SUBMIT_LEAD,
+        code: 'INVALID_ARGUMENT',
+      }),
+    ).to.equal(1);
     expect(
       sampled(distributionText, 'leadflow_grpc_server_handled_total', {
         method: 'leadflow.admin.v1.AdminService/ApplyBuyers',

@@ -1,19 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type Context,
-  isSpanContextValid,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyRequest } from 'fastify';
+import { sampledSpanIds } from '../../../services/common/logger.js';
+import { unsampledContext } from '../../../services/common/telemetry.js';
 import { shared } from './shared.js';
 
 export interface RequestTelemetry {
@@ -63,18 +57,19 @@ export const requestTelemetry = shared('request-telemetry', async (app) => {
 
   app.addHook('onRequest', (request, _reply, done) => {
     const route = routeTemplate(request);
-    // Publishers are outside the trust boundary: their trace context is not continued.
+    // Publishers are outside the trust boundary: their trace context is not continued. Probes are not traced.
+    const parent = route?.startsWith('/health/') ? unsampledContext() : ROOT_CONTEXT;
     const span = tracer.startSpan(
       route ? `${request.method} ${route}` : request.method,
       {
         kind: SpanKind.SERVER,
         attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}) },
       },
-      ROOT_CONTEXT,
+      parent,
     );
     request.telemetry = {
       span,
-      context: trace.setSpan(ROOT_CONTEXT, span),
+      context: trace.setSpan(parent, span),
       receivedAt: performance.now(),
       route,
       finished: false,
@@ -105,15 +100,15 @@ function finish(request: FastifyRequest, statusCode: number | undefined, message
     if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
-  // With tracing off the span is a no-op whose trace id is all zeros: no id is better than a false one.
-  const spanContext = span.spanContext();
+  // With tracing off or a probe's unsampled trace, the ids name no trace: no id is better than a false one.
+  const ids = sampledSpanIds(span);
   request.log.info(
     {
       method: request.method,
       route,
       statusCode,
       durationMs: elapsedMs(telemetry),
-      ...(isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId } : {}),
+      ...(ids ? { trace_id: ids.trace_id } : {}),
     },
     message,
   );

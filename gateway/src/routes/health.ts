@@ -1,6 +1,5 @@
-import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
 import type { FastifyPluginAsync } from 'fastify';
+import { unsampledContext } from '../../../services/common/telemetry.js';
 import { ReadinessProbe } from '../distribution/readiness.js';
 import { errorBody, GatewayError } from '../errors.js';
 
@@ -10,8 +9,8 @@ import { errorBody, GatewayError } from '../errors.js';
  * to a gateway that could only answer 503.
  */
 export const healthRoutes: FastifyPluginAsync = async (app) => {
-  // Probes arrive every few seconds; their calls would only crowd the trace store.
-  const probe = new ReadinessProbe(() => app.distribution.resolvePublisherKey('', suppressTracing(ROOT_CONTEXT)));
+  // Probes arrive every few seconds; their calls would only crowd the trace store, on either side.
+  const probe = new ReadinessProbe(() => app.distribution.resolvePublisherKey('', unsampledContext()));
 
   app.get('/health/live', async () => ({ status: 'ok' }));
 

@@ -9,6 +9,7 @@ import { ConfigError, type DistributionConfig } from '../../common/config.js';
 import { armCrashPoint } from '../../common/crash-points.js';
 import type { ServerTransportCredentials } from '../../common/grpc-tls.js';
 import { reloadPeriodically } from '../../common/grpc-tls.js';
+import { listenFailure } from '../../common/listen-errors.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
@@ -16,18 +17,22 @@ import { CircuitBreakers } from './buyers/circuit-breaker.js';
 import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
 import { PingTreeSeller } from './buyers/ping-tree.js';
+import { PingLatencies } from './buyers/ping-window.js';
 import { PostFiguresStore } from './buyers/post-figures-store.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { createDatabase, type Db, migrateToLatest } from './db/database.js';
+import { storageStartFailure } from './db/database-errors.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
+import { callerChecksInterceptor } from './grpc/caller-checks.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
 import { IntakeService } from './leads/intake.service.js';
+import { LeadLookup } from './leads/lead-lookup.js';
 import { LeadResolution } from './leads/lead-resolution.js';
 import { Reconciler } from './leads/reconciler.js';
-import { countingAddService } from './observability/handled-calls.js';
+import { callMetricsInterceptor, countUnknownMethods } from './observability/call-metrics.js';
 import { ServingHealth } from './observability/health.js';
 import { DistributionMetrics } from './observability/metrics.js';
 import { type MetricsServer, startMetricsServer } from './observability/metrics-server.js';
@@ -149,13 +154,14 @@ async function serve(
     await verifyKeyRing(db, { cipher, hasher });
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw storageStartFailure(error, config.databaseUrl) ?? error;
   }
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db, logger, buyerValues);
   const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
   const figures = new PostFiguresStore(db, logger);
+  const pingLatencies = new PingLatencies();
   const writes = new GroupCommit(db);
   const metrics = new DistributionMetrics(
     () => breakers.states(),
@@ -164,6 +170,8 @@ async function serve(
       return validTo === undefined ? undefined : Date.parse(validTo);
     },
     () => figures.all(),
+    () => pingLatencies.all(),
+    (buyerId) => buyers.knownName(buyerId),
   );
   const seller =
     options.seller ??
@@ -174,6 +182,7 @@ async function serve(
       breakers,
       tracer,
       pingWindowMs: config.pingWindowMs,
+      pingLatencies,
       routing: config.routingMode,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
     });
@@ -205,31 +214,37 @@ async function serve(
     ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers)
     : undefined;
 
-  const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
-  const addService = countingAddService(server, metrics);
-  addService(
+  const callerChecks = callerChecksInterceptor({
+    adminToken: secrets.adminToken,
+    gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined,
+    logger,
+  });
+  // Metrics first, the innermost: they see the status of calls the checks refuse too.
+  const server = new Server({
+    'grpc.max_receive_message_length': 1024 * 1024,
+    interceptors: [callMetricsInterceptor(metrics), callerChecks],
+  });
+  countUnknownMethods(server, metrics);
+  server.addService(
     DistributionServiceService,
     distributionHandlers({
-      db,
       intake,
       publishers,
-      cipher,
-      adminToken: secrets.adminToken,
-      gatewayIdentities: transport.mutual ? config.grpcTransport.gatewayIdentities : undefined,
       tracer,
       logger,
     }),
   );
-  addService(
+  server.addService(
     AdminServiceService,
     adminHandlers({
       publishers,
       buyers,
       buyerReports: new BuyerReports(db, breakers, figures),
       reports: new ReportService(db),
+      leads: new LeadLookup(db),
       resolution,
       pii,
-      adminToken: secrets.adminToken,
+      cipher,
       tracer,
       logger,
     }),
@@ -240,10 +255,16 @@ async function serve(
   let port: number;
   let metricsServer: MetricsServer;
   try {
-    port = await bind(server, `${config.grpcHost}:${config.grpcPort}`, transport.credentials);
+    const grpcAddress = `${config.grpcHost}:${config.grpcPort}`;
+    port = await bind(server, grpcAddress, transport.credentials).catch((error: unknown) => {
+      throw listenFailure(error, 'LEADFLOW_GRPC_PORT', grpcAddress) ?? error;
+    });
     metricsServer = await startMetricsServer(metrics.registry, config.grpcHost, config.metricsPort, () =>
       health.isServing(),
-    );
+    ).catch((error: unknown) => {
+      const advice = ' (each distribution service on a host needs its own LEADFLOW_METRICS_PORT)';
+      throw listenFailure(error, 'LEADFLOW_METRICS_PORT', `${config.grpcHost}:${config.metricsPort}`, advice) ?? error;
+    });
   } catch (error) {
     server.forceShutdown();
     await db.destroy();
