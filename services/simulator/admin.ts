@@ -12,6 +12,8 @@ import { BodyError, readText } from './request-body.js';
  *                            -> 200 as GET, or 400 {"status":"error","message":"...","issues":["endpoints[0].kind: ..."]}
  *   GET  /_simulator/stats   -> 200 SimulatorStats (stats.ts)
  *   POST /_simulator/reset   -> 204; counters, remembered bids and applicants forgotten, random streams restarted
+ *   POST /_simulator/best-sales <- {"leads": [leadKey values], "budgetMs": 2000, "minPriceCents": 1250}
+ *                            -> 200 {"sales": {lead: {"path", "priceCents", "durationMs"} | null}} (lead-keyed markets only)
  */
 export async function handleAdminRequest(
   market: Market,
@@ -27,6 +29,8 @@ export async function handleAdminRequest(
       return replaceConfig(market, request, response);
     case 'GET stats':
       return sendJson(response, 200, market.stats());
+    case 'POST best-sales':
+      return answerBestSales(market, request, response);
     case 'POST reset':
       market.reset();
       response.writeHead(204).end();
@@ -56,4 +60,32 @@ async function replaceConfig(market: Market, request: IncomingMessage, response:
     return sendJson(response, 400, { status: 'error', message: 'invalid simulator config', issues: error.issues });
   }
   sendJson(response, 200, { seed: market.seed, endpoints: market.config() });
+}
+
+async function answerBestSales(market: Market, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (market.leadKey === undefined)
+    return sendError(response, 409, 'best sales need a lead-keyed market (config leadKey)');
+  let body: unknown;
+  try {
+    body = JSON.parse(await readText(request));
+  } catch (error) {
+    if (error instanceof BodyError) return sendError(response, error.status, error.message);
+    return sendError(response, 400, 'body must be JSON');
+  }
+  const { leads, budgetMs, minPriceCents } = (body ?? {}) as Record<string, unknown>;
+  const isCount = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0;
+  if (
+    !Array.isArray(leads) ||
+    !leads.every((lead) => typeof lead === 'string') ||
+    !isCount(budgetMs) ||
+    !isCount(minPriceCents)
+  ) {
+    return sendError(
+      response,
+      400,
+      'expected {"leads": [strings], "budgetMs": whole number, "minPriceCents": whole number}',
+    );
+  }
+  sendJson(response, 200, { sales: market.bestSales(leads as string[], { budgetMs, minPriceCents }) });
 }

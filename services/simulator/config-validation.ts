@@ -21,6 +21,8 @@ export class SimulatorConfigError extends Error {
 /** A config file or a `PUT /_simulator/config` body. */
 export interface SimulatorConfig {
   seed: number | undefined;
+  /** The request field naming a lead, for lead-keyed draws (lead-draws.ts). */
+  leadKey?: string;
   endpoints: Endpoint[];
 }
 
@@ -213,13 +215,14 @@ function readEndpointList(reader: Reader, value: unknown, path: string): Endpoin
   return valid;
 }
 
-/** Validates a whole config: `{ seed?: number, endpoints: [...] }`. */
+/** Validates a whole config: `{ seed?: number, leadKey?: string, endpoints: [...] }`. */
 export function parseSimulatorConfig(value: unknown): SimulatorConfig {
   const reader = new Reader();
-  const fields = reader.object(value, 'config', ['seed', 'endpoints']);
+  const fields = reader.object(value, 'config', ['seed', 'leadKey', 'endpoints']);
   const seed = fields?.seed === undefined ? undefined : reader.number(fields.seed, 'seed', 0, 2 ** 32 - 1);
   if (seed !== undefined && !Number.isInteger(seed)) reader.fail('seed', 'must be a whole number');
+  const leadKey = fields?.leadKey === undefined ? undefined : reader.string(fields.leadKey, 'leadKey');
   const endpoints = fields ? readEndpointList(reader, fields.endpoints, 'endpoints') : [];
   if (reader.issues.length > 0) throw new SimulatorConfigError(reader.issues);
-  return { seed, endpoints };
+  return { seed, ...(leadKey === undefined ? {} : { leadKey }), endpoints };
 }

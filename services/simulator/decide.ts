@@ -1,6 +1,7 @@
 import type { DirectPostEndpoint, Endpoint, PingEndpoint, PostEndpoint } from './config.js';
 import { sampleCents } from './distributions.js';
 import type { EndpointState } from './endpoint-state.js';
+import type { Random } from './random.js';
 import { dollars, type Verdict } from './replies.js';
 import type { RequestFields } from './request-body.js';
 
@@ -17,6 +18,8 @@ export interface DecisionContext {
   pingState: EndpointState | undefined;
   nextRef(prefix: 'SIM' | 'PING'): string;
   now: number;
+  /** The request's draws: the endpoint's stream, or the lead's own (lead-draws.ts). */
+  random: Random;
 }
 
 /** The business answer to a request that got past auth and faults, with its effects on the endpoint's memory. */
@@ -34,17 +37,21 @@ export function decide(endpoint: Endpoint, body: RequestFields, context: Decisio
 function decideDirectPost(
   endpoint: DirectPostEndpoint,
   body: RequestFields,
-  { state, nextRef }: DecisionContext,
+  { state, nextRef, random }: DecisionContext,
 ): Verdict {
   if (endpoint.duplicateCheck && state.applicants.check(body))
     return { outcome: 'rejected', reason: REASONS.duplicate };
-  if (state.random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
-  return accepted(endpoint, body, sampleCents(endpoint.price, state.random), nextRef('SIM'));
+  if (random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
+  return accepted(endpoint, body, sampleCents(endpoint.price, random), nextRef('SIM'));
 }
 
-function decidePing(endpoint: PingEndpoint, body: RequestFields, { state, nextRef, now }: DecisionContext): Verdict {
-  if (state.random() >= endpoint.acceptRate) return { outcome: 'no_bid', reason: REASONS.noBid };
-  const bidCents = sampleCents(endpoint.bid, state.random);
+function decidePing(
+  endpoint: PingEndpoint,
+  body: RequestFields,
+  { state, nextRef, now, random }: DecisionContext,
+): Verdict {
+  if (random() >= endpoint.acceptRate) return { outcome: 'no_bid', reason: REASONS.noBid };
+  const bidCents = sampleCents(endpoint.bid, random);
   const pingRef = nextRef('PING');
   state.bids.remember(
     { bidCents, pingRef, leadId: textField(body, 'leadId'), expiresAt: now + endpoint.pingTtlMs },
@@ -56,13 +63,13 @@ function decidePing(endpoint: PingEndpoint, body: RequestFields, { state, nextRe
 function decidePost(
   endpoint: PostEndpoint,
   body: RequestFields,
-  { state, pingState, nextRef, now }: DecisionContext,
+  { state, pingState, nextRef, now, random }: DecisionContext,
 ): Verdict {
   const bid = pingState?.bids.take({ pingRef: textField(body, 'pingRef'), leadId: textField(body, 'leadId') }, now);
   if (!bid) return { outcome: 'rejected', reason: REASONS.noMatchingPing };
   if (endpoint.duplicateCheck && state.applicants.check(body))
     return { outcome: 'rejected', reason: REASONS.duplicate };
-  if (state.random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
+  if (random() >= endpoint.acceptRate) return { outcome: 'rejected', reason: REASONS.declined };
   return accepted(endpoint, body, bid.bidCents, nextRef('SIM'));
 }
 

@@ -7,12 +7,15 @@ import { sampleMs } from './distributions.js';
 import { pickFault, sendFault } from './faults.js';
 import { sendError } from './http-replies.js';
 import { piiFields } from './pii.js';
+import type { Random } from './random.js';
 import { renderReply, type Verdict } from './replies.js';
 import { BodyError, type RequestFields, readFields } from './request-body.js';
 import type { EndpointCounters } from './stats.js';
 
-export interface EndpointRequestContext extends Omit<DecisionContext, 'now'> {
+export interface EndpointRequestContext extends Omit<DecisionContext, 'now' | 'random'> {
   endpoint: Endpoint;
+  /** The lead's own draws when the market is lead-keyed and the body names the lead; else undefined. */
+  leadRandom(body: RequestFields): Random | undefined;
   /** Aborted when the simulator closes, ending every wait. */
   closing: AbortSignal;
 }
@@ -27,7 +30,7 @@ export async function handleEndpointRequest(
   response: ServerResponse,
 ): Promise<void> {
   const { endpoint, state } = context;
-  const { counters, random } = state;
+  const { counters } = state;
   counters.add(endpoint.kind === 'ping' ? 'pings' : 'posts');
   if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'GET') {
     counters.add('badRequests');
@@ -41,6 +44,7 @@ export async function handleEndpointRequest(
     counters.add('badRequests');
     return sendError(response, error.status, error.message, { connection: 'close' });
   }
+  const random = context.leadRandom(body) ?? state.random;
   if (endpoint.kind === 'ping') {
     const leaked = piiFields(body);
     if (leaked.length > 0) counters.pii(leaked);
@@ -59,7 +63,7 @@ export async function handleEndpointRequest(
     counters.fault(fault);
     return sendFault(fault, response, renderReply(plausibleSuccess(endpoint), endpoint.format), random);
   }
-  const verdict = decide(endpoint, body, { ...context, now: Date.now() });
+  const verdict = decide(endpoint, body, { ...context, now: Date.now(), random });
   count(counters, verdict);
   const reply = renderReply(verdict, endpoint.format);
   response.writeHead(200, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body) });

@@ -27,5 +27,6 @@ export {
   simulatorIntegration,
   simulatorReplyParser,
 } from './integrations.js';
+export { type BestSale, type BestSaleTerms, bestSale } from './lead-draws.js';
 export { type Simulator, type SimulatorOptions, startSimulator } from './simulator.js';
 export type { EndpointStats, SimulatorStats } from './stats.js';

@@ -1,11 +1,6 @@
 import { LEAD_FIELDS, type LeadField } from '../common/lead-fields.js';
-import type {
-  FieldSource,
-  HttpExchange,
-  Integration,
-  ResponseParser,
-} from '../distribution/src/buyers/definition/buyer-definition.js';
 import type { EndpointConfig, ReplyFormat } from './config.js';
+import type { FieldSource, HttpExchange, Integration, ResponseParser } from './integration-document.js';
 
 /*
  * leadflow buyer integrations that talk to simulator endpoints: what an

@@ -16,7 +16,13 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
 
   const config = await loadSimulatorConfig(values.config);
-  const simulator = await startSimulator({ host: values.host, port, endpoints: config.endpoints, seed: config.seed });
+  const simulator = await startSimulator({
+    host: values.host,
+    port,
+    endpoints: config.endpoints,
+    seed: config.seed,
+    leadKey: config.leadKey,
+  });
   const stop = () => {
     simulator.close().then(
       () => process.exit(0),

@@ -1,6 +1,7 @@
 import type { Endpoint } from './config.js';
 import { EndpointState } from './endpoint-state.js';
 import type { EndpointRequestContext } from './handle-endpoint.js';
+import { type BestSale, type BestSaleTerms, bestSale, leadRandom } from './lead-draws.js';
 import { endpointRandom } from './random.js';
 import type { SimulatorStats } from './stats.js';
 
@@ -15,6 +16,8 @@ export class Market {
   constructor(
     readonly seed: number,
     private readonly closing: AbortSignal,
+    /** The body field that names a lead: with it, each lead's draws are its own (lead-draws.ts). */
+    readonly leadKey?: string,
   ) {}
 
   /** Replaces the endpoints; an endpoint kept at the same path keeps its memory and counters. */
@@ -45,9 +48,22 @@ export class Market {
       endpoint,
       state: this.stateOf(path),
       pingState: endpoint.kind === 'post' ? this.stateOf(endpoint.ping) : undefined,
-      nextRef: (prefix) => `${prefix}-${String((this.refSequence += 1)).padStart(6, '0')}`,
+      nextRef: (prefix) => {
+        this.refSequence += 1;
+        return `${prefix}-${String(this.refSequence).padStart(6, '0')}`;
+      },
+      leadRandom: (body) => {
+        const lead = this.leadKey === undefined ? undefined : body[this.leadKey];
+        return typeof lead === 'string' && lead !== '' ? leadRandom(this.seed, path, lead) : undefined;
+      },
       closing: this.closing,
     };
+  }
+
+  /** The best sale of each lead (by its leadKey value) a router that knew every answer could have made. */
+  bestSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null> {
+    const endpoints = this.config();
+    return Object.fromEntries(leads.map((lead) => [lead, bestSale(endpoints, this.seed, lead, terms) ?? null]));
   }
 
   stats(): SimulatorStats {

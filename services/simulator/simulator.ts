@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAdminRequest } from './admin.js';
@@ -5,6 +6,7 @@ import type { Endpoint, EndpointConfig } from './config.js';
 import { ADMIN_PREFIX, parseEndpoints } from './config-validation.js';
 import { handleEndpointRequest } from './handle-endpoint.js';
 import { sendError } from './http-replies.js';
+import type { BestSale, BestSaleTerms } from './lead-draws.js';
 import { Market } from './market.js';
 import { randomSeed } from './random.js';
 import type { SimulatorStats } from './stats.js';
@@ -17,6 +19,11 @@ export interface SimulatorOptions {
   endpoints: readonly EndpointConfig[];
   /** Same seed, same requests in the same order: same answers. Random when absent. */
   seed?: number;
+  /**
+   * The request field that names a lead (e.g. "leadId"): each lead's answers are then drawn from the
+   * seed, the endpoint and the lead alone, whatever the order of requests (lead-draws.ts).
+   */
+  leadKey?: string;
 }
 
 export interface Simulator {
@@ -30,6 +37,8 @@ export interface Simulator {
   config(): Endpoint[];
   stats(): SimulatorStats;
   reset(): void;
+  /** With a leadKey: the best sale of each lead a router that knew every answer could have made. */
+  bestSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null>;
   /** Stops listening and cuts every open connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -38,7 +47,9 @@ export interface Simulator {
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const host = options.host ?? '127.0.0.1';
   const closing = new AbortController();
-  const market = new Market(options.seed ?? randomSeed(), closing.signal);
+  // Every request in flight waits on this one signal: hundreds at once are normal, not a leak.
+  setMaxListeners(0, closing.signal);
+  const market = new Market(options.seed ?? randomSeed(), closing.signal, options.leadKey);
   market.configure(parseEndpoints(options.endpoints));
 
   const dispatch = async (request: IncomingMessage, response: ServerResponse) => {
@@ -75,6 +86,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     config: () => market.config(),
     stats: () => market.stats(),
     reset: () => market.reset(),
+    bestSales: (leads, terms) => market.bestSales(leads, terms),
     close: async () => {
       closing.abort();
       const closed = new Promise<void>((resolve, reject) =>

@@ -3,7 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { createDatabase, type Db, SQLITE_FILE } from '../../services/distribution/src/db/database.js';
 import type { Database } from '../../services/distribution/src/db/schema.js';
-import type { BuyerCall, StoredLead } from './market-figures.js';
+import type { StoredLead } from './market-figures.js';
 
 /** The service's database after a run: its SQLite file opened read-only, or its MySQL database. */
 function openStore(dataDir: string, databaseUrl: string | undefined): Db {
@@ -12,7 +12,10 @@ function openStore(dataDir: string, databaseUrl: string | undefined): Db {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
-/** What the service stored of each of these leads: processing time, pings and posts (with tiers), sale. */
+/**
+ * What the service stored of each of these leads: its clickid and status, processing time, pings and
+ * posts, buyers skipped and why, sale; buyers by name.
+ */
 export async function readStoredLeads(
   dataDir: string,
   databaseUrl: string | undefined,
@@ -20,26 +23,41 @@ export async function readStoredLeads(
 ): Promise<Map<string, StoredLead>> {
   const db = openStore(dataDir, databaseUrl);
   try {
-    const buyers = await db.selectFrom('buyers').select(['id', 'definition']).execute();
-    const tierOf = new Map(buyers.map((buyer) => [buyer.id, (JSON.parse(buyer.definition) as { tier: number }).tier]));
+    const buyers = await db.selectFrom('buyers').select(['id', 'name']).execute();
+    const nameOf = new Map(buyers.map((buyer) => [buyer.id, buyer.name]));
     const stored = new Map<string, StoredLead>();
-    for (const lead of await db.selectFrom('leads').select(['id', 'processing_ms']).execute()) {
-      if (leadIds.has(lead.id))
-        stored.set(lead.id, { processingMs: lead.processing_ms, calls: [], chargeCents: 0, payoutCents: 0 });
+    for (const lead of await db.selectFrom('leads').select(['id', 'clickid', 'status', 'processing_ms']).execute()) {
+      if (!leadIds.has(lead.id)) continue;
+      stored.set(lead.id, {
+        clickid: lead.clickid,
+        status: lead.status,
+        processingMs: lead.processing_ms,
+        calls: [],
+        skips: [],
+        chargeCents: 0,
+        payoutCents: 0,
+      });
     }
     const attempts = await db
       .selectFrom('buyer_attempts')
-      .select(['lead_id', 'buyer_id', 'kind', 'duration_ms', 'outcome'])
-      .where('kind', 'in', ['ping', 'post'])
+      .select(['lead_id', 'buyer_id', 'kind', 'started_at', 'duration_ms', 'outcome', 'reason'])
       .execute();
     for (const attempt of attempts) {
-      const call: BuyerCall = {
-        tier: tierOf.get(attempt.buyer_id) ?? Number.NaN,
+      const lead = stored.get(attempt.lead_id);
+      if (!lead) continue;
+      const buyer = nameOf.get(attempt.buyer_id) ?? attempt.buyer_id;
+      if (attempt.kind === 'skip') {
+        lead.skips.push({ buyer, reason: attempt.reason });
+        continue;
+      }
+      lead.calls.push({
+        buyer,
         kind: attempt.kind === 'ping' ? 'ping' : 'post',
-        durationMs: attempt.duration_ms,
+        startedAt: Number(attempt.started_at),
+        durationMs: Number(attempt.duration_ms),
         outcome: attempt.outcome,
-      };
-      stored.get(attempt.lead_id)?.calls.push(call);
+        late: attempt.kind === 'ping' && (attempt.reason?.startsWith('answered after the ping window') ?? false),
+      });
     }
     for (const sale of await db.selectFrom('sales').select(['lead_id', 'charge_cents', 'payout_cents']).execute()) {
       const lead = stored.get(sale.lead_id);

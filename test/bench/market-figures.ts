@@ -2,19 +2,35 @@ import type { BuyerAttemptOutcome } from '../../services/distribution/src/db/sch
 import type { Answer } from './answer-tally.js';
 import { ascending, percentile, round } from './stats.js';
 
-/** One ping or post of a lead, as the audit trail keeps it, with the tier of the buyer called. */
+/** One ping or post of a lead, as the audit trail keeps it. */
 export interface BuyerCall {
-  tier: number;
+  /** The buyer's name. */
+  buyer: string;
   kind: 'ping' | 'post';
+  /** Epoch ms. */
+  startedAt: number;
   durationMs: number;
   outcome: BuyerAttemptOutcome;
+  /** A ping answered after the ping window closed: its bid was not used. */
+  late: boolean;
+}
+
+/** A buyer considered for a lead and not called, with its reason (deadline, floor, capped, ...). */
+export interface BuyerSkip {
+  buyer: string;
+  reason: string | null;
 }
 
 /** What the service stored of one lead. */
 export interface StoredLead {
+  /** The publisher's click id: the lead's name in every run of the bench (lead-body.ts). */
+  clickid: string;
+  /** sold, rejected, unconfirmed, ... */
+  status: string;
   /** The service's own time selling the lead (the lead's processing_ms). */
   processingMs: number | null;
   calls: BuyerCall[];
+  skips: BuyerSkip[];
   /** The sale's, 0 when unsold. */
   chargeCents: number;
   payoutCents: number;
@@ -49,19 +65,30 @@ export interface MarketFigures {
 }
 
 /**
- * The time a lead waited on buyers: the pings of a tier go out together, so each tier counts its slowest
- * ping once, then its posts one after another. Durations are the HTTP calls' own, so anything the
- * engine does around them counts as its overhead, not as waiting.
+ * The time a lead waited on buyers: the union of its calls' spans (a tier's pings go out together, posts
+ * one after another, tiers may be pinged at once), each cut at the end of the sale when its length is
+ * known (saleMs, from the first call): a ping still open when the ping window closed was waited for only
+ * until then, and the sale goes on with posts or ends. Durations are the HTTP calls' own, so anything
+ * the engine does around them counts as its overhead, not as waiting.
  */
-export function buyerWaitMs(calls: readonly BuyerCall[]): number {
-  const tiers = new Map<number, { slowestPing: number; posts: number }>();
-  for (const { tier, kind, durationMs } of calls) {
-    const wait = tiers.get(tier) ?? { slowestPing: 0, posts: 0 };
-    if (kind === 'ping') wait.slowestPing = Math.max(wait.slowestPing, durationMs);
-    else wait.posts += durationMs;
-    tiers.set(tier, wait);
+export function buyerWaitMs(calls: readonly BuyerCall[], saleMs?: number): number {
+  if (calls.length === 0) return 0;
+  const start = Math.min(...calls.map((call) => call.startedAt));
+  const end = saleMs === undefined ? Number.POSITIVE_INFINITY : start + saleMs;
+  const spans = calls
+    .map((call): [number, number] => [call.startedAt, Math.min(call.startedAt + call.durationMs, end)])
+    .filter(([from, to]) => to > from)
+    .sort(([a], [b]) => a - b);
+  let total = 0;
+  let open: [number, number] | undefined;
+  for (const [from, to] of spans) {
+    if (open && from <= open[1]) open[1] = Math.max(open[1], to);
+    else {
+      if (open) total += open[1] - open[0];
+      open = [from, to];
+    }
   }
-  return [...tiers.values()].reduce((sum, wait) => sum + wait.slowestPing + wait.posts, 0);
+  return open ? total + open[1] - open[0] : total;
 }
 
 interface MatchedLead {
@@ -85,7 +112,7 @@ const p50p99 = (values: number[]): [number | undefined, number | undefined] => {
 export function marketFigures(measured: readonly Answer[], stored: ReadonlyMap<string, StoredLead>): MarketFigures {
   const matched: MatchedLead[] = measured.flatMap((answer) => {
     const lead = stored.get(answer.leadId);
-    return lead ? [{ answer, lead, waitMs: buyerWaitMs(lead.calls) }] : [];
+    return lead ? [{ answer, lead, waitMs: buyerWaitMs(lead.calls, lead.processingMs ?? undefined) }] : [];
   });
   const steady = matched.filter(({ answer }) => !answer.opening);
   const steadyAnswers = measured.filter((answer) => !answer.opening);

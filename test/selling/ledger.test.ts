@@ -110,7 +110,7 @@ describeEachDatabase('selling: the ledger', (database) => {
         margin_cents: charge - payout,
         publisher_id: publisher.id,
       });
-      expect(sold.priceCents, 'the publisher is told its payout').to.equal(payout);
+      expect(sold.payoutCents, 'the publisher is told its payout').to.equal(payout);
       expect(payout, 'at least the floor').to.be.at.least(Math.round(Number(body.price) * 100));
       expect(postsOf(trail).find((post) => post.outcome === 'accepted')).to.include({
         buyer_id: sale.buyer_id,
@@ -194,7 +194,7 @@ describeEachDatabase('selling: the ledger', (database) => {
       const leadIds = new Set(answers.map(leadIdOf));
       expect(leadIds.size).to.equal(1);
       const sold = soldOf(answers[0]!);
-      expect(sold).to.include({ buyerId: ids['retry-bidder'], priceCents: 2493 });
+      expect(sold).to.include({ buyerId: ids['retry-bidder'], payoutCents: 2493 });
       for (const answer of answers) expect(answer.outcome).to.deep.equal(answers[0]!.outcome);
       expect(answers.filter((answer) => !answer.replayed)).to.have.length(1);
       const sales = await expectBalancedLedger(db, [sold.leadId]);

@@ -14,7 +14,7 @@ import { expectBalancedLedger, inParallel, personLead, type SaleRecord, startGat
  * would (a YAML file applied with `leadflow buyer apply`), gets every lead sold to the best eligible
  * bid within the deadline, never twice, and the ledger balances to the cent.
  *
- * "Best eligible bid", from the engine's documented rules (README "Selling", ping-tree.ts):
+ * "Best eligible bid", from the engine's documented rules (docs/selling.md, ping-tree.ts):
  * - tiers are tried in ascending order; a tier is left only when none of its offers bought;
  * - a tier's offers: its direct posts that were not skipped before the sale started (closed, filtered,
  *   capped, duplicate, floor, circuit open), at their fixed or rule price, and its ping-post buyers

@@ -43,7 +43,7 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
       for (let i = 0; i < 3; i += 1) {
         const sold = soldOf(await submit(personLead()));
         expect(sold.buyerId).to.equal(ids['t1-fixed']);
-        expect(sold.priceCents).to.equal(1200); // 80% of $15.00
+        expect(sold.payoutCents).to.equal(1200); // 80% of $15.00
         const trail = await attempts(sold.leadId);
         expect(rowsOf(trail, ids['t2-bidder']!), 'tier 2 bidder: neither pinged nor posted').to.deep.equal([]);
         expect(rowsOf(trail, ids['t2-fixed']!), 'tier 2 direct post: not posted').to.deep.equal([]);
@@ -73,7 +73,7 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
 
       const sold = soldOf(await submit(personLead()));
       expect(sold.buyerId).to.equal(ids['t2-bidder-b']);
-      expect(sold.priceCents).to.equal(4800); // 80% of the $60.00 bid
+      expect(sold.payoutCents).to.equal(4800); // 80% of the $60.00 bid
       const trail = await attempts(sold.leadId);
       expectPostsInOrder(trail, [
         [ids['t1-decliner']!, 'rejected'],
@@ -127,7 +127,7 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
 
       const sold = soldOf(await submit(personLead()));
       expect(sold.buyerId).to.equal(ids['b35-best']);
-      expect(sold.priceCents).to.equal(2800);
+      expect(sold.payoutCents).to.equal(2800);
       const trail = await attempts(sold.leadId);
       const bids = trail.filter((row) => row.kind === 'ping').map((row) => [row.buyer_id, row.bid_cents]);
       expect(bids).to.have.deep.members([
@@ -162,7 +162,7 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
       // $35 bid declines its post: next is the $30 direct post, ahead of the $28 and $20 bids.
       const sold = soldOf(await submit(personLead()));
       expect(sold.buyerId).to.equal(ids['d30-next']);
-      expect(sold.priceCents).to.equal(2400);
+      expect(sold.payoutCents).to.equal(2400);
       const trail = await attempts(sold.leadId);
       expectPostsInOrder(trail, [
         [ids['b35-next']!, 'rejected'],
@@ -173,7 +173,7 @@ describeEachDatabase('selling: tier order and best bid, simulated buyers over HT
       simulator.configure(endpoints({ b35: 0, d30: 0 }));
       const third = soldOf(await submit(personLead()));
       expect(third.buyerId).to.equal(ids['c28-next']);
-      expect(third.priceCents).to.equal(2240);
+      expect(third.payoutCents).to.equal(2240);
       const thirdTrail = await attempts(third.leadId);
       expectPostsInOrder(thirdTrail, [
         [ids['b35-next']!, 'rejected'],

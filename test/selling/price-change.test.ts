@@ -73,7 +73,7 @@ describeEachDatabase('priceChange: a post accepted at another price than the bid
     const sold = soldOf(await market().submit(personLead()));
     expect(sold.buyerId).to.equal(ids['lower-by-default']);
     expect(await chargeOf(sold.leadId)).to.deep.equal([1500]);
-    expect(sold.priceCents, 'the publisher is paid its share of what is charged').to.equal(1200);
+    expect(sold.payoutCents, 'the publisher is paid its share of what is charged').to.equal(1200);
 
     postPrice = '25.00';
     expect(await chargeOf(soldOf(await market().submit(personLead())).leadId)).to.deep.equal([2000]);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
+import { LeadStatus } from '../../proto/generated/leadflow/admin/v1/leads.js';
 import { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { LEAD_FIELDS } from '../../services/common/lead-fields.js';
 import { bearer, call } from '../support/grpc.js';
@@ -126,7 +127,7 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     const auth = () => bearer(stack.service.adminToken);
     return {
       unconfirmed: async () =>
-        (await call(stack.admin.listUnconfirmedLeads.bind(stack.admin), { limit: 0 }, auth())).leads,
+        (await call(stack.admin.listUnconfirmedLeads.bind(stack.admin), { pageSize: 0, pageToken: '' }, auth())).leads,
       resolve: (leadId: string, sold: boolean, chargeCents = 0) =>
         call(stack.admin.resolveLead.bind(stack.admin), { leadId, sold, chargeCents }, auth()),
     };
@@ -175,13 +176,18 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect(await capCount(ids.slow!), 'the post keeps its place under the cap while unconfirmed').to.equal(1);
 
     const resolved = await admin().resolve(leadId, true);
-    expect(resolved).to.deep.equal({ leadId, status: 'sold', buyerId: ids.slow, payoutCents: 3200 });
+    expect(resolved).to.deep.equal({
+      leadId,
+      status: LeadStatus.LEAD_STATUS_SOLD,
+      buyerId: ids.slow,
+      payoutCents: 3200,
+    });
     expect((await admin().unconfirmed()).map((lead) => lead.leadId)).not.to.include(leadId);
     const sales = await expectBalancedLedger(market().db, [leadId]);
     expect(sales.map((sale) => [sale.buyer_id, sale.charge_cents])).to.deep.equal([[ids.slow, 4000]]);
     expect(await capCount(ids.slow!)).to.equal(1);
     const replay = soldOf(await submit(body));
-    expect(replay).to.include({ leadId, buyerId: ids.slow, priceCents: 3200 });
+    expect(replay).to.include({ leadId, buyerId: ids.slow, payoutCents: 3200 });
     await admin()
       .resolve(leadId, false)
       .then(
@@ -206,7 +212,7 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect(buyers.received('/next')).to.have.length(0);
     expect(await capCount(ids.cut!)).to.equal(1);
 
-    expect(await admin().resolve(leadId, false)).to.deep.include({ leadId, status: 'rejected' });
+    expect(await admin().resolve(leadId, false)).to.deep.include({ leadId, status: LeadStatus.LEAD_STATUS_REJECTED });
     expect(await capCount(ids.cut!), 'the cap place is given back').to.equal(0);
     expect((await leadRow(leadId)).status).to.equal('rejected');
     expect(await market().count('sales', { column: 'lead_id', value: leadId })).to.equal(0);
@@ -300,7 +306,7 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     buyers.on('/first', async (_, response) => {
       // The buyer accepts; by then the sale can no longer be written (a full disk, a lost table).
       await rename('sales', 'sales_unavailable');
-      accept({}, response);
+      await accept({}, response);
     });
     buyers.on('/second', accept);
     const ids = await apply([

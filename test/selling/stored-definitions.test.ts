@@ -48,7 +48,7 @@ describeEachDatabase('selling: a stored definition that fails the rules of apply
 
     const admin = m.stack.admin;
     const auth = () => bearer(m.stack.service.adminToken);
-    const { buyers } = await call(admin.listBuyers.bind(admin), {}, auth());
+    const { buyers } = await call(admin.listBuyers.bind(admin), { pageSize: 0, pageToken: '' }, auth());
     expect(buyers.map((buyer) => buyer.id))
       .to.include(ids.honest)
       .and.not.include(ids.tampered);

@@ -270,15 +270,16 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
   beforeEach(async () => {
     const running = stack!;
     const auth = () => bearer(running.service.adminToken);
-    const { buyers } = await call(running.admin.listBuyers.bind(running.admin), {}, auth());
+    const { buyers } = await call(running.admin.listBuyers.bind(running.admin), { pageSize: 0, pageToken: '' }, auth());
     for (const buyer of buyers) {
       if (buyer.active)
         await call(running.admin.setBuyerActive.bind(running.admin), { buyer: buyer.id, active: false }, auth());
     }
     const createPublisher = async (payoutShareBps = 8000) => {
+      const name = `Selling test publisher ${randomBytes(4).toString('hex')}`;
       const created = await call(
         running.admin.createPublisher.bind(running.admin),
-        { name: 'Selling test publisher', rateLimitPerMinute: 1_000_000, payoutShareBps },
+        { name, rateLimitPerMinute: 1_000_000, payoutShareBps },
         auth(),
       );
       return { id: created.publisher!.id, key: created.key };

@@ -53,7 +53,7 @@ describeEachDatabase('selling: test mode leaves caps, ledger and duplicate histo
     for (let i = 0; i < 5; i += 1) {
       const sold = soldOf(await m.submit({ ...person, clickid: `${person.clickid}-t${i}`, testMode: '1' }));
       expect(sold.buyerId).to.equal(buyerId);
-      expect(sold.priceCents).to.equal(2000);
+      expect(sold.payoutCents).to.equal(2000);
     }
     expect(await booksOf(m, buyerId)).to.deep.equal({ countedLeads: 0, countedSpend: 0, sales: [], ledger: [] });
     expect(endpointStats(simulator, '/sandbox/post').accepted).to.equal(5);

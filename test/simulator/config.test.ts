@@ -75,8 +75,13 @@ describe('simulator config', () => {
 
   it('reads a whole config with a seed', () => {
     expect(parseSimulatorConfig({ seed: 9, endpoints: [] })).to.deep.equal({ seed: 9, endpoints: [] });
+    expect(parseSimulatorConfig({ seed: 9, leadKey: 'clickid', endpoints: [] })).to.deep.equal({
+      seed: 9,
+      leadKey: 'clickid',
+      endpoints: [],
+    });
     expect(issuesOf(() => parseSimulatorConfig({ seed: 1.5, endpoint: [] }))).to.deep.equal([
-      'config.endpoint: unknown key (expected one of seed, endpoints)',
+      'config.endpoint: unknown key (expected one of seed, leadKey, endpoints)',
       'seed: must be a whole number',
       'endpoints: must be a list of endpoints',
     ]);

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import {
   HALF_LIFE_POSTS,
+  latencyQuantiles,
   type PostObservation,
   type PostResult,
   resultOf,
   summarizePosts,
   WINDOW_POSTS,
-  weightedQuantile,
 } from '../../../services/distribution/src/buyers/post-figures.js';
 
 let serial = 0;
@@ -50,7 +50,7 @@ describe("post figures: what a buyer's own posts say of it", () => {
     expect(older.acceptRate).to.be.below(0.02);
   });
 
-  it('takes the latency percentiles by weight, timeouts at the time they took', () => {
+  it('takes the latency percentiles by weight, a post without an answer as longer than it was given', () => {
     const figures = summarizePosts([
       ...times(8, () => post('declined', 100)),
       post('accepted', 400),
@@ -58,25 +58,24 @@ describe("post figures: what a buyer's own posts say of it", () => {
     ]);
     expect(figures.p50Ms).to.equal(100);
     expect(figures.p90Ms).to.equal(400);
-    expect(
-      weightedQuantile(
-        [
-          { value: 1, weight: 1 },
-          { value: 5, weight: 3 },
-        ],
-        0.25,
-      ),
-    ).to.equal(1);
-    expect(
-      weightedQuantile(
-        [
-          { value: 1, weight: 1 },
-          { value: 5, weight: 3 },
-        ],
-        0.26,
-      ),
-    ).to.equal(5);
-    expect(weightedQuantile([], 0.5)).to.equal(undefined);
+    // Posts cut short by the deadline at 300 ms were slower than that: they do not make the buyer look fast.
+    const cut = summarizePosts([...times(6, () => post('unanswered', 300)), ...times(4, () => post('accepted', 900))]);
+    expect(cut.p50Ms).to.equal(900);
+    expect(cut.p90Ms).to.equal(900);
+    const answered = (latencyMs: number, weight = 1) => ({ latencyMs, answered: true, weight });
+    const cutAt = (latencyMs: number, weight = 1) => ({ latencyMs, answered: false, weight });
+    expect(latencyQuantiles([answered(1), answered(5, 3)], [0.25, 0.26])).to.deep.equal([1, 5]);
+    expect(latencyQuantiles([], [0.5])).to.deep.equal([undefined]);
+    // Kaplan-Meier: two of four answered by 200; one cut at 300 leaves one running, which answers at 800.
+    expect(latencyQuantiles([answered(100), answered(200), cutAt(300), answered(800)], [0.5, 0.6, 0.9])).to.deep.equal([
+      200, 800, 800,
+    ]);
+    // One post in four still running when cut at 1900 ms: the 90th percentile is not known to be shorter.
+    expect(latencyQuantiles([answered(100), answered(100), answered(100), cutAt(1900)], [0.5, 0.9])).to.deep.equal([
+      100, 1900,
+    ]);
+    // Nothing answered: the longest time seen.
+    expect(latencyQuantiles([cutAt(300), cutAt(500)], [0.5])).to.deep.equal([500]);
   });
 
   it("gives a state its own accept rate, pulled toward the buyer's while the state has few posts", () => {

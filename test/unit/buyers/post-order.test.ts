@@ -7,6 +7,7 @@ import {
   planPosts,
   timeForAll,
 } from '../../../services/distribution/src/buyers/post-order.js';
+import { referencePlanPosts } from './post-order-reference.js';
 
 function prospect(
   valueDollars: number,
@@ -112,5 +113,38 @@ describe('post order: deadline-aware expected value', () => {
   it('keeps a single offer, and no offers, as they are', () => {
     expect(planPosts([SLOW_RICH], 100)).to.deep.equal([0]);
     expect(planPosts([], 100)).to.deep.equal([]);
+  });
+});
+
+describe('post order: the search', () => {
+  /** A deterministic stream of numbers in [0, 1). */
+  function stream(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+
+  it('chooses exactly the order the straightforward search chooses, in long trees too', () => {
+    const next = stream(7);
+    let reordered = 0;
+    for (let tree = 0; tree < 60; tree += 1) {
+      const size = 2 + Math.floor(next() * 60);
+      const offers = Array.from({ length: size }, () => {
+        const p50 = 20 + next() * 600;
+        const timeoutMs = 200 + Math.floor(next() * 1800);
+        return prospect(Math.round(5 + next() * 80), next(), p50, p50 * (1.1 + next() * 3), {
+          timeoutMs,
+          minimumTimeMs: Math.floor(timeoutMs * next()),
+          timeoutEndsSale: next() < 0.5,
+        });
+      }).sort((a, b) => b.valueCents - a.valueCents);
+      const timeLeftMs = 100 + next() * 2500;
+      const order = planPosts(offers, timeLeftMs);
+      expect(order, `tree ${tree} of ${size} offers`).to.deep.equal(referencePlanPosts(offers, timeLeftMs));
+      if (order.some((index, position) => index !== position)) reordered += 1;
+    }
+    expect(reordered, 'trees whose order the search changed').to.be.above(10);
   });
 });

@@ -7,6 +7,7 @@ import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { AttemptLog } from './attempt-log.js';
 import type { Buyer } from './buyer.js';
 import type { BuyerService } from './buyer.service.js';
+import { derivedValues, hostOfUrl } from './call-inputs.js';
 import { readCounters } from './cap.repository.js';
 import { type CapPeriod, capPeriods } from './cap-periods.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
@@ -23,11 +24,12 @@ import {
   type SaleRequest,
   type SaleWinner,
 } from './lead-seller.js';
+import { PingLatencies, pingWindowMs } from './ping-window.js';
 import { postVerdict } from './post-answer.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 import { type OpenPost, PostJournal } from './post-journal.js';
 import { planPosts, prospectOf } from './post-order.js';
-import { type LeadFacts, leadFacts } from './rules/lead-facts.js';
+import { factsByZone, type LeadFacts } from './rules/lead-facts.js';
 import { payoutFor } from './rules/payout.js';
 import { chargeForPost } from './rules/price-change.js';
 import { priceFor } from './rules/pricing.js';
@@ -56,8 +58,10 @@ export interface PingTreeDependencies {
   call?: typeof callBuyer;
   /** For the weighted rotation among equal offers. */
   random?: () => number;
-  /** How long a tier waits for bids; undefined: a share of what is left of the sale's budget. */
+  /** How long a tier waits for bids; undefined: learned from the bidders' answer times (ping-window.ts). */
   pingWindowMs?: number;
+  /** The bidders' recent ping answer times; this seller's own when not given. */
+  pingLatencies?: PingLatencies;
   /** How the tiers are walked; default strict_tiers. */
   routing?: RoutingMode;
   /**
@@ -67,8 +71,11 @@ export interface PingTreeDependencies {
   figures?: PostFiguresStore;
 }
 
-/** Without a configured window, a tier's pings get this share of the time left; posts get the rest. */
-const DEFAULT_PING_WINDOW_SHARE = 0.25;
+/**
+ * A call goes out when this share of its timeout is left (the call is then cut to the deadline); a post
+ * to a buyer with learned figures, when its median answer time is.
+ */
+const USEFUL_SHARE_OF_TIMEOUT = 0.5;
 
 /** How one post ended for the sale: sold, a no (the next offer is tried), unconfirmed, or the sale stops. */
 type PostResult =
@@ -91,9 +98,11 @@ export class PingTreeSeller implements LeadSeller {
   private readonly call: typeof callBuyer;
   private readonly random: () => number;
   private readonly journal: PostJournal;
+  private readonly pingLatencies: PingLatencies;
 
   constructor(private readonly deps: PingTreeDependencies) {
     this.call = deps.call ?? callBuyer;
+    this.pingLatencies = deps.pingLatencies ?? new PingLatencies();
     this.random = deps.random ?? Math.random;
     this.journal = new PostJournal(deps.db, deps.writes);
   }
@@ -172,7 +181,7 @@ export class PingTreeSeller implements LeadSeller {
       return prospectOf(figures.figures(candidate.buyer.id, request.lead.fields.state), {
         valueCents: candidate.chargeCents ?? 0,
         timeoutMs: callTimeoutMs(integration, 'post'),
-        minimumTimeMs: this.minimumTimeMs(candidate, 'post'),
+        minimumTimeMs: this.minimumTimeMs(candidate, 'post', request),
         timeoutEndsSale: integration.onTimeout !== 'decline',
       });
     });
@@ -198,21 +207,19 @@ export class PingTreeSeller implements LeadSeller {
           [...new Set([...periodsOf.values()].flat().map((period) => period.period))],
         );
 
+    const factsIn = factsByZone({
+      fields: lead.fields,
+      ageYears: lead.ageYears,
+      loanAmountCents: lead.loanAmountCents,
+      incomeNetMonthlyCents: lead.incomeNetMonthlyCents,
+      test: lead.test,
+      publisherId: request.publisherId,
+      now,
+    });
     const candidates: Candidate[] = [];
     for (const buyer of buyers) {
       const { definition } = buyer;
-      const facts = leadFacts(
-        {
-          fields: lead.fields,
-          ageYears: lead.ageYears,
-          loanAmountCents: lead.loanAmountCents,
-          incomeNetMonthlyCents: lead.incomeNetMonthlyCents,
-          test: lead.test,
-          publisherId: request.publisherId,
-          now,
-        },
-        timezoneOf(buyer),
-      );
+      const facts = factsIn(timezoneOf(buyer));
       const periods = periodsOf.get(buyer.id)!;
       const chargeCents = priceFor(definition.pricing, facts, undefined);
       const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
@@ -276,16 +283,16 @@ export class PingTreeSeller implements LeadSeller {
     return [...directPosts, ...bidders];
   }
 
-  /**
-   * How long a tier waits for bids: the configured window, else a quarter of what is left of the
-   * sale's budget (the rest is for posts); never longer than the slowest ping may take.
-   */
+  /** How long a tier waits for bids: the configured window, else one its bidders' answer times need. */
   private pingWindowMs(pinged: Candidate[], request: SaleRequest): number {
-    const left = request.deadline - Date.now();
-    const slowest = Math.max(
-      ...pinged.map((candidate) => callTimeoutMs(candidate.buyer.definition.integration, 'ping')),
-    );
-    return Math.max(0, Math.min(this.deps.pingWindowMs ?? left * DEFAULT_PING_WINDOW_SHARE, slowest, left));
+    return pingWindowMs({
+      configuredMs: this.deps.pingWindowMs,
+      leftMs: request.deadline - Date.now(),
+      bidders: pinged.map(({ buyer }) => ({
+        timeoutMs: callTimeoutMs(buyer.definition.integration, 'ping'),
+        p95Ms: this.pingLatencies.p95Ms(buyer.id),
+      })),
+    });
   }
 
   /** One bidder's ping; its bid as an offer, or undefined. `inWindow` says whether a bid still counts. */
@@ -299,7 +306,9 @@ export class PingTreeSeller implements LeadSeller {
     if (!this.fitsDeadline(candidate, 'ping', request)) return log.skip(buyer.id, 'deadline');
     if (!request.lead.test && !this.deps.breakers.allow(buyer.id)) return log.skip(buyer.id, 'circuit_open');
     const result = await this.callTraced('ping', candidate, buyer.definition.integration.ping!, request);
-    this.recordHealth(candidate, request, result);
+    this.recordHealth(candidate, 'ping', request, result);
+    const answered = result.outcome === 'accepted' || result.outcome === 'rejected';
+    if (answered && !request.lead.test) this.pingLatencies.record(buyer.id, result.latencyMs);
     const bidCents = result.outcome === 'accepted' ? result.reply.priceCents : undefined;
     const late = !inWindow();
     log.call(buyer.id, {
@@ -322,12 +331,20 @@ export class PingTreeSeller implements LeadSeller {
   }
 
   private fitsDeadline(candidate: Candidate, kind: 'ping' | 'post', request: SaleRequest): boolean {
-    return Date.now() + this.minimumTimeMs(candidate, kind) <= request.deadline;
+    return Date.now() + this.minimumTimeMs(candidate, kind, request) <= request.deadline;
   }
 
-  /** The least time that must be left for a call to go out. */
-  private minimumTimeMs(candidate: Candidate, kind: 'ping' | 'post'): number {
-    return callTimeoutMs(candidate.buyer.definition.integration, kind);
+  /**
+   * The least time that must be left for a call to go out: a useful part of its timeout, not all of it.
+   * A post cut short by the deadline after it was sent has an unknown outcome, and the lead waits for
+   * that buyer's answer (unconfirmed): it is never offered to another.
+   */
+  private minimumTimeMs(candidate: Candidate, kind: 'ping' | 'post', request: SaleRequest): number {
+    const { buyer } = candidate;
+    const timeoutMs = callTimeoutMs(buyer.definition.integration, kind);
+    const medianMs =
+      kind === 'post' ? this.deps.figures?.figures(buyer.id, request.lead.fields.state).p50Ms : undefined;
+    return Math.min(timeoutMs, medianMs ?? timeoutMs * USEFUL_SHARE_OF_TIMEOUT);
   }
 
   /**
@@ -357,7 +374,7 @@ export class PingTreeSeller implements LeadSeller {
     const started = performance.now();
     const result = await this.callTraced('post', candidate, buyer.definition.integration.post, request, post.id);
     waited.ms += performance.now() - started;
-    this.recordHealth(candidate, request, result);
+    this.recordHealth(candidate, 'post', request, result);
 
     const chargeCents = chargeForPost(buyer.definition, candidate.facts, candidate.chargeCents, result);
     const payoutCents = chargeCents === undefined ? undefined : this.payout(buyer, request, chargeCents);
@@ -407,7 +424,7 @@ export class PingTreeSeller implements LeadSeller {
     const lead: LeadForBuyer = {
       leadId: request.leadId,
       fields: request.lead.fields,
-      derived: { ...candidate.facts, priceFloor: request.lead.priceCents / 100 },
+      derived: derivedValues(candidate.facts, request.lead.priceCents),
       pingReference: kind === 'post' ? candidate.pingReference : undefined,
       attemptId,
     };
@@ -438,9 +455,21 @@ export class PingTreeSeller implements LeadSeller {
     return { ...result, startedAt };
   }
 
-  /** Live calls only: a test endpoint's troubles say nothing of the buyer's live API. */
-  private recordHealth(candidate: Candidate, request: SaleRequest, result: BuyerCallResult): void {
+  /**
+   * Live calls only: a test endpoint's troubles say nothing of the buyer's live API. Nor does a call
+   * the sale's deadline cut short of the buyer's own timeout (or left no time to send): a slow buyer
+   * posted late in a sale is not failing, and must not be paused for every other lead.
+   */
+  private recordHealth(
+    candidate: Candidate,
+    kind: 'ping' | 'post',
+    request: SaleRequest,
+    result: BuyerCallResult & { startedAt: number },
+  ): void {
     if (request.lead.test) return;
+    const cutByDeadline =
+      request.deadline - result.startedAt < callTimeoutMs(candidate.buyer.definition.integration, kind);
+    if (cutByDeadline && (result.outcome === 'timeout' || result.reply.error === 'deadline_passed')) return;
     if (result.outcome === 'error' || result.outcome === 'timeout')
       this.deps.breakers.recordFailure(candidate.buyer.id);
     else this.deps.breakers.recordSuccess(candidate.buyer.id);
@@ -454,7 +483,7 @@ export class PingTreeSeller implements LeadSeller {
 function destinationHost(exchange: HttpExchange, integration: Integration, test: boolean): string | undefined {
   if (test && integration.testBehaviour !== 'test_url') return undefined;
   const url = test ? exchange.testUrl : exchange.url;
-  return url !== undefined && URL.canParse(url) ? new URL(url).hostname : undefined;
+  return url === undefined ? undefined : hostOfUrl(url);
 }
 
 function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redirectUrl: string): SaleWinner {

@@ -24,7 +24,10 @@ export class PostFiguresStore {
   /** The figures of a buyer's posts; with `state`, its accept rate for leads of that state. */
   figures(buyerId: string, state?: string): PostFigures {
     let cached = this.cache.get(buyerId);
-    if (!cached) this.cache.set(buyerId, (cached = new Map()));
+    if (!cached) {
+      cached = new Map();
+      this.cache.set(buyerId, cached);
+    }
     let figures = cached.get(state ?? '');
     if (!figures) {
       figures = summarizePosts(this.posts.get(buyerId) ?? [], state);

@@ -27,7 +27,7 @@ export interface PostFigures {
   acceptRate: number;
   /** Share of posts that got no answer in time. */
   unansweredRate: number;
-  /** Post latency, median and 90th percentile, ms; undefined without posts. */
+  /** Post latency, median and 90th percentile, ms (unanswered posts as censored); undefined without posts. */
   p50Ms: number | undefined;
   p90Ms: number | undefined;
 }
@@ -63,15 +63,16 @@ export function summarizePosts(newestFirst: readonly PostObservation[], state?: 
     acceptRate = (accepted + STATE_SHRINK_POSTS * overall) / (answered + STATE_SHRINK_POSTS);
   }
   const unanswered = sum(weighted.filter(({ post }) => post.result === 'unanswered').map(({ weight }) => weight));
-  const latencies = weighted
-    .map(({ post, weight }) => ({ value: post.latencyMs, weight }))
-    .sort((a, b) => a.value - b.value);
+  const [p50Ms, p90Ms] = latencyQuantiles(
+    weighted.map(({ post, weight }) => ({ latencyMs: post.latencyMs, answered: post.result !== 'unanswered', weight })),
+    [0.5, 0.9],
+  );
   return {
     posts: window.length,
     acceptRate,
     unansweredRate: total > 0 ? unanswered / total : 0,
-    p50Ms: weightedQuantile(latencies, 0.5),
-    p90Ms: weightedQuantile(latencies, 0.9),
+    p50Ms,
+    p90Ms,
   };
 }
 
@@ -81,18 +82,33 @@ function acceptRateOf(weighted: readonly { post: PostObservation; weight: number
   return (accepted + 1) / (answered + 2);
 }
 
-/** The smallest value with at least `share` of the total weight at or below it; undefined without values. */
-export function weightedQuantile(
-  ascending: readonly { value: number; weight: number }[],
-  share: number,
-): number | undefined {
-  const total = sum(ascending.map(({ weight }) => weight));
-  let seen = 0;
-  for (const { value, weight } of ascending) {
-    seen += weight;
-    if (seen >= share * total - 1e-9) return value;
+/**
+ * Latency quantiles of weighted posts, a post without an answer taken as right-censored: it took longer
+ * than the time it was given (often cut short by the sale's deadline), but how much longer is unknown. The
+ * weighted Kaplan-Meier estimate: each answer's share of the posts still running at its time. A quantile
+ * the answers never reach (too many posts unanswered) is the longest time seen. Undefined without posts.
+ */
+export function latencyQuantiles(
+  posts: readonly { latencyMs: number; answered: boolean; weight: number }[],
+  shares: readonly number[],
+): (number | undefined)[] {
+  if (posts.length === 0) return shares.map(() => undefined);
+  // At equal times an answer comes first: a post cut at that time was still running when it came.
+  const ordered = posts.toSorted((a, b) => a.latencyMs - b.latencyMs || Number(b.answered) - Number(a.answered));
+  const quantiles: (number | undefined)[] = shares.map(() => undefined);
+  let running = sum(posts.map(({ weight }) => weight));
+  let unfinished = 1;
+  for (const post of ordered) {
+    if (post.answered && running > 0) {
+      unfinished *= 1 - post.weight / running;
+      shares.forEach((share, index) => {
+        if (quantiles[index] === undefined && 1 - unfinished >= share - 1e-9) quantiles[index] = post.latencyMs;
+      });
+    }
+    running -= post.weight;
   }
-  return ascending.at(-1)?.value;
+  const longest = ordered.at(-1)!.latencyMs;
+  return quantiles.map((quantile) => quantile ?? longest);
 }
 
 function sum(values: readonly number[]): number {

@@ -41,13 +41,10 @@ const SEARCH_ROUNDS = 8;
 export function planPosts(prospects: readonly PostProspect[], timeLeftMs: number): number[] {
   const priceOrder = prospects.map((_, index) => index);
   if (prospects.length < 2 || timeForAll(prospects, timeLeftMs)) return priceOrder;
-  const revenue = (order: readonly number[]) =>
-    expectedRevenue(
-      order.map((index) => prospects[index]!),
-      timeLeftMs,
-    );
+  const walk = new Walk(prospects, timeLeftMs);
+  const revenue = (order: readonly number[]) => walk.revenue(order);
   const best =
-    prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, revenue);
+    prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, walk);
   const base = revenue(priceOrder);
   return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
 }
@@ -73,25 +70,113 @@ export function timeForAll(prospects: readonly PostProspect[], timeLeftMs: numbe
  * buyer counts that as a decline. Time spent is taken at its expectation along the way on.
  */
 export function expectedRevenue(order: readonly PostProspect[], timeLeftMs: number): number {
-  let revenue = 0;
-  let reach = 1;
-  let left = timeLeftMs;
-  for (const prospect of order) {
-    if (reach <= 0) break;
-    if (left <= 0 || left < prospect.minimumTimeMs) continue;
-    const limit = Math.min(prospect.timeoutMs, left);
-    const answered = finishProbability(prospect.latency, limit);
-    const accepted = answered * prospect.acceptRate;
-    revenue += reach * accepted * prospect.valueCents;
-    const declined = answered - accepted;
-    const answerTime = expectedLatencyWithin(prospect.latency, limit);
-    const goesOn = prospect.timeoutEndsSale ? declined : 1 - accepted;
-    if (goesOn <= 0) break;
-    const unanswered = prospect.timeoutEndsSale ? 0 : 1 - answered;
-    left -= (declined * answerTime + unanswered * limit) / goesOn;
-    reach *= goesOn;
+  return new Walk(order, timeLeftMs).revenue(order.map((_, index) => index));
+}
+
+/** Where a walk of the posts stands: revenue so far, the chance to get this far, the time left. */
+interface WalkState {
+  revenue: number;
+  reach: number;
+  left: number;
+  /** Nothing after this point can bring revenue. */
+  over: boolean;
+}
+
+/**
+ * expectedRevenue over orders of one set of prospects, for searches that evaluate many orders: each
+ * prospect's log-normal, and its answer within its own timeout (the common case), are computed once.
+ */
+class Walk {
+  private readonly mu: number[];
+  private readonly sigma: number[];
+  /** finishProbability and expectedLatencyWithin at the prospect's timeout. */
+  private readonly answeredInTimeout: number[];
+  private readonly answerTimeInTimeout: number[];
+  private readonly highestValueCents: number;
+  private readonly leastMinimumTimeMs: number;
+
+  constructor(
+    private readonly prospects: readonly PostProspect[],
+    private readonly timeLeftMs: number,
+  ) {
+    const curves = prospects.map((prospect) => logNormal(prospect.latency));
+    this.mu = curves.map((curve) => curve.mu);
+    this.sigma = curves.map((curve) => curve.sigma);
+    this.answeredInTimeout = prospects.map((prospect) => finishProbability(prospect.latency, prospect.timeoutMs));
+    this.answerTimeInTimeout = prospects.map((prospect) => expectedLatencyWithin(prospect.latency, prospect.timeoutMs));
+    this.highestValueCents = Math.max(0, ...prospects.map((prospect) => prospect.valueCents));
+    this.leastMinimumTimeMs = Math.min(...prospects.map((prospect) => prospect.minimumTimeMs));
   }
-  return revenue;
+
+  /**
+   * More than the posts after state can add: each accepted post ends the sale, so their chances of
+   * acceptance sum to at most its reach (with a margin for rounding).
+   */
+  ceiling(state: WalkState): number {
+    return state.reach * this.highestValueCents * (1 + 1e-9);
+  }
+
+  /**
+   * The first position of a walk (given its states) from which no post changes anything: the walk is
+   * over, or has less time left than any post needs to be sent.
+   */
+  spentFrom(states: readonly WalkState[]): number {
+    const index = states.findIndex(
+      (state) => state.over || state.reach <= 0 || state.left <= 0 || state.left < this.leastMinimumTimeMs,
+    );
+    return index < 0 ? states.length : index;
+  }
+
+  start(): WalkState {
+    return { revenue: 0, reach: 1, left: this.timeLeftMs, over: false };
+  }
+
+  revenue(order: readonly number[]): number {
+    const state = this.start();
+    for (const index of order) if (!this.step(state, index)) break;
+    return state.revenue;
+  }
+
+  /** Posts prospect `index` next; false once nothing more can come of the walk. */
+  step(state: WalkState, index: number): boolean {
+    if (state.over || state.reach <= 0) {
+      state.over = true;
+      return false;
+    }
+    const prospect = this.prospects[index]!;
+    const { left } = state;
+    if (left <= 0 || left < prospect.minimumTimeMs) return true;
+    const limit = Math.min(prospect.timeoutMs, left);
+    const inTimeout = limit === prospect.timeoutMs;
+    const answered = inTimeout ? this.answeredInTimeout[index]! : this.finish(index, limit);
+    const accepted = answered * prospect.acceptRate;
+    state.revenue += state.reach * accepted * prospect.valueCents;
+    const declined = answered - accepted;
+    const goesOn = prospect.timeoutEndsSale ? declined : 1 - accepted;
+    if (goesOn <= 0) {
+      state.over = true;
+      return false;
+    }
+    const answerTime = inTimeout ? this.answerTimeInTimeout[index]! : this.latencyWithin(index, limit);
+    const unanswered = prospect.timeoutEndsSale ? 0 : 1 - answered;
+    state.left -= (declined * answerTime + unanswered * limit) / goesOn;
+    state.reach *= goesOn;
+    return true;
+  }
+
+  /** finishProbability, with the prospect's log-normal already known. */
+  private finish(index: number, withinMs: number): number {
+    return normalCdf((Math.log(withinMs) - this.mu[index]!) / this.sigma[index]!);
+  }
+
+  /** expectedLatencyWithin, with the prospect's log-normal already known. */
+  private latencyWithin(index: number, withinMs: number): number {
+    const [mu, sigma] = [this.mu[index]!, this.sigma[index]!];
+    const z = (Math.log(withinMs) - mu) / sigma;
+    const mass = normalCdf(z);
+    if (mass < 1e-9) return withinMs;
+    return Math.min(withinMs, (Math.exp(mu + (sigma * sigma) / 2) * normalCdf(z - sigma)) / mass);
+  }
 }
 
 /** P(latency <= withinMs), latency log-normal through its median and 90th percentile. */
@@ -149,12 +234,10 @@ function bestOfAll(priceOrder: number[], revenue: (order: readonly number[]) => 
 /**
  * From the best of three starting orders (price; expected value per post; expected value per
  * millisecond of expected time), repeatedly moves one offer to the place where the order pays best.
+ * A move leaves the posts before it as they were, so each candidate is walked from the state the best
+ * order reaches there.
  */
-function localSearch(
-  prospects: readonly PostProspect[],
-  priceOrder: number[],
-  revenue: (order: readonly number[]) => number,
-): number[] {
+function localSearch(prospects: readonly PostProspect[], priceOrder: number[], walk: Walk): number[] {
   const worth = (index: number) => prospects[index]!.acceptRate * prospects[index]!.valueCents;
   const pace = (index: number) =>
     worth(index) / Math.max(1, Math.min(prospects[index]!.latency.p50Ms, prospects[index]!.timeoutMs));
@@ -164,20 +247,25 @@ function localSearch(
     priceOrder.toSorted((a, b) => pace(b) - pace(a)),
   ];
   let best = priceOrder;
-  let bestRevenue = revenue(priceOrder);
+  let bestRevenue = walk.revenue(priceOrder);
   for (const start of starts) {
-    const candidate = revenue(start);
+    const candidate = walk.revenue(start);
     if (candidate > bestRevenue) [best, bestRevenue] = [start, candidate];
   }
+  let prefixes = prefixStates(walk, best);
+  let spent = walk.spentFrom(prefixes);
   for (let round = 0; round < SEARCH_ROUNDS; round += 1) {
     let improved = false;
     for (let from = 0; from < best.length; from += 1) {
       for (let to = 0; to < best.length; to += 1) {
-        if (to === from) continue;
-        const moved = best.toSpliced(from, 1).toSpliced(to, 0, best[from]!);
-        const candidate = revenue(moved);
+        // A move among posts the best order never gets to (out of time, or over) changes nothing.
+        if (to === from || Math.min(from, to) >= spent) continue;
+        const candidate = movedRevenue(walk, best, prefixes, from, to, bestRevenue);
         if (candidate > bestRevenue) {
-          [best, bestRevenue] = [moved, candidate];
+          best = best.toSpliced(from, 1).toSpliced(to, 0, best[from]!);
+          bestRevenue = candidate;
+          prefixes = prefixStates(walk, best);
+          spent = walk.spentFrom(prefixes);
           improved = true;
         }
       }
@@ -185,6 +273,44 @@ function localSearch(
     if (!improved) break;
   }
   return best;
+}
+
+/** The walk's state before each position of order (and after the last). */
+function prefixStates(walk: Walk, order: readonly number[]): WalkState[] {
+  const state = walk.start();
+  const states = [{ ...state }];
+  for (const index of order) {
+    walk.step(state, index);
+    states.push({ ...state });
+  }
+  return states;
+}
+
+/** The revenue of order with the offer at `from` moved to `to`, walked from the first position that changes. */
+function movedRevenue(
+  walk: Walk,
+  order: readonly number[],
+  prefixes: readonly WalkState[],
+  from: number,
+  to: number,
+  toBeat: number,
+): number {
+  const first = Math.min(from, to);
+  const state = { ...prefixes[first]! };
+  for (let position = first; position < order.length; position += 1) {
+    // The posts still to come can bring at most reach times the highest value: past that, it cannot win.
+    if (state.revenue + walk.ceiling(state) <= toBeat) return state.revenue;
+    if (!walk.step(state, order[sourceOf(position, from, to)]!)) break;
+  }
+  return state.revenue;
+}
+
+/** Which position of an order ends up at `position` once the offer at `from` is moved to `to`. */
+function sourceOf(position: number, from: number, to: number): number {
+  if (position === to) return from;
+  if (from < to && position >= from && position < to) return position + 1;
+  if (to < from && position > to && position <= from) return position - 1;
+  return position;
 }
 
 /**

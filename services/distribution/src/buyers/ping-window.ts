@@ -1,0 +1,79 @@
+/*
+ * How long a tier waits for bids. A fixed window (LEADFLOW_PING_WINDOW_MS) is the operator's; without
+ * one, the window is a share of the time left, shortened to what the bidders' own recent answer times
+ * need: a bidder that answers in 200 ms at its 95th percentile does not need a 500 ms window, and one
+ * whose pings often hang no longer holds every sale for its whole timeout.
+ */
+
+/**
+ * Without a configured window, a tier's pings get at most this share of the time left (300 ms of a 2 s
+ * budget); posts get the rest.
+ */
+const DEFAULT_PING_WINDOW_SHARE = 0.15;
+/** A buyer's answer time is learned from this many of its most recent answered pings. */
+const RECENT_PINGS = 100;
+/** Answered pings a buyer needs before its learned answer time bounds the window. */
+export const MIN_LEARNED_PINGS = 10;
+/**
+ * The learned window waits this much longer than the slowest bidder's 95th percentile: a bid past the
+ * window is lost for the sale, but every millisecond of the window is one less for the posts, where a
+ * slow buyer's answer must fit.
+ */
+const LEARNED_MARGIN = 1.25;
+const LEARNED_QUANTILE = 0.95;
+
+/** Each buyer's recent ping answer times (bids and no-bids alike; timeouts and errors are no answer). */
+export class PingLatencies {
+  private readonly recent = new Map<string, number[]>();
+  private readonly quantiles = new Map<string, number | undefined>();
+
+  record(buyerId: string, latencyMs: number): void {
+    const latencies = this.recent.get(buyerId) ?? [];
+    latencies.push(latencyMs);
+    if (latencies.length > RECENT_PINGS) latencies.shift();
+    this.recent.set(buyerId, latencies);
+    this.quantiles.delete(buyerId);
+  }
+
+  /** Every buyer with a learned answer time, and that time. */
+  *all(): Iterable<[string, number]> {
+    for (const buyerId of this.recent.keys()) {
+      const p95 = this.p95Ms(buyerId);
+      if (p95 !== undefined) yield [buyerId, p95];
+    }
+  }
+
+  /** The 95th percentile of the buyer's recent answer times; undefined before MIN_LEARNED_PINGS answers. */
+  p95Ms(buyerId: string): number | undefined {
+    if (this.quantiles.has(buyerId)) return this.quantiles.get(buyerId);
+    const latencies = this.recent.get(buyerId) ?? [];
+    const sorted = latencies.length < MIN_LEARNED_PINGS ? undefined : latencies.toSorted((a, b) => a - b);
+    const quantile = sorted?.[Math.min(sorted.length - 1, Math.ceil(sorted.length * LEARNED_QUANTILE) - 1)];
+    this.quantiles.set(buyerId, quantile);
+    return quantile;
+  }
+}
+
+export interface PingWindowInput {
+  /** LEADFLOW_PING_WINDOW_MS, when set. */
+  configuredMs: number | undefined;
+  /** Until the sale's deadline. */
+  leftMs: number;
+  /** Per pinged buyer: its ping timeout, and its learned 95th percentile answer time if any. */
+  bidders: readonly { timeoutMs: number; p95Ms: number | undefined }[];
+}
+
+/**
+ * The configured window, else DEFAULT_PING_WINDOW_SHARE of the time left, cut to LEARNED_MARGIN times
+ * the slowest bidder's learned 95th percentile (a bidder without figures counts with its timeout);
+ * never longer than the slowest ping may take, nor than the time left.
+ */
+export function pingWindowMs({ configuredMs, leftMs, bidders }: PingWindowInput): number {
+  const slowestTimeout = Math.max(0, ...bidders.map((bidder) => bidder.timeoutMs));
+  const learned = Math.max(
+    0,
+    ...bidders.map((bidder) => (bidder.p95Ms === undefined ? bidder.timeoutMs : bidder.p95Ms * LEARNED_MARGIN)),
+  );
+  const window = configuredMs ?? Math.min(leftMs * DEFAULT_PING_WINDOW_SHARE, learned);
+  return Math.max(0, Math.min(window, slowestTimeout, leftMs));
+}

@@ -1,0 +1,127 @@
+import { bestSale, parseEndpoints } from '../../services/simulator/index.js';
+import type { Answer } from './answer-tally.js';
+import { buyerNameOf, MARKET_ENDPOINTS, MARKET_MIN_PRICE_CENTS, MARKET_SEED } from './market.js';
+import type { StoredLead } from './market-figures.js';
+import { LOSS_CAUSES, type LossCause, lossCause } from './market-losses.js';
+import { round } from './stats.js';
+
+/** One lead of a run: what buyers paid for it and the best sale the market held for it, in cents. */
+export interface LeadTake {
+  revenueCents: number;
+  bestCents: number;
+  /** Why it brought less than the best; undefined when it did not. */
+  loss: LossCause | undefined;
+  deadlineSkips: number;
+  lateBids: number;
+}
+
+/** How much of what the market held for its leads one run took. */
+export interface Capture {
+  /** Leads of the measured run but its opening burst, found in the service's database. */
+  leads: number;
+  /** Dollars per lead: what buyers paid; what the best sale of each lead would have brought. */
+  revenuePerLead: number;
+  bestPerLead: number;
+  /** Revenue over the best possible, 0..1. */
+  share: number;
+  /** Dollars per lead short of the best, by cause. */
+  lossPerLead: Record<LossCause, number>;
+  /** Buyers skipped for lack of time, and bids that came after the ping window, per lead. */
+  deadlineSkipsPerLead: number;
+  lateBidsPerLead: number;
+}
+
+const endpoints = parseEndpoints(MARKET_ENDPOINTS);
+
+/**
+ * The best sale of a lead within budgetMs, as the simulator computes it from its own decisions for that
+ * lead (lead-draws.ts: each lender's bid, whether it would accept, its latencies and faults): the same
+ * seed and lead key as the simulator process of the run, so the same answers.
+ */
+export function bestSaleOf(clickid: string, budgetMs: number): { buyer: string; priceCents: number } | undefined {
+  const best = bestSale(endpoints, MARKET_SEED, clickid, { budgetMs, minPriceCents: MARKET_MIN_PRICE_CENTS });
+  return best && { buyer: buyerNameOf(best.path), priceCents: best.priceCents };
+}
+
+/** Each steady lead of a run by its clickid, with what it brought, the best it could have, and why not. */
+export function leadTakes(
+  measured: readonly Answer[],
+  stored: ReadonlyMap<string, StoredLead>,
+  budgetMs: number,
+): Map<string, LeadTake> {
+  const takes = new Map<string, LeadTake>();
+  for (const answer of measured) {
+    const lead = stored.get(answer.leadId);
+    if (!lead || answer.opening) continue;
+    const best = bestSaleOf(lead.clickid, budgetMs);
+    const bestCents = best?.priceCents ?? 0;
+    takes.set(lead.clickid, {
+      revenueCents: lead.chargeCents,
+      bestCents,
+      loss: best && lead.chargeCents < bestCents ? lossCause(lead, best.buyer) : undefined,
+      deadlineSkips: lead.skips.filter((skip) => skip.reason === 'deadline').length,
+      lateBids: lead.calls.filter((call) => call.late).length,
+    });
+  }
+  return takes;
+}
+
+export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
+  let revenueCents = 0;
+  let bestCents = 0;
+  let deadlineSkips = 0;
+  let lateBids = 0;
+  const lostCents = Object.fromEntries(LOSS_CAUSES.map((cause) => [cause, 0])) as Record<LossCause, number>;
+  for (const take of takes.values()) {
+    revenueCents += take.revenueCents;
+    bestCents += take.bestCents;
+    deadlineSkips += take.deadlineSkips;
+    lateBids += take.lateBids;
+    if (take.loss) lostCents[take.loss] += take.bestCents - take.revenueCents;
+  }
+  const leads = takes.size;
+  const perLead = (value: number) => (leads === 0 ? 0 : round(value / leads));
+  return {
+    leads,
+    revenuePerLead: perLead(revenueCents / 100),
+    bestPerLead: perLead(bestCents / 100),
+    share: bestCents === 0 ? 0 : Math.round((revenueCents / bestCents) * 10_000) / 10_000,
+    lossPerLead: Object.fromEntries(LOSS_CAUSES.map((cause) => [cause, perLead(lostCents[cause] / 100)])) as Record<
+      LossCause,
+      number
+    >,
+    deadlineSkipsPerLead: perLead(deadlineSkips),
+    lateBidsPerLead: perLead(lateBids),
+  };
+}
+
+/** Two runs on the leads both measured: revenue per lead of each, and the first's over the second's. */
+export interface PairedRevenue {
+  leads: number;
+  revenuePerLead: number;
+  otherRevenuePerLead: number;
+  ratio: number;
+}
+
+export function pairedRevenue(
+  takes: ReadonlyMap<string, LeadTake>,
+  other: ReadonlyMap<string, LeadTake>,
+): PairedRevenue {
+  let leads = 0;
+  let cents = 0;
+  let otherCents = 0;
+  for (const [clickid, take] of takes) {
+    const twin = other.get(clickid);
+    if (!twin) continue;
+    leads += 1;
+    cents += take.revenueCents;
+    otherCents += twin.revenueCents;
+  }
+  const perLead = (value: number) => (leads === 0 ? 0 : round(value / 100 / leads));
+  return {
+    leads,
+    revenuePerLead: perLead(cents),
+    otherRevenuePerLead: perLead(otherCents),
+    ratio: otherCents === 0 ? 0 : Math.round((cents / otherCents) * 10_000) / 10_000,
+  };
+}
