@@ -17,6 +17,8 @@ declare module 'autocannon' {
       url: string;
       connections?: number;
       duration?: number;
+      /** Requests per second over all connections: an open load instead of each connection as fast as it can. */
+      overallRate?: number;
       method?: string;
       headers?: Record<string, string>;
       requests?: RequestSpec[];
@@ -29,7 +31,7 @@ declare module 'autocannon' {
     }
 
     interface Result {
-      requests: Histogram;
+      requests: Histogram & { total: number };
       latency: Histogram;
       /** Connection errors, timeouts included. */
       errors: number;

@@ -3,15 +3,20 @@ export interface BenchConfig {
   warmupS: number;
   durationS: number;
   connections: number;
-  /** The market scenario's: its leads wait on buyers, so fewer connections already keep it busy. */
+  /**
+   * The market scenario's: enough to saturate the machine in its saturating run; the measured run sends
+   * leads at half the rate that run reached, over as many connections.
+   */
   marketConnections: number;
-  /** Which scenarios run: all, or only one kind while it is being worked on. */
-  only: Scenario | undefined;
+  /** The fan-out scenario's and its floor's: leads in flight at once, each pinging 100 buyers. */
+  fanoutConnections: number;
+  /** Which scenarios run: all, or only some while they are being worked on. */
+  only: ReadonlySet<Scenario> | undefined;
   /** mysql://... ; when set, every scenario also runs on MySQL. */
   databaseUrl: string | undefined;
 }
 
-export const SCENARIOS = ['floor', 'full', 'market'] as const;
+export const SCENARIOS = ['floor', 'full', 'fanout_floor', 'fanout', 'market'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 type Env = Record<string, string | undefined>;
@@ -26,9 +31,13 @@ function positiveInteger(env: Env, name: string, fallback: number): number {
 function only(env: Env): BenchConfig['only'] {
   const raw = env.BENCH_ONLY;
   if (raw === undefined || raw === '') return undefined;
-  const scenario = SCENARIOS.find((name) => name === raw);
-  if (scenario) return scenario;
-  throw new Error(`BENCH_ONLY must be one of ${SCENARIOS.join(', ')}, got "${raw}"`);
+  return new Set(
+    raw.split(',').map((name) => {
+      const scenario = SCENARIOS.find((known) => known === name.trim());
+      if (scenario) return scenario;
+      throw new Error(`BENCH_ONLY must be a comma-separated list of ${SCENARIOS.join(', ')}, got "${raw}"`);
+    }),
+  );
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -43,7 +52,8 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     warmupS: positiveInteger(env, 'BENCH_WARMUP_S', 10),
     durationS: positiveInteger(env, 'BENCH_DURATION_S', 20),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
-    marketConnections: positiveInteger(env, 'BENCH_MARKET_CONNECTIONS', 50),
+    marketConnections: positiveInteger(env, 'BENCH_MARKET_CONNECTIONS', 100),
+    fanoutConnections: positiveInteger(env, 'BENCH_FANOUT_CONNECTIONS', 4),
     only: only(env),
     databaseUrl: databaseUrl(env),
   };

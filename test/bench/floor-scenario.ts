@@ -1,30 +1,40 @@
 import { freePorts } from '../support/ports.js';
 import { childEnv } from './child-env.js';
+import { ENDPOINTS } from './full-scenario.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
+import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';
 import { withTempDir } from './temp-dir.js';
 
 const KEYS = Array.from({ length: 50 }, (_, i) => `floor-key-${i}`);
 
-/** The floor of our shape: Fastify -> one grpc-js unary call -> one row insert, on SQLite or MySQL. */
+/**
+ * The floor of the full path: its shape done minimally. Fastify -> one grpc-js unary call -> one row
+ * insert, one HTTP post to the full scenario's lender (the same simulator, as its own process), one
+ * update, the answer; on SQLite or MySQL.
+ */
 export function runFloor(settings: LoadSettings, databaseUrl: string | undefined): Promise<ScenarioResult> {
   return withTempDir(async (dataDir) => {
+    const simulator = simulatorProcess(await writeSimulatorConfig(dataDir, { seed: 1, endpoints: ENDPOINTS }));
+    const buyerUrl = new URL(ENDPOINTS[0]!.path, await simulatorUrl(simulator, [simulator])).href;
     const [grpcPort, httpPort] = (await freePorts(2)) as [number, number];
     const env = childEnv({
       FLOOR_DATA_DIR: dataDir,
       FLOOR_GRPC_PORT: String(grpcPort),
       FLOOR_HTTP_PORT: String(httpPort),
+      FLOOR_BUYER_URL: buyerUrl,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
     const processes = [
       new NodeProcess('floor_server', scripts.floorServer, env),
       new NodeProcess('floor_gateway', scripts.floorGateway, env),
+      simulator,
     ];
     const baseUrl = `http://127.0.0.1:${httpPort}`;
-    return measureProcesses(processes, `${baseUrl}/health/ready`, () =>
-      applyLoad({ baseUrl, keys: KEYS, expectedStatuses: ['rejected'] }, settings),
+    return measureProcesses(processes, `${baseUrl}/health/ready`, (window) =>
+      applyLoad({ baseUrl, keys: KEYS, expectedStatuses: ['sold'] }, settings, window),
     );
   });
 }

@@ -8,7 +8,7 @@ import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulato
 import { withTempDir } from './temp-dir.js';
 
 /** One lender that answers at once and buys every lead at a fixed price. */
-const ENDPOINTS: EndpointConfig[] = [
+export const ENDPOINTS: EndpointConfig[] = [
   { path: '/bench-lender/post', kind: 'direct_post', format: 'json', price: { fixed: 15 }, acceptRate: 1 },
 ];
 
@@ -29,10 +29,10 @@ export function runFull(settings: LoadSettings, databaseUrl: string | undefined)
     const leadflow = await startLeadflow(dataDir, databaseUrl);
     const simulator = simulatorProcess(simulatorConfig);
     const processes = [...leadflow.processes, simulator];
-    return measureProcesses(processes, leadflow.readyUrl, async () => {
+    return measureProcesses(processes, leadflow.readyUrl, async (window) => {
       const buyers = buyersDocument(await simulatorUrl(simulator, processes), ENDPOINTS, [BUYER]);
       const keys = await seedPublishersAndBuyers(leadflow, buyers);
-      return applyLoad({ baseUrl: leadflow.baseUrl, keys, expectedStatuses: ['sold'] }, settings);
+      return applyLoad({ baseUrl: leadflow.baseUrl, keys, expectedStatuses: ['sold'] }, settings, window);
     });
   });
 }

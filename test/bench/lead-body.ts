@@ -56,10 +56,10 @@ function sampleLead(clickid: string): Record<string, string> {
 export class LeadBodies {
   private readonly head: string;
   private readonly tail: string;
-  private readonly runId = randomBytes(3).toString('hex');
   private count = 0;
 
-  constructor() {
+  /** runId starts every clickid: a fixed one hands out the same leads in every run. */
+  constructor(private readonly runId = randomBytes(3).toString('hex')) {
     [this.head, this.tail] = JSON.stringify(sampleLead(CLICKID_MARK)).split(CLICKID_MARK) as [string, string];
   }
 

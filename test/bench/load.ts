@@ -10,12 +10,28 @@ export interface LoadTarget {
   keys: string[];
   /** The `status` values an answer may carry; any other answer is an error. */
   expectedStatuses: readonly AnswerStatus[];
+  /**
+   * Starts every clickid: the same one sends the same leads, in the same order, in every run; the
+   * warm-up's have their own, so that every run measures the same leads from the first.
+   */
+  clickidPrefix?: string;
 }
 
 export interface LoadSettings {
   warmupS: number;
   durationS: number;
   connections: number;
+  /**
+   * Leads per second over all connections, warm-up and measured run alike: an open load (e.g. half the
+   * rate that saturates the machine) rather than every connection sending as fast as it is answered.
+   */
+  overallRate?: number;
+}
+
+/** Marks the measured run, e.g. to read the processes' CPU counters around it. */
+export interface MeasuredWindow {
+  start(): void | Promise<void>;
+  stop(): void | Promise<void>;
 }
 
 export interface LoadErrors {
@@ -30,6 +46,12 @@ export interface LoadErrors {
 
 export interface LoadResult {
   rps: number;
+  /** Answers in the measured run, whatever they said. */
+  requests: number;
+  /** Expected answers (e.g. sold or rejected, not a 503) per second of the measured run. */
+  answeredRps: number;
+  /** The rate the load was paced at (overallRate); undefined when every connection sent at will. */
+  pacedRps: number | undefined;
   p50Ms: number;
   p99Ms: number;
   processingP50Ms: number | undefined;
@@ -47,13 +69,29 @@ interface Run {
 }
 
 /** Warms the target up, then measures it; every request posts a lead with a fresh clickid. */
-export async function applyLoad(target: LoadTarget, settings: LoadSettings): Promise<LoadResult> {
-  const bodies = new LeadBodies();
-  const warmup = await run(target, bodies, settings.connections, settings.warmupS);
-  const measured = await run(target, bodies, settings.connections, settings.durationS);
+export async function applyLoad(
+  target: LoadTarget,
+  settings: LoadSettings,
+  window?: MeasuredWindow,
+): Promise<LoadResult> {
+  const prefix = target.clickidPrefix;
+  const pacedRps = settings.overallRate && Math.max(1, Math.round(settings.overallRate));
+  const warmup = await run(
+    target,
+    new LeadBodies(prefix && `${prefix}-warmup`),
+    settings.connections,
+    settings.warmupS,
+    pacedRps,
+  );
+  await window?.start();
+  const measured = await run(target, new LeadBodies(prefix), settings.connections, settings.durationS, pacedRps);
+  await window?.stop();
   const processing = ascending(measured.answers.map((answer) => answer.processingMs));
   return {
     rps: round(measured.result.requests.average),
+    requests: measured.result.requests.total,
+    answeredRps: round(measured.answers.length / settings.durationS),
+    pacedRps,
     p50Ms: measured.result.latency.p50,
     p99Ms: measured.result.latency.p99,
     processingP50Ms: percentile(processing, 0.5),
@@ -63,7 +101,13 @@ export async function applyLoad(target: LoadTarget, settings: LoadSettings): Pro
   };
 }
 
-function run(target: LoadTarget, bodies: LeadBodies, connections: number, durationS: number): Promise<Run> {
+function run(
+  target: LoadTarget,
+  bodies: LeadBodies,
+  connections: number,
+  durationS: number,
+  overallRate?: number,
+): Promise<Run> {
   const tally = new AnswerTally(target.expectedStatuses);
   let sent = 0;
   return new Promise((resolve, reject) => {
@@ -72,6 +116,7 @@ function run(target: LoadTarget, bodies: LeadBodies, connections: number, durati
         url: target.baseUrl,
         connections,
         duration: durationS,
+        ...(overallRate ? { overallRate } : {}),
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         requests: [

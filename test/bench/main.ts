@@ -1,7 +1,9 @@
-// npm run bench: the floor of our shape, the full intake path and a market of simulated lenders, measured
-// one after another on this machine.
+// npm run bench: the full intake path against its floor, a big ping tree against a bare client, and a
+// market of simulated lenders at half the load that saturates the machine, measured one after another.
 import { loadavg } from 'node:os';
 import { type BenchConfig, loadBenchConfig, type Scenario } from './config.js';
+import { runFanoutFloor } from './fanout-floor-scenario.js';
+import { type FanoutResult, runFanout } from './fanout-scenario.js';
 import { runFloor } from './floor-scenario.js';
 import { runFull } from './full-scenario.js';
 import { LeadBodies } from './lead-body.js';
@@ -20,33 +22,59 @@ import { withScratchDatabase } from './scratch-database.js';
 
 type Store = 'sqlite' | 'mysql';
 
+/** The market's saturating run: long enough for a steady rate, short enough to keep the bench short. */
+const SATURATION_WARMUP_S = 5;
+const SATURATION_DURATION_S = 10;
+
 async function runScenario<R extends ScenarioResult>(
   kind: Scenario,
   scenario: (settings: LoadSettings, databaseUrl: string | undefined) => Promise<R>,
-  store: Store,
+  store: Store | undefined,
   settings: LoadSettings,
   config: BenchConfig,
+  name: string = kind,
 ): Promise<R | undefined> {
-  if (config.only && config.only !== kind) return undefined;
-  console.log(`${kind} on ${store}: starting`);
+  if (config.only && !config.only.has(kind)) return undefined;
+  const title = store ? `${name} (${store})` : name;
+  console.log(`${title}: starting`);
   const run = (databaseUrl: string | undefined): Promise<R> => scenario(settings, databaseUrl);
   const result = store === 'mysql' ? await withScratchDatabase(config.databaseUrl!, run) : await run(undefined);
-  console.log(describeScenario(`${kind} (${store})`, result));
+  console.log(describeScenario(title, result));
   return result;
 }
 
-async function runStore(store: Store, config: BenchConfig): Promise<StoreResults> {
+async function runStore(
+  store: Store,
+  config: BenchConfig,
+  fanoutFloor: FanoutResult | undefined,
+): Promise<StoreResults> {
   const floor = await runScenario('floor', runFloor, store, config, config);
   const full = await runScenario('full', runFull, store, config, config);
-  const market = await runScenario(
-    'market',
-    runMarket,
+  const fanout = await runScenario(
+    'fanout',
+    runFanout,
     store,
-    { ...config, connections: config.marketConnections },
+    { ...config, connections: config.fanoutConnections },
     config,
   );
+  // What saturates the machine is found on processes of its own: an overloaded run opens buyers'
+  // circuits, which would still be open in the measured run. Its rate counts the leads answered, not
+  // the 503s of a service shedding load.
+  const saturationLoad = {
+    ...config,
+    warmupS: SATURATION_WARMUP_S,
+    durationS: SATURATION_DURATION_S,
+    connections: config.marketConnections,
+  };
+  const marketSaturation = await runScenario('market', runMarket, store, saturationLoad, config, 'market saturation');
+  const halfLoad = {
+    ...config,
+    connections: config.marketConnections,
+    overallRate: Math.max(1, (marketSaturation?.load.answeredRps ?? 0) / 2),
+  };
+  const market = marketSaturation && (await runScenario('market', runMarket, store, halfLoad, config));
   if (market) console.log(describeMarket(market));
-  return { floor, full, market };
+  return { floor, full, fanoutFloor, fanout, market, marketSaturation };
 }
 
 function loadAverage(): string {
@@ -56,17 +84,26 @@ function loadAverage(): string {
 }
 
 async function main(): Promise<void> {
+  const started = performance.now();
   const config = loadBenchConfig();
   console.log(
-    `leadflow bench: ${config.connections} connections (market ${config.marketConnections}), ` +
+    `leadflow bench: ${config.connections} connections (fan-out ${config.fanoutConnections}, market ${config.marketConnections}), ` +
       `${config.warmupS} s warm-up + ${config.durationS} s measured per scenario, ` +
       `lead body ${new LeadBodies().next().length} bytes, ` +
       (config.databaseUrl ? 'SQLite then MySQL' : 'SQLite (set DATABASE_URL to also measure MySQL)'),
   );
   // Other work on the machine skews every figure; the load average tells a quiet run from a noisy one.
   console.log(`load average: ${loadAverage()}`);
-  const sqlite = await runStore('sqlite', config);
-  const mysql = config.databaseUrl ? await runStore('mysql', config) : undefined;
+  // The bare client uses no store: one run is the floor of both stores' fan-out.
+  const fanoutFloor = await runScenario(
+    'fanout_floor',
+    (settings) => runFanoutFloor(settings),
+    undefined,
+    { ...config, connections: config.fanoutConnections },
+    config,
+  );
+  const sqlite = await runStore('sqlite', config, fanoutFloor);
+  const mysql = config.databaseUrl ? await runStore('mysql', config, fanoutFloor) : undefined;
 
   const errors = errorCount(sqlite) + (mysql ? errorCount(mysql) : 0);
   if (errors > 0) {
@@ -80,10 +117,13 @@ async function main(): Promise<void> {
     );
     process.exitCode = 1;
   }
+  console.log(`load average: ${loadAverage()}; the bench took ${Math.round((performance.now() - started) / 1000)} s`);
   const summary = {
     ...storeFigures(sqlite),
     ...(mysql ? { mysql: storeFigures(mysql) } : {}),
     connections: config.connections,
+    fanout_connections: config.fanoutConnections,
+    market_connections: config.marketConnections,
     warmup_s: config.warmupS,
     duration_s: config.durationS,
   };

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { type CpuSource, processCpuMs } from './cpu-meter.js';
 
 const TAIL_CHARS = 8 * 1024;
 const STOP_GRACE_MS = 5_000;
 
 /** A Node script run as a child process, with the tail of its output kept for when it fails. */
-export class NodeProcess {
+export class NodeProcess implements CpuSource {
   readonly exited: Promise<void>;
   /** The first line the process writes to stdout, or undefined when it exits without one. */
   readonly firstLine: Promise<string | undefined>;
@@ -50,6 +51,11 @@ export class NodeProcess {
 
   get running(): boolean {
     return this.exitDescription === undefined;
+  }
+
+  /** CPU time used so far (user + system), in ms; read it before stopping the process. */
+  cpuMs(): number {
+    return processCpuMs(this.child.pid!);
   }
 
   /** Peak resident set size so far (VmHWM), in MB; read it before stopping the process. */

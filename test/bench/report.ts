@@ -1,28 +1,43 @@
+import { cpuMsPerLead, cpuRatio, fanoutCallCostRatio, fanoutCost, ownPeakRssMb } from './cost-figures.js';
+import type { FanoutResult } from './fanout-scenario.js';
 import type { LoadErrors } from './load.js';
-import { BUYER_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
+import { PING_TIMEOUT_MS, POST_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
+import { captureFigures, describeCapture } from './market-report.js';
 import type { MarketResult } from './market-scenario.js';
 import type { ScenarioResult } from './scenario.js';
 
-/** The bar of issue 3: leadflow's own overhead p99, and processingTime p99 over the buyer wait p99. */
-const OVERHEAD_P99_MAX_MS = 20;
-const PROCESSING_OVER_WAIT_P99_MAX_MS = 30;
+/** The bar at half load: leadflow's own overhead p99, and processingTime p99 over the buyer wait p99. */
+const OVERHEAD_P99_MAX_MS = 10;
+const PROCESSING_OVER_WAIT_P99_MAX_MS = 10;
 
 /** The scenarios run on one store (the embedded SQLite or MySQL). */
 export interface StoreResults {
   floor: ScenarioResult | undefined;
   full: ScenarioResult | undefined;
+  /** The bare client's run, shared by both stores. */
+  fanoutFloor: FanoutResult | undefined;
+  fanout: FanoutResult | undefined;
   market: MarketResult | undefined;
+  /** The market at as many leads as connections can send: what saturates the machine. */
+  marketSaturation: ScenarioResult | undefined;
 }
 
 /** One human-readable line (plus error samples) for a finished scenario. */
-export function describeScenario(title: string, { load, rssMb }: ScenarioResult): string {
+export function describeScenario(title: string, result: ScenarioResult): string {
+  const { load, rssMb } = result;
   const rss = Object.entries(rssMb)
     .map(([name, mb]) => `${name} ${mb} MB`)
     .join(', ');
+  const cpu = Object.entries(cpuMsPerLead(result))
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
   const lines = [
-    `${title.padEnd(22)} ${String(load.rps).padStart(8)} req/s   p50 ${load.p50Ms} ms   p99 ${load.p99Ms} ms   ` +
+    `${title.padEnd(22)} ${String(load.rps).padStart(8)} req/s` +
+      (load.pacedRps === undefined ? '' : ` (paced at ${load.pacedRps})`) +
+      `   p50 ${load.p50Ms} ms   p99 ${load.p99Ms} ms   ` +
       `processingTime p50 ${load.processingP50Ms ?? '-'} ms p99 ${load.processingP99Ms ?? '-'} ms   ` +
       `errors ${load.errors.total}   peak RSS ${rss}`,
+    `  CPU ms per lead: ${cpu}${'buyerCalls' in result ? `   buyer calls ${String(result.buyerCalls)}` : ''}`,
   ];
   if (load.errors.total > 0) {
     lines.push(`  errors: ${JSON.stringify(errorFigures(load.errors))}`);
@@ -32,7 +47,7 @@ export function describeScenario(title: string, { load, rssMb }: ScenarioResult)
 }
 
 /** The market's own figures, under its scenario line. */
-export function describeMarket({ market }: MarketResult): string {
+export function describeMarket({ market, capture }: MarketResult): string {
   const { calls } = market;
   return [
     `  ${market.leads} leads (the ${market.openingBurst} of the opening burst left out), ` +
@@ -45,11 +60,19 @@ export function describeMarket({ market }: MarketResult): string {
       `selling engine alone p50 ${market.engineOverheadP50Ms ?? '-'} ms p99 ${market.engineOverheadP99Ms ?? '-'} ms`,
     `  buyer calls: ${calls.pings} pings, ${calls.posts} posts, ${calls.errors} errors, ${calls.timeouts} timeouts` +
       (market.unrecorded > 0 ? `   ${market.unrecorded} answered leads not found in the database` : ''),
+    describeCapture(capture),
   ].join('\n');
 }
 
 /** The figures of one store for the closing JSON line; a scenario that did not run gives nulls. */
-export function storeFigures({ floor, full, market }: StoreResults): Record<string, unknown> {
+export function storeFigures({
+  floor,
+  full,
+  fanoutFloor,
+  fanout,
+  market,
+  marketSaturation,
+}: StoreResults): Record<string, unknown> {
   return {
     rps: full?.load.rps ?? null,
     p50_ms: full?.load.p50Ms ?? null,
@@ -60,17 +83,36 @@ export function storeFigures({ floor, full, market }: StoreResults): Record<stri
     floor_p50_ms: floor?.load.p50Ms ?? null,
     floor_p99_ms: floor?.load.p99Ms ?? null,
     ratio: full && floor ? Math.round((full.load.rps / floor.load.rps) * 1000) / 1000 : null,
-    rss_mb: { ...full?.rssMb, ...floor?.rssMb },
+    cpu_ratio: full && floor ? cpuRatio(full, floor) : null,
+    cpu_ms_per_lead: full ? cpuMsPerLead(full) : null,
+    floor_cpu_ms_per_lead: floor ? cpuMsPerLead(floor) : null,
+    rss_mb: full?.rssMb ?? null,
+    floor_rss_mb: floor?.rssMb ?? null,
+    peak_rss_mb: ownPeakRssMb([full, fanout, market]),
     errors: full ? errorFigures(full.load.errors) : null,
     floor_errors: floor ? errorFigures(floor.load.errors) : null,
+    fanout: fanout ? { ...fanoutCost(fanout), errors: errorFigures(fanout.load.errors) } : null,
+    fanout_floor: fanoutFloor ? fanoutCost(fanoutFloor) : null,
+    fanout_cpu_per_call_ratio: fanout && fanoutFloor ? fanoutCallCostRatio(fanout, fanoutFloor) : null,
     market: market ? marketFigures(market) : null,
+    market_saturation: marketSaturation
+      ? {
+          rps: marketSaturation.load.rps,
+          answered_rps: marketSaturation.load.answeredRps,
+          cpu_ms_per_lead: cpuMsPerLead(marketSaturation),
+          errors: errorFigures(marketSaturation.load.errors),
+        }
+      : null,
   };
 }
 
-function marketFigures({ load, rssMb, market, connections }: MarketResult): Record<string, unknown> {
+function marketFigures(result: MarketResult): Record<string, unknown> {
+  const { load, rssMb, market, capture, connections } = result;
   const { processingP99Ms, overheadP99Ms, buyerWaitP99Ms } = market;
   return {
     rps: load.rps,
+    paced_rps: load.pacedRps ?? null,
+    cpu_ms_per_lead: cpuMsPerLead(result),
     p50_ms: load.p50Ms,
     p99_ms: load.p99Ms,
     processing_p50_ms: market.processingP50Ms ?? null,
@@ -101,12 +143,14 @@ function marketFigures({ load, rssMb, market, connections }: MarketResult): Reco
     errors: errorFigures(load.errors),
     connections,
     sell_deadline_ms: SELL_DEADLINE_MS,
-    buyer_timeout_ms: BUYER_TIMEOUT_MS,
+    ping_timeout_ms: PING_TIMEOUT_MS,
+    post_timeout_ms: POST_TIMEOUT_MS,
+    capture: captureFigures(capture),
   };
 }
 
-export function errorCount({ floor, full, market }: StoreResults): number {
-  return [floor, full, market].reduce((sum, result) => sum + (result?.load.errors.total ?? 0), 0);
+export function errorCount({ floor, full, fanout, market }: StoreResults): number {
+  return [floor, full, fanout, market].reduce((sum, result) => sum + (result?.load.errors.total ?? 0), 0);
 }
 
 /** Leads answered but not found in the database: the market's figures leave them out, and they must not exist. */

@@ -1,4 +1,5 @@
-import type { LoadResult } from './load.js';
+import { CpuMeter, type CpuSource } from './cpu-meter.js';
+import type { LoadResult, MeasuredWindow } from './load.js';
 import { type NodeProcess, ScenarioFailure } from './node-process.js';
 import { waitUntilReady } from './ready.js';
 
@@ -6,23 +7,28 @@ export interface ScenarioResult {
   load: LoadResult;
   /** Peak RSS of each process, by name. */
   rssMb: Record<string, number>;
+  /** CPU time each process used during the measured run, by name. */
+  cpuMs: Record<string, number>;
 }
 
 /**
  * Runs work (setup and load) against the started processes once readyUrl answers 200, reads their peak
- * RSS, and stops them all, awaiting their exit, whatever happened.
+ * RSS and the CPU time they (and any other sources) used in the window work marks, and stops them all,
+ * awaiting their exit, whatever happened.
  */
 export async function measureProcesses(
   processes: NodeProcess[],
   readyUrl: string,
-  work: () => Promise<LoadResult>,
+  work: (window: MeasuredWindow) => Promise<LoadResult>,
+  otherSources: readonly CpuSource[] = [],
 ): Promise<ScenarioResult> {
   try {
     await waitUntilReady(readyUrl, processes);
-    const load = await work();
+    const meter = new CpuMeter([...processes, ...otherSources]);
+    const load = await work(meter);
     const exited = processes.find((p) => !p.running);
     if (exited) throw new ScenarioFailure(`${exited.name} exited during the load`, processes);
-    return { load, rssMb: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMb()])) };
+    return { load, rssMb: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMb()])), cpuMs: meter.result() };
   } finally {
     await Promise.all(processes.map((p) => p.stop()));
   }

@@ -45,7 +45,7 @@ export async function seedPublishersAndBuyers(
       throw new Error(`admin ApplyBuyers refused the bench's buyers:\n  ${errors.join('\n  ')}`);
     }
     const ours = new Set(applied.buyers.map((buyer) => buyer.id));
-    const { buyers } = await call('ListBuyers', client.listBuyers, {});
+    const { buyers } = await call('ListBuyers', client.listBuyers, { pageSize: 0, pageToken: '' });
     for (const other of buyers.filter((buyer) => buyer.active && !ours.has(buyer.id))) {
       await call('SetBuyerActive', client.setBuyerActive, { buyer: other.id, active: false });
     }

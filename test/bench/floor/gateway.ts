@@ -38,8 +38,12 @@ app.post<{ Params: { key: string } }>('/api/intake/:key', async (request, reply)
   const submit = toSubmitLeadRequest(request.params.key, request.body);
   if (!submit) return reply.code(400).send({ status: 'error', errors: { body: 'must be a JSON object' } });
   const { outcome } = await submitLead(submit);
-  if (outcome?.$case !== 'rejected') return reply.code(500).send({ status: 'error', message: 'unexpected outcome' });
   const processingTime = Math.round((performance.now() - started) * 100) / 100;
+  if (outcome?.$case === 'sold') {
+    const { leadId, payoutCents, redirectUrl } = outcome.value;
+    return { leadId, status: 'sold', price: (payoutCents / 100).toFixed(2), redirectUrl, processingTime };
+  }
+  if (outcome?.$case !== 'rejected') return reply.code(500).send({ status: 'error', message: 'unexpected outcome' });
   return { leadId: outcome.value.leadId, status: 'rejected', reason: outcome.value.reason, processingTime };
 });
 

@@ -6,7 +6,7 @@ import { createPool } from 'mysql2';
 import type { Lead } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { LEAD_FIELDS } from './lead-fields.js';
 
-type LeadRow = Record<string, string | number>;
+type LeadRow = Record<string, string | number | null>;
 
 export interface FloorDatabase {
   floor_lead: LeadRow;
@@ -30,7 +30,9 @@ export async function createLeadTable(db: Kysely<FloorDatabase>): Promise<void> 
   let table = db.schema
     .createTable('floor_lead')
     .addColumn('id', 'varchar(36)', (column) => column.primaryKey())
-    .addColumn('created_at', 'bigint', (column) => column.notNull());
+    .addColumn('created_at', 'bigint', (column) => column.notNull())
+    .addColumn('buyer_status', 'varchar(16)')
+    .addColumn('price_cents', 'bigint');
   for (const [, column] of COLUMNS) table = table.addColumn(column, 'varchar(255)', (c) => c.notNull());
   await table.execute();
 }
@@ -42,4 +44,18 @@ export async function insertLead(db: Kysely<FloorDatabase>, lead: Lead): Promise
   for (const [field, column] of COLUMNS) row[column] = lead[field];
   await db.insertInto('floor_lead').values(row).execute();
   return id;
+}
+
+/** The buyer's answer, on the lead's row. */
+export async function recordAnswer(
+  db: Kysely<FloorDatabase>,
+  id: string,
+  accepted: boolean,
+  priceCents: number,
+): Promise<void> {
+  await db
+    .updateTable('floor_lead')
+    .set({ buyer_status: accepted ? 'sold' : 'rejected', price_cents: priceCents })
+    .where('id', '=', id)
+    .execute();
 }

@@ -1,4 +1,5 @@
-// The floor's distribution side: a grpc-js server whose SubmitLead only stores the lead and answers.
+// The floor's distribution side: a grpc-js server whose SubmitLead stores the lead, posts it to the one
+// buyer, stores the buyer's answer and answers; nothing else.
 import { type handleUnaryCall, Server, ServerCredentials, status } from '@grpc/grpc-js';
 import {
   type DistributionServiceServer,
@@ -6,11 +7,26 @@ import {
   Lead,
   SubmitLeadResponse,
 } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { BuyerPost } from './buyer-post.js';
 import { requiredEnv } from './env.js';
-import { createLeadTable, insertLead, openDatabase } from './lead-table.js';
+import { createLeadTable, insertLead, openDatabase, recordAnswer } from './lead-table.js';
 
 const db = openDatabase(process.env.DATABASE_URL || undefined, requiredEnv('FLOOR_DATA_DIR'));
 await createLeadTable(db);
+const buyer = new BuyerPost(requiredEnv('FLOOR_BUYER_URL'));
+
+async function sell(lead: Lead): Promise<SubmitLeadResponse> {
+  const leadId = await insertLead(db, lead);
+  const { accepted, priceCents } = await buyer.send(leadId, lead);
+  await recordAnswer(db, leadId, accepted, priceCents);
+  if (!accepted)
+    return SubmitLeadResponse.fromPartial({
+      outcome: { $case: 'rejected', value: { leadId, reason: 'buyer declined' } },
+    });
+  return SubmitLeadResponse.fromPartial({
+    outcome: { $case: 'sold', value: { leadId, payoutCents: priceCents, buyerId: 'floor-buyer' } },
+  });
+}
 
 const unimplemented: handleUnaryCall<unknown, never> = (_call, callback) => {
   callback({ code: status.UNIMPLEMENTED, details: 'the floor implements SubmitLead only' });
@@ -18,12 +34,8 @@ const unimplemented: handleUnaryCall<unknown, never> = (_call, callback) => {
 
 const floor: DistributionServiceServer = {
   submitLead: (call, callback) => {
-    insertLead(db, call.request.lead ?? Lead.fromPartial({})).then(
-      (leadId) =>
-        callback(
-          null,
-          SubmitLeadResponse.fromPartial({ outcome: { $case: 'rejected', value: { leadId, reason: 'floor' } } }),
-        ),
+    sell(call.request.lead ?? Lead.fromPartial({})).then(
+      (response) => callback(null, response),
       (error: Error) => callback({ code: status.INTERNAL, details: error.message }),
     );
   },

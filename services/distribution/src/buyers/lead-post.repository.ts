@@ -1,5 +1,6 @@
 import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
 
 /** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
@@ -39,9 +40,8 @@ export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRe
     .execute();
   if (posts.some((post) => OPEN_POST_STATES.includes(post.state))) return 'open_post';
   if (posts.some((post) => post.buyer_id === intent.buyerId)) return 'already_posted';
-  await trx
-    .insertInto('lead_posts')
-    .values({
+  await insertRows(trx, 'lead_posts', [
+    {
       id: intent.id,
       lead_id: intent.leadId,
       buyer_id: intent.buyerId,
@@ -53,8 +53,8 @@ export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRe
       created_at: intent.createdAt,
       answered_at: null,
       resolved_by: null,
-    })
-    .execute();
+    },
+  ]);
   return undefined;
 }
 

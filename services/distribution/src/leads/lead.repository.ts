@@ -1,8 +1,9 @@
 import type { Db } from '../db/database.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { BuyerAttemptRow, LeadRow, LeadUpdate, LedgerEntryRow, NewLeadRow, NewSaleRow } from '../db/schema.js';
 
 export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
-  await db.insertInto('leads').values(lead).execute();
+  await insertRows(db, 'leads', [lead]);
 }
 
 export async function findLead(db: Db, id: string): Promise<LeadRow | undefined> {
@@ -76,8 +77,7 @@ export async function settleLead(db: Db, leadId: string, outcome: LeadUpdate): P
 }
 
 export async function insertBuyerAttempts(db: Db, attempts: BuyerAttemptRow[]): Promise<void> {
-  if (attempts.length === 0) return;
-  await db.insertInto('buyer_attempts').values(attempts).execute();
+  await insertRows(db, 'buyer_attempts', attempts);
 }
 
 export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAttemptRow[]> {
@@ -91,9 +91,9 @@ export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAt
 }
 
 export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {
-  await db.insertInto('sales').values(sale).execute();
+  await insertRows(db, 'sales', [sale]);
 }
 
 export async function insertLedgerEntries(db: Db, entries: LedgerEntryRow[]): Promise<void> {
-  await db.insertInto('ledger_entries').values(entries).execute();
+  await insertRows(db, 'ledger_entries', entries);
 }

@@ -64,3 +64,19 @@ export function leadFacts(input: LeadFactsInput, timezone: string): LeadFacts {
     publisherId: input.publisherId,
   };
 }
+
+/**
+ * leadFacts of one lead for buyers in any zone, computed once per zone: a lead goes to many buyers and
+ * they share few zones.
+ */
+export function factsByZone(input: LeadFactsInput): (timezone: string) => LeadFacts {
+  const zones = new Map<string, LeadFacts>();
+  return (timezone) => {
+    let facts = zones.get(timezone);
+    if (!facts) {
+      facts = leadFacts(input, timezone);
+      zones.set(timezone, facts);
+    }
+    return facts;
+  };
+}

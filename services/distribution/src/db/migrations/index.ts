@@ -8,6 +8,8 @@ import * as buyerCapHolds from './2026_11_22_0005_buyer_cap_holds.js';
 import * as leadPosts from './2026_11_23_0001_lead_posts.js';
 import * as keyChecks from './2026_11_23_0130_key_checks.js';
 import { encryptPersonalFields } from './2026_11_23_0131_encrypt_personal_fields.js';
+import * as leadLookupIndexes from './2026_11_23_1600_lead_lookup_indexes.js';
+import * as salesBuyerIndex from './2026_11_23_1600_sales_buyer_index.js';
 
 /** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
 export const migrations = (ring: KeyRing): Record<string, Migration> => ({
@@ -19,4 +21,6 @@ export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_23_0001_lead_posts': leadPosts,
   '2026_11_23_0130_key_checks': keyChecks,
   '2026_11_23_0131_encrypt_personal_fields': encryptPersonalFields(ring),
+  '2026_11_23_1600_lead_lookup_indexes': leadLookupIndexes,
+  '2026_11_23_1600_sales_buyer_index': salesBuyerIndex,
 });
