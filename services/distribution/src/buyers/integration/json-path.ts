@@ -17,12 +17,12 @@ export function parseJsonPath(path: string): JsonPathSegment[] | undefined {
     if (!step || STEP.lastIndex === start) return undefined;
     const [, name, index, single, double] = step;
     if (index !== undefined) segments.push(Number(index));
-    else segments.push(name ?? unescape(single ?? double));
+    else segments.push(name ?? unescapeQuoted(single ?? double));
   }
   return segments;
 }
 
-function unescape(quoted: string): string {
+function unescapeQuoted(quoted: string): string {
   return quoted.replace(/\\(.)/g, '$1');
 }
 

@@ -130,7 +130,10 @@ export function elementsXml(root: string, entries: readonly BodyEntry[]): string
     let node = top;
     for (const name of elements.slice(1)) {
       let child = node.children.find((candidate) => candidate.name === name);
-      if (!child) node.children.push((child = element(name)));
+      if (!child) {
+        child = element(name);
+        node.children.push(child);
+      }
       node = child;
     }
     if (attribute === undefined) node.text = String(value);
