@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
-import { DEMO_KEY_FILE } from '../distribution/src/demo/demo-seed.js';
+import { DEMO_KEY_FILE } from '../distribution/src/index.js';
 import { demoMarketConfigPath } from '../simulator/index.js';
 import { reachableBaseUrl, startBanner } from './banner.js';
 import { ensureMetricsToken } from './metrics-token.js';

@@ -9,6 +9,7 @@ import {
 import { CRASH_POINTS, type CrashPoint } from '../../services/common/crash-points.js';
 import { isLeadField } from '../../services/common/lead-fields.js';
 import { testBuyer } from '../support/buyers.js';
+import { reportFigures } from '../support/figures.js';
 import { call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
 import { auditAtBuyers, type BuyerAudit } from './support/buyer-audit.js';
@@ -434,7 +435,7 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
         runs.runs.filter((run) => run.reached),
         (run) => `${run.fault === 'service' ? 'kill' : 'mariadb'}@${run.step}`,
       );
-      console.log(
+      reportFigures(
         `      figures [${engine}]: runs ${runs.runs.length}; kills per step ${JSON.stringify(kills)}; leads ${retrying.publications.length}; ` +
           `publisher requests ${retrying.publications.reduce((sum, publication) => sum + publication.replies.length, 0)}; ` +
           `buyer acceptances ${audit.acceptances} (${stack.buyer.acceptances.filter((acceptance) => !acceptance.delivered).length} into a dead connection); ` +
@@ -478,6 +479,8 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
             buyers.map((buyer) => ({ ...buyer, active: active.includes(String(buyer.name)) })),
           ),
         );
+        // Apply pauses the others but never resumes a buyer: that is the operator's resume.
+        for (const name of active) await stack.admin.setBuyerActive(name, true);
       };
 
       before(async () => {
@@ -697,7 +700,7 @@ for (const engine of ['sqlite', 'mariadb'] as const) {
             'sold',
           );
         }
-        console.log(`      short gRPC deadlines [${engine}]: ${outcomes.join('; ')}`);
+        reportFigures(`      short gRPC deadlines [${engine}]: ${outcomes.join('; ')}`);
         // Not every call died in the client: the service itself saw deadlines too short to sell.
         expect(firsts, 'calls the service answered UNAVAILABLE').to.include(`grpc code ${status.UNAVAILABLE}`);
       });

@@ -5,9 +5,11 @@ import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
+import { reportFigures } from '../support/figures.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePort, tcpAccepts } from '../support/ports.js';
 import { productionSecretsEnv } from '../support/test-database.js';
+import { waitUntil } from '../support/wait-until.js';
 import { Admin } from './support/admin.js';
 import { auditAtBuyers } from './support/buyer-audit.js';
 import { type CountingBuyer, startCountingBuyer } from './support/counting-buyer.js';
@@ -30,7 +32,6 @@ import {
   startDistributionProcess,
   startGatewayProcess,
   tempDir,
-  waitUntil,
 } from './support/processes.js';
 import { failureLines, logLinesWith, printOutputOnFailure } from './support/stack.js';
 import { auditStore } from './support/store-audit.js';
@@ -163,7 +164,7 @@ describe('faults', function () {
       buyer.open();
       const finished = await Promise.all(inFlight);
       const [gatewayExit, distributionExit] = await Promise.all([gateway!.handle.exited, distribution!.handle.exited]);
-      console.log(
+      reportFigures(
         `      drain: ${inFlightBodies.length} in flight -> ${JSON.stringify(countBy(finished, (reply) => reply.error ?? reply.status))}; ` +
           `new lead while the service drains -> ${describeReply(duringServiceDrain)}; new lead while the gateway drains -> ${describeReply(duringGatewayDrain)}; ` +
           `exits: gateway ${JSON.stringify(gatewayExit)}, distribution ${JSON.stringify(distributionExit)}`,
@@ -419,7 +420,7 @@ describe('faults', function () {
         gateways.flatMap((gateway) => failureLines(gateway.handle)),
         (line) => line,
       );
-      console.log(
+      reportFigures(
         `      load: ${load.length} leads, ${JSON.stringify(statuses)}; during the ${restartedAt - killedAt} ms outage ${outage.length} answers ${JSON.stringify(outageStatuses)}; ` +
           `retries of ${load.length - load.filter((sent) => sent.reply.status === 200).length} leads: ${retries.length} requests ${JSON.stringify(countBy(retries, (sent) => sent.reply.error ?? sent.reply.status))}\n` +
           `      gateway 5xx causes: ${JSON.stringify(gatewayFailures)}`,
@@ -447,7 +448,7 @@ describe('faults', function () {
     });
 
     it('recovered by itself: the same processes answer fresh leads 200 after the restart', () => {
-      console.log(
+      reportFigures(
         `      after the restart: 20 fresh leads ${JSON.stringify(countBy(fresh, (sent) => sent.reply.error ?? sent.reply.status))}`,
       );
       for (const sent of fresh) expect(sent.reply.status, describeReply(sent.reply)).to.equal(200);
@@ -464,7 +465,7 @@ describe('faults', function () {
       ).map((lead) => lead.id);
       // Sold twice is counted where it costs: at the buyer, which may hold a lead our tables show once.
       const atBuyer = await auditAtBuyers(database!, buyer!.acceptances, () => buyerId, leadIds);
-      console.log(
+      reportFigures(
         `      stored: ${audit.leads} leads ${JSON.stringify(audit.byStatus)}, ${audit.sales} sales, ${audit.ledgerEntries} ledger entries; ` +
           `answered 200 in the end: ${finalOk.size}; unresolved: ${unresolved.length}; lost: ${audit.lost}; sold twice: ${audit.soldTwice}; ` +
           `leads posted to the buyer more than once: ${postedTwice.length}; accepted by it more than once: ${atBuyer.acceptedTwice.length}; ` +
@@ -485,7 +486,7 @@ describe('faults', function () {
           'SELECT kind, outcome, reason, started_at, duration_ms FROM buyer_attempts WHERE lead_id = ? ORDER BY started_at',
           [lead.id],
         );
-        console.log(
+        reportFigures(
           `      rejected ${lead.id}: "${lead.reason}", created ${lead.created_at - killedAt} ms after the kill, completed ${lead.completed_at - lead.created_at} ms later, ` +
             `posted ${posts[lead.id] ?? 0} time(s); attempts ${JSON.stringify(attempts.map((attempt) => ({ ...attempt, started_at: attempt.started_at - lead.created_at })))}`,
         );
@@ -539,7 +540,7 @@ describe('faults', function () {
           )
         )[0]!.n,
       );
-      console.log(
+      reportFigures(
         `      caps: ${sales} sales to the buyer, ${unconfirmed} unconfirmed leads, ${buyer!.received.length} posts to it, its daily cap counter says ${counted}`,
       );
       expect(counted, 'leads counted against the cap').to.equal(sales + unconfirmed);
@@ -621,7 +622,7 @@ describe('faults', function () {
         if (attempt > 0) await sleep(1000);
         retried = await postLead(gateway!.baseUrl, publisher.key, body, 60_000);
       }
-      console.log(
+      reportFigures(
         `      open transaction cut: answer ${describeReply(cut)}; distribution logged ${JSON.stringify(failures.map((line) => line.error))}; retry after the restart ${describeReply(retried!)}`,
       );
 
@@ -739,7 +740,7 @@ describe('faults', function () {
       const firstReply = await postLead(doomed.gateway.baseUrl, publisher.key, body, 60_000);
       const died = await doomed.distribution.handle.exited;
       const { row, retries } = await retryThroughSurvivor(publisher.id, publisher.key, body);
-      console.log(
+      reportFigures(
         `      takeover before the post: first answer ${describeReply(firstReply)}, service ${JSON.stringify(died)}; ` +
           `retries ${retries.map(describeReply).join(' | ')}; posts to the buyer ${buyer.received.length}`,
       );
@@ -770,7 +771,7 @@ describe('faults', function () {
       buyer.open();
       const { row, retries } = await retryThroughSurvivor(publisher.id, publisher.key, body);
       const [after] = await database!.rows<{ status: string }>('SELECT status FROM leads WHERE id = ?', [row?.id]);
-      console.log(
+      reportFigures(
         `      takeover with the post at the buyer: first answer ${describeReply(firstReply)}; retries ${retries.map(describeReply).join(' | ')}; ` +
           `posts to the buyer ${buyer.received.length}; lead ${after?.status}`,
       );
@@ -863,7 +864,7 @@ describe('faults', function () {
           ),
         ]),
       );
-      console.log(
+      reportFigures(
         `      redis: ${JSON.stringify(byPhase)}; counted in Redis before ${countedBefore}, after its restart ${countedAfter}; fallback warnings ${fallbackWarnings.length}, recovery lines ${recoveredLines.length}`,
       );
       for (const { phase, reply } of replies)
@@ -920,7 +921,7 @@ describe('faults', function () {
       const fast: IntakeReply[] = [];
       for (let index = 0; index < 10; index++)
         fast.push(await postLead(gateway!.baseUrl, publisher.key, validLeadBody()));
-      console.log(
+      reportFigures(
         `      buyers down: processingTime of the first 5 leads ${JSON.stringify(slow.map((reply) => reply.body?.processingTime))} ms, ` +
           `of the next 10 ${JSON.stringify(fast.map((reply) => reply.body?.processingTime))} ms (buyer timeout ${BUYER_TIMEOUT_MS} ms)`,
       );

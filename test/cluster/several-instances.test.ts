@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { REDIS_URL, requireSharedRedis } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
+import { reportFigures } from '../support/figures.js';
 import { validLeadBody } from '../support/leads.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { Admin } from './support/admin.js';
@@ -65,7 +66,10 @@ describe('several instances: two gateways and two distribution services on one M
     // Each kept as soon as it runs, so that `after` stops whatever did start.
     const keep =
       <T>(list: T[]) =>
-      (started: T) => (list.push(started), started);
+      (started: T) => {
+        list.push(started);
+        return started;
+      };
     await allStarted([
       startDistributionProcess('distribution-a', env).then(keep(distributions)),
       startDistributionProcess('distribution-b', env).then(keep(distributions)),
@@ -112,7 +116,7 @@ describe('several instances: two gateways and two distribution services on one M
     const perGateway = [0, 1].map(
       (gateway) => replies.filter((reply, index) => index % 2 === gateway && reply.status !== 429).length,
     );
-    console.log(
+    reportFigures(
       `      (a) 80 requests over 2 gateways: ${JSON.stringify(statuses)}; passed per gateway ${JSON.stringify(perGateway)}`,
     );
 
@@ -156,7 +160,7 @@ describe('several instances: two gateways and two distribution services on one M
       }
       final.push(current);
     }
-    console.log(
+    reportFigures(
       `      (b) 20 concurrent copies: first answers ${JSON.stringify(countBy(first, (reply) => reply.error ?? reply.status))}, after retrying 503s ${JSON.stringify(countBy(final, (reply) => reply.error ?? reply.status))}`,
     );
 
@@ -209,7 +213,7 @@ describe('several instances: two gateways and two distribution services on one M
       bodies.map((body, index) => postLead(gateways[index % 2]!.baseUrl, publisher.key, body)),
     );
     const toCapped = replies.filter((reply) => reply.body?.buyerId === buyerIds['capped-buyer']);
-    console.log(
+    reportFigures(
       `      (c) 30 concurrent leads: ${JSON.stringify(countBy(replies, (reply) => reply.error ?? reply.status))}; sold to the capped buyer ${toCapped.length}, to the overflow buyer ${replies.filter((reply) => reply.body?.buyerId === buyerIds['overflow-buyer']).length}`,
     );
     for (const reply of replies) expect(reply.status, describeReply(reply)).to.equal(200);

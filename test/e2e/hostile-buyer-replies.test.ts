@@ -12,6 +12,7 @@ import { Admin } from '../cluster/support/admin.js';
 import { cleanUp, type DistributionProcess, startDistributionProcess, tempDir } from '../cluster/support/processes.js';
 import { check, type HealthClient, healthClient } from '../observability/support/grpc-clients.js';
 import { testBuyer } from '../support/buyers.js';
+import { reportFigures } from '../support/figures.js';
 import { call } from '../support/grpc.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePort } from '../support/ports.js';
@@ -184,7 +185,7 @@ describe('hostile buyer replies: a running distribution service keeps answering 
     hostile = true;
     const { answers, slowestProbeMs, lagMaxMs } = await sellWhileProbing();
     const replies = LEADS * Object.keys(HOSTILE).length;
-    console.log(
+    reportFigures(
       `      ${replies} hostile replies: worst health probe ${slowestProbeMs.toFixed(1)} ms, event-loop delay max ${lagMaxMs.toFixed(1)} ms` +
         ` (benign replies: ${control.slowestProbeMs.toFixed(1)} ms, ${control.lagMaxMs.toFixed(1)} ms)`,
     );

@@ -12,14 +12,7 @@ import { validLeadBody } from '../support/leads.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { freePort } from '../support/ports.js';
 import { type RunningProcess, startProcess, stopProcess } from '../support/source-process.js';
-
-async function waitUntil(what: string, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await ready().catch(() => false))) {
-    if (Date.now() > giveUpAt) throw new Error(`${what} not ready in time`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitUntil } from '../support/wait-until.js';
 
 // Canary values: each must never appear outside the encrypted column.
 const CANARY = {
@@ -63,10 +56,10 @@ describe('gateway and distribution service as processes: one trace per lead, no 
       LEADFLOW_DEMO_SIMULATOR_URL: simulator.url,
     };
     distribution = startProcess('services/distribution/src/main.ts', env);
-    await waitUntil(
-      'demo key',
-      async () => (key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim()).length > 0,
-    );
+    await waitUntil('demo key', async () => {
+      key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim();
+      return key.length > 0;
+    });
     gateway = startProcess('gateway/src/main.ts', env);
     baseUrl = `http://127.0.0.1:${httpPort}`;
     await waitUntil('gateway', async () => (await fetch(`${baseUrl}/health/ready`)).ok);

@@ -1,48 +1,30 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { freePorts, tcpAccepts } from '../support/ports.js';
+import { type RunningProcess, startProcess, stopProcess, waitForProcess } from '../support/source-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_LINE = 'stop with Ctrl-C';
 
-interface Launcher {
-  child: ChildProcess;
-  output: string;
-}
-
 /** `npm start` (the launcher and its three children) as real processes, with none of this process's LEADFLOW_ settings. */
-async function startLauncher(env: Record<string, string>): Promise<Launcher> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('LEADFLOW_') && name !== 'REDIS_URL' && name !== 'DATABASE_URL',
-    ),
+async function startLauncher(env: Record<string, string>): Promise<RunningProcess> {
+  const launcher = startProcess(
+    'services/launcher/main.ts',
+    { LEADFLOW_LOG_LEVEL: 'warn', ...env },
+    {
+      cwd: REPO_ROOT,
+      inherits: (name) => !name.startsWith('LEADFLOW_') && name !== 'REDIS_URL' && name !== 'DATABASE_URL',
+    },
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...inherited, LEADFLOW_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const launcher: Launcher = { child, output: '' };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (launcher.output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (launcher.output += chunk));
-  const giveUpAt = Date.now() + 60_000;
-  while (!launcher.output.includes(READY_LINE)) {
-    if (child.exitCode !== null) throw new Error(`npm start ended:\n${launcher.output}`);
-    if (Date.now() > giveUpAt) throw new Error(`npm start did not start:\n${launcher.output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitForProcess('npm start', launcher, () => launcher.output.join('').includes(READY_LINE), 60_000);
   return launcher;
 }
 
-async function stopLauncher(launcher: Launcher | undefined): Promise<void> {
-  if (!launcher || launcher.child.exitCode !== null) return;
-  launcher.child.kill('SIGTERM');
-  await once(launcher.child, 'exit');
+async function stopLauncher(launcher: RunningProcess | undefined): Promise<void> {
+  if (launcher) await stopProcess(launcher);
 }
 
 /** An address of this machine that is not loopback, if it has one. */
@@ -57,8 +39,8 @@ describe('npm start', function () {
   let dataDir: string;
   let env: Record<string, string>;
   let httpPort: number;
-  let first: Launcher | undefined;
-  let second: Launcher | undefined;
+  let first: RunningProcess | undefined;
+  let second: RunningProcess | undefined;
   let key: string;
 
   before(async () => {
@@ -82,7 +64,7 @@ describe('npm start', function () {
   });
 
   it('binds the gateway to loopback, where its banner says it is', async function () {
-    expect(first!.output).to.include(`gateway http://127.0.0.1:${httpPort},`);
+    expect(first!.output.join('')).to.include(`gateway http://127.0.0.1:${httpPort},`);
     expect(await tcpAccepts(httpPort, '127.0.0.1')).to.equal(true);
     const external = externalIpv4();
     if (!external) this.skip();
@@ -91,7 +73,7 @@ describe('npm start', function () {
 
   it('prints the demo key on the start that created it', () => {
     expect(key).to.match(/^lfpk_/);
-    expect(first!.output).to.include(key);
+    expect(first!.output.join('')).to.include(key);
   });
 
   it("asks for a token on /metrics, kept in the data directory for the owner's eyes only", async () => {
@@ -100,8 +82,8 @@ describe('npm start', function () {
     const tokenFile = path.join(dataDir, 'metrics-token.txt');
     expect((await stat(tokenFile)).mode & 0o777).to.equal(0o600);
     const token = (await readFile(tokenFile, 'utf8')).trim();
-    expect(first!.output).to.include(tokenFile);
-    expect(first!.output).to.not.include(token);
+    expect(first!.output.join('')).to.include(tokenFile);
+    expect(first!.output.join('')).to.not.include(token);
     const scrape = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
     expect(scrape.status).to.equal(200);
     expect(await scrape.text()).to.include('leadflow_http_requests_total');
@@ -111,8 +93,8 @@ describe('npm start', function () {
     const tokenBefore = await readFile(path.join(dataDir, 'metrics-token.txt'), 'utf8');
     await stopLauncher(first);
     second = await startLauncher(env);
-    expect(second.output).to.not.include(key);
-    expect(second.output).to.include(`$(cat ${path.join(dataDir, 'demo-key.txt')})`);
+    expect(second.output.join('')).to.not.include(key);
+    expect(second.output.join('')).to.include(`$(cat ${path.join(dataDir, 'demo-key.txt')})`);
     expect(await readFile(path.join(dataDir, 'metrics-token.txt'), 'utf8')).to.equal(tokenBefore);
   });
 });

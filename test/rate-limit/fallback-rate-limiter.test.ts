@@ -7,15 +7,8 @@ import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limite
 import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
 import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import { freePort } from '../support/ports.js';
-import {
-  capturingLogger,
-  INFO,
-  type LogLine,
-  RedisServerProcess,
-  skipUnlessAvailable,
-  WARN,
-  waitFor,
-} from './support.js';
+import { waitUntil } from '../support/wait-until.js';
+import { capturingLogger, INFO, type LogLine, RedisServerProcess, skipUnlessAvailable, WARN } from './support.js';
 
 async function timed(call: () => Promise<RateLimitDecision>): Promise<{ decision: RateLimitDecision; ms: number }> {
   const started = performance.now();
@@ -85,10 +78,15 @@ describe('FallbackRateLimiter (own redis-server, killed and restarted)', () => {
     expect(warnings[0]!.reason).to.be.a('string').and.not.equal('');
 
     await server.start();
-    await waitFor(async () => {
-      await limiter.consume(`${bucket}-probe`, 1000);
-      return lines.some((line) => line.level === INFO);
-    }, 'the limiter to return to Redis');
+    await waitUntil(
+      'the limiter to return to Redis',
+      async () => {
+        await limiter.consume(`${bucket}-probe`, 1000);
+        return lines.some((line) => line.level === INFO);
+      },
+      10_000,
+      50,
+    );
     const fallbacksBeforeReturn = fallbacks;
     for (let i = 0; i < 3; i += 1) await limiter.consume(bucket, 5);
     expect(fallbacks, 'no more local answers').to.equal(fallbacksBeforeReturn);

@@ -114,14 +114,6 @@ export function capturingLogger(): { logger: pino.Logger; lines: LogLine[] } {
   return { logger: pino({ level: 'info' }, destination), lines };
 }
 
-export async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);

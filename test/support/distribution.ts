@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { credentials } from '@grpc/grpc-js';
 import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
 import {
@@ -46,9 +47,10 @@ export async function startTestDistribution(
     client,
     admin,
     async createPublisher(rateLimitPerMinute = 0) {
+      const name = `Test publisher ${randomBytes(4).toString('hex')}`;
       const created = await call(
         admin.createPublisher.bind(admin),
-        { name: 'Test publisher', rateLimitPerMinute, payoutShareBps: 0 },
+        { name, rateLimitPerMinute, payoutShareBps: 0 },
         auth(),
       );
       return { id: created.publisher!.id, key: created.key };
@@ -61,6 +63,12 @@ export async function startTestDistribution(
       );
       if (result.errors.length > 0)
         throw new Error(result.errors.map((error) => `${error.path}: ${error.message}`).join('\n'));
+      // Apply never resumes a paused buyer; a test's market is what its document says, so resume those it wants active.
+      for (const applied of result.buyers) {
+        const wanted = buyers.find((buyer) => buyer.name === applied.name)?.active !== false;
+        if (applied.paused && wanted)
+          await call(admin.setBuyerActive.bind(admin), { buyer: applied.id, active: true }, auth());
+      }
       return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
     },
     submit(key, body) {

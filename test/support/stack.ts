@@ -6,6 +6,9 @@ import type { Logger } from '../../services/common/logger.js';
 import { startTestDistribution, type TestDistribution } from './distribution.js';
 import type { TestDatabase } from './test-database.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, read by each test in its own shape
+type JsonBody = any;
+
 /** The whole intake path in this process: a distribution service on a real port and a gateway listening on another. */
 export interface TestStack {
   distribution: TestDistribution;
@@ -15,7 +18,7 @@ export interface TestStack {
     key: string,
     body: unknown,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; headers: Headers; body: any }>;
+  ): Promise<{ status: number; headers: Headers; body: JsonBody }>;
   close(): Promise<void>;
 }
 

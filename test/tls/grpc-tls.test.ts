@@ -172,12 +172,17 @@ describe('gRPC over mutual TLS: only a gateway may submit leads, the admin token
     expect(await storedLeads()).to.equal(0);
 
     const admin = adminClient(channel);
-    const listed = await call(admin.listPublishers.bind(admin), {}, bearer(service.adminToken), {
-      deadline: Date.now() + DEADLINE_MS,
-    });
+    const listed = await call(
+      admin.listPublishers.bind(admin),
+      { pageSize: 0, pageToken: '' },
+      bearer(service.adminToken),
+      { deadline: Date.now() + DEADLINE_MS },
+    );
     expect(listed.publishers.map((publisher) => publisher.name)).to.include('TLS publisher');
     const withoutToken = await failure(
-      call(admin.listPublishers.bind(admin), {}, undefined, { deadline: Date.now() + DEADLINE_MS }),
+      call(admin.listPublishers.bind(admin), { pageSize: 0, pageToken: '' }, undefined, {
+        deadline: Date.now() + DEADLINE_MS,
+      }),
     );
     expect(withoutToken.code).to.equal(status.UNAUTHENTICATED);
   });

@@ -7,23 +7,9 @@ import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePorts } from '../support/ports.js';
-import { exited, type RunningProcess, startProcess } from '../support/source-process.js';
+import { exited, type RunningProcess, startProcess, waitForProcess } from '../support/source-process.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { makeCertificates, servedCertificateSerial, type TestCertificates } from '../support/tls-certificates.js';
-
-async function waitUntil(
-  what: string,
-  running: RunningProcess,
-  ready: () => Promise<boolean>,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await ready().catch(() => false))) {
-    if (running.child.exitCode !== null) throw new Error(`${what} exited: ${running.output.join('')}`);
-    if (Date.now() > giveUpAt) throw new Error(`${what} not ready in time: ${running.output.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('gateway and distribution service as processes, as deployed: mutual TLS beyond loopback', function () {
   this.timeout(120_000);
@@ -63,7 +49,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       LEADFLOW_GRPC_TLS_KEY: certs.distribution.key,
       LEADFLOW_GRPC_TLS_CLIENT_CA: certs.distribution.ca,
     });
-    await waitUntil(
+    await waitForProcess(
       'distribution service',
       distribution,
       async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok,
@@ -78,7 +64,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       LEADFLOW_DISTRIBUTION_TLS_KEY: certs.gateway.key,
     });
     baseUrl = `http://127.0.0.1:${httpPort}`;
-    await waitUntil('gateway', gateway, async () => (await fetch(`${baseUrl}/health/ready`)).ok);
+    await waitForProcess('gateway', gateway, async () => (await fetch(`${baseUrl}/health/ready`)).ok);
     adminEnv = {
       LEADFLOW_ADMIN_ADDRESS: `localhost:${grpcPort}`,
       LEADFLOW_ADMIN_TOKEN: secrets.LEADFLOW_ADMIN_TOKEN,
@@ -124,7 +110,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
     const served = await servedCertificateSerial(grpcPort, certs.admin);
     await certs.renew();
     distribution.child.kill('SIGHUP');
-    await waitUntil('the reload', distribution, async () =>
+    await waitForProcess('the reload', distribution, async () =>
       /"outcome":"changed"[^\n]*TLS certificates checked/.test(distribution.output.join('')),
     );
     expect(await servedCertificateSerial(grpcPort, certs.admin)).to.not.equal(served);

@@ -1,6 +1,7 @@
 import { type CliRun, runLeadflow } from '../../cli/run-leadflow.js';
 import { freePort, tcpAccepts } from '../../support/ports.js';
 import { productionSecretsEnv } from '../../support/test-database.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { Admin } from './admin.js';
 import { type CountingBuyer, startCountingBuyer } from './counting-buyer.js';
 import { type InspectedDatabase, OwnMariaDb } from './mariadb.js';
@@ -12,7 +13,6 @@ import {
   startGatewayProcess,
   startNodeProcess,
   tempDir,
-  waitUntil,
 } from './processes.js';
 import { inspectSqlite } from './sqlite.js';
 
@@ -117,12 +117,13 @@ export class CrashStack {
     this.distribution = handle;
     this.distributions.push(handle);
     let listening = false;
-    const ready = waitUntil(
-      `${name} gRPC port`,
-      async () => !handle.running || (listening = await tcpAccepts(this.port)),
-      60_000,
-      25,
-    ).then(() => listening && handle.running);
+    const portAnswers = async () => {
+      listening = await tcpAccepts(this.port);
+      return listening;
+    };
+    const ready = waitUntil(`${name} gRPC port`, async () => !handle.running || (await portAnswers()), 60_000, 25).then(
+      () => listening && handle.running,
+    );
     return { handle, listening: ready };
   }
 

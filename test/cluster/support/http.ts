@@ -4,6 +4,7 @@ import { request } from 'node:http';
 export interface IntakeReply {
   status: number;
   /** Parsed JSON body, or the raw text when it is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, read by each test in its own shape
   body: any;
   headers: Record<string, string | string[] | undefined>;
   elapsedMs: number;

@@ -8,7 +8,8 @@ import { createConnection, createPool, type Pool, type RowDataPacket } from 'mys
 import { freePort } from '../../support/ports.js';
 import { recordSkippedSuite } from '../../support/skipped-suites.js';
 import { MYSQL_SERVER_URL } from '../../support/test-database.js';
-import { ChildHandle, waitUntil } from './processes.js';
+import { waitUntil } from '../../support/wait-until.js';
+import { ChildHandle } from './processes.js';
 
 export { MYSQL_SERVER_URL };
 
@@ -48,6 +49,7 @@ export interface InspectedDatabase {
   name: string;
   /** mysql://... for DATABASE_URL. */
   url: string;
+  // biome-ignore lint/suspicious/noExplicitAny: column values of any type, narrowed by the caller's T
   rows<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }

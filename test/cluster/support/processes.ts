@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, tcpAccepts } from '../../support/ports.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 /** Where the entry points live, relative to the repository root (mocha runs from there). */
 export const DISTRIBUTION_ENTRY = 'services/distribution/src/main.ts';
@@ -123,26 +123,6 @@ export function startNodeProcess(name: string, entry: string, env: Record<string
   return new ChildHandle(name, child);
 }
 
-export async function waitUntil(
-  what: string,
-  ready: () => Promise<boolean> | boolean,
-  timeoutMs = 60_000,
-  intervalMs = 100,
-): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  for (;;) {
-    let ok = false;
-    try {
-      ok = await ready();
-    } catch {
-      ok = false;
-    }
-    if (ok) return;
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not ready within ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
-}
-
 export interface DistributionProcess {
   handle: ChildHandle;
   port: number;
@@ -171,10 +151,14 @@ export async function startDistributionProcess(
     LEADFLOW_METRICS_PORT: '0',
     ...env,
   });
-  await waitUntil(`${name} gRPC port`, async () => {
-    if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
-    return tcpAccepts(port);
-  }).catch(async (error: unknown) => {
+  await waitUntil(
+    `${name} gRPC port`,
+    async () => {
+      if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
+      return tcpAccepts(port);
+    },
+    60_000,
+  ).catch(async (error: unknown) => {
     await handle.kill();
     throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${handle.tail()}`);
   });
@@ -195,10 +179,14 @@ export async function startGatewayProcess(
     ...env,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntil(`${name} readiness`, async () => {
-    if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
-    return (await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
-  }).catch(async (error: unknown) => {
+  await waitUntil(
+    `${name} readiness`,
+    async () => {
+      if (!handle.running) throw new Error(`${name} exited during start:\n${handle.tail()}`);
+      return (await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
+    },
+    60_000,
+  ).catch(async (error: unknown) => {
     await handle.kill();
     throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${handle.tail()}`);
   });

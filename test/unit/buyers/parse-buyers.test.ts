@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
@@ -10,118 +11,7 @@ function buyersOf(document: unknown): BuyerDefinition[] {
   return result.buyers;
 }
 
-const MARKET_YAML = `
-buyers:
-  - name: lendco-ping
-    tier: 1
-    priority: 10
-    weight: 3
-    filters:
-      all:
-        - {field: state, in: [ca, TX, ny]}
-        - {field: loanAmount, range: {min: 300, max: "2500.00"}}
-        - {field: age, range: {min: 21}}
-        - not: {field: email, pattern: "@example\\\\.com$"}
-        - any:
-            - {field: incomeType, equals: EMPLOYMENT}
-            - {field: incomeNetMonthly, range: {min: 2000}}
-        - {field: bankAba, exists: true}
-    schedule:
-      timezone: america/new_york
-      days: [fri, Mon, tue, wed, thu]
-      hours: {from: "8:00", to: "20:00"}
-    caps:
-      leadsPerHour: 50
-      leadsPerDay: 400
-      spendPerDay: 12000
-    duplicates:
-      lookbackDays: 30
-    pricing: {type: bid}
-    payout:
-      revenueShare: 0.75
-      publishers:
-        pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D: {fixed: "18.00"}
-        pub_promo: {revenueShare: "0.9"}
-    integration:
-      timeoutMs: 1500
-      testBehaviour: test_url
-      ping:
-        url: https://api.lendco.example/v2/ping
-        testUrl: https://sandbox.lendco.example/v2/ping
-        headers:
-          X-Api-Key: s3cr3t-ping-key
-        mapping:
-          lead.state: state
-          lead.zip: zip
-          lead.amount: {field: loanAmount, transform: {money: number}}
-          lead.age: age
-          lead.payDays: daysUntilNextPayDate
-          affiliate: {value: LF-204}
-        response:
-          accepted: {path: $.status, equals: accepted}
-          price: $.bid.amount
-          reason: {path: $.message}
-          reference: $.ping_id
-      post:
-        url: https://api.lendco.example/v2/post
-        testUrl: https://sandbox.lendco.example/v2/post
-        auth: {bearer: tok_live_123}
-        mapping:
-          ping_id: pingReference
-          applicant.ssn: {field: ssn, transform: digits}
-          applicant.dob: {field: dob, transform: [{date: MM/DD/YYYY}]}
-          applicant.phone: {field: cellPhone, transform: [trim, {phone: "(XXX) XXX-XXXX"}]}
-          applicant.email: {field: email, transform: [lower]}
-          applicant.payFrequency:
-            field: incomePaymentFrequency
-            transform: [upper, {map: {BIWEEKLY: B, WEEKLY: W}, default: M}]
-          lead_id: leadId
-        response:
-          accepted: {path: $.result, in: [sold, accepted]}
-          reason: $.reason
-          reference: $.lead.id
-          redirectUrl: $.redirect_url
-  - name: cashnow-direct
-    tier: 2
-    pricing:
-      type: rules
-      default: "15"
-      rules:
-        - when: {field: state, equals: CA}
-          price: 22.5
-        - when: [{field: loanAmount, range: {min: 1000}}, {field: dayOfWeek, in: [sat, sun]}]
-          price: "19.99"
-    payout: {fixed: "10.00"}
-    integration:
-      post:
-        url: https://partners.cashnow.example/leads
-        method: put
-        format: form
-        headers: {X-Source: leadflow}
-        auth: {basic: {username: leadflow, password: "p@ss: word"}}
-        mapping:
-          first_name: firstName
-          ssn: ssn
-          amount: {field: loanAmount, transform: {money: string}}
-        response:
-          format: xml
-          accepted: {path: /response/status, matches: "^(ok|accepted)$"}
-          price: /response/price
-          redirectUrl: {path: "string(/response/url)"}
-  - name: local-test-buyer
-    active: false
-    integration:
-      local: true
-      testBehaviour: reject
-      post:
-        url: http://127.0.0.1:8099/post
-        mapping: {ssn: ssn}
-        response:
-          format: text
-          accepted: {path: "status=(\\\\w+)", equals: OK}
-          price: "price=([0-9.]+)"
-    pricing: {type: bid}
-`;
+const MARKET_YAML = readFileSync(new URL('../../fixtures/buyers/every-option.yaml', import.meta.url), 'utf8');
 
 const EXPECTED: BuyerDefinition[] = [
   {

@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { trace } from '@opentelemetry/api';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { pino } from 'pino';
+import { parse } from 'yaml';
+import { BuyerService } from '../../../services/distribution/src/buyers/buyer.service.js';
+import { CircuitBreakers } from '../../../services/distribution/src/buyers/circuit-breaker.js';
+import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
+import type {
+  BuyerCallResult,
+  BuyerReply,
+  callBuyer,
+  LeadForBuyer,
+} from '../../../services/distribution/src/buyers/integration/buyer-call.js';
+import { PingTreeSeller } from '../../../services/distribution/src/buyers/ping-tree.js';
+import { type Db, migrateToLatest } from '../../../services/distribution/src/db/database.js';
+import { GroupCommit } from '../../../services/distribution/src/db/group-commit.js';
+import type { Database } from '../../../services/distribution/src/db/schema.js';
+import { IntakeService } from '../../../services/distribution/src/leads/intake.service.js';
+import { DistributionMetrics } from '../../../services/distribution/src/observability/metrics.js';
+import { PublisherService } from '../../../services/distribution/src/publishers/publisher.service.js';
+import { testKeyRing } from '../../support/key-ring.js';
+
+/*
+ * The selling engine in this process, without a server: intake, buyers and the ping tree over an
+ * in-memory SQLite database, and buyers played by functions instead of HTTP servers. Buyer files are
+ * YAML fixtures under test/fixtures/buyers/.
+ */
+
+/** What a played buyer answers a ping or a post with; 'timeout' is no whole answer in time. */
+export type PlayedAnswer = Pick<BuyerReply, 'outcome' | 'priceCents' | 'reference' | 'reason'> | 'timeout';
+
+export type PlayedBuyer = (kind: 'ping' | 'post' | 'statusLookup', lead: LeadForBuyer) => PlayedAnswer;
+
+export interface BuyerCall {
+  url: string;
+  kind: 'ping' | 'post' | 'statusLookup';
+  lead: LeadForBuyer;
+}
+
+/** Buyers by the URL of their exchanges; an URL nobody plays answers with an HTTP error. */
+export class PlayedBuyers {
+  readonly calls: BuyerCall[] = [];
+  private readonly buyers = new Map<string, PlayedBuyer>();
+
+  on(url: string, buyer: PlayedBuyer): void {
+    this.buyers.set(url, buyer);
+  }
+
+  /** The calls to one URL, in order. */
+  to(url: string): BuyerCall[] {
+    return this.calls.filter((call) => call.url === url);
+  }
+
+  readonly call: typeof callBuyer = async (exchange, _integration, lead, options) => {
+    this.calls.push({ url: exchange.url, kind: options.kind, lead });
+    const answer = this.buyers.get(exchange.url)?.(options.kind, lead) ?? { outcome: 'error', reason: 'no such buyer' };
+    if (answer === 'timeout')
+      return { reply: { outcome: 'error', error: 'timeout' }, httpStatus: null, latencyMs: 1, outcome: 'timeout' };
+    const result: BuyerCallResult = { reply: answer, httpStatus: 200, latencyMs: 1, outcome: answer.outcome };
+    return result;
+  };
+}
+
+export interface InMemoryEngine {
+  db: Db;
+  intake: IntakeService;
+  buyers: PlayedBuyers;
+  /** Applies test/fixtures/buyers/NAME.yaml; buyer name -> id. */
+  applyBuyers(fixture: string): Promise<Record<string, string>>;
+  /** A new publisher's key. */
+  publisherKey(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/buyers');
+
+export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}): Promise<InMemoryEngine> {
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+  const ring = testKeyRing();
+  await migrateToLatest(db, ring);
+  const logger = pino({ level: 'silent' });
+  const tracer = trace.getTracer('leadflow-unit');
+  const buyerService = new BuyerService(db, logger, new EnvironmentValues());
+  const played = new PlayedBuyers();
+  const breakers = new CircuitBreakers({ failureThreshold: 5, coolDownMs: 30_000 });
+  const writes = new GroupCommit(db);
+  const publishers = new PublisherService(db);
+  const seller = new PingTreeSeller({
+    db,
+    writes,
+    buyers: buyerService,
+    breakers,
+    tracer,
+    call: played.call,
+    random: () => 0,
+  });
+  const intake = new IntakeService({
+    db,
+    writes,
+    publishers,
+    buyers: buyerService,
+    seller,
+    cipher: ring.cipher,
+    hasher: ring.hasher,
+    sellDeadlineMs: options.sellDeadlineMs ?? 2000,
+    tracer,
+    logger,
+    metrics: new DistributionMetrics(() => breakers.states()),
+  });
+  return {
+    db,
+    intake,
+    buyers: played,
+    async applyBuyers(fixture) {
+      const document = parse(await readFile(join(FIXTURES, `${fixture}.yaml`), 'utf8'), { merge: true });
+      const result = await buyerService.apply(JSON.stringify(document), false);
+      if (!result.ok) throw new Error(`${fixture}.yaml: ${JSON.stringify(result.errors)}`);
+      return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
+    },
+    async publisherKey() {
+      return (await publishers.create({ name: 'unit publisher' })).key;
+    },
+    close: () => db.destroy(),
+  };
+}
