@@ -48,7 +48,7 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   restrictToOwner(file, ...sqliteCompanionFiles(file));
   database.pragma('journal_mode = WAL');
   // FULL syncs the WAL at every commit, so a commit survives power loss too (NORMAL only survives a
-  // process crash). Group commit makes that one fsync per batch of leads: see README, Security.
+  // process crash). Group commit makes that one fsync per batch of leads: see docs/security.md, "Keys and secrets".
   database.pragma('synchronous = FULL');
   // Deleted and overwritten content is zeroed, so a purged or re-encrypted value leaves no copy in free pages.
   database.pragma('secure_delete = ON');

@@ -59,7 +59,7 @@ export class GroupCommit {
       for (const queued of batch) await this.commitAlone(queued);
       return;
     }
-    batch.forEach((queued, index) => queued.resolve(results[index]));
+    for (const [index, queued] of batch.entries()) queued.resolve(results[index]);
   }
 
   private async commitAlone(queued: QueuedWrite): Promise<void> {

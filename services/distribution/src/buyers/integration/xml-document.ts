@@ -4,7 +4,7 @@ import type { NameTest, Predicate, Step, XPathExpression } from './xml-path.js';
 /**
  * Caps on an XML reply, checked on its raw text before it is parsed (a linear scan of its tags), so that
  * neither the parser nor a path ever sees more: real replies are a few dozen elements, and at these caps
- * the worst reply costs a few milliseconds (see the README). Comments, CDATA sections and processing
+ * the worst reply costs a few milliseconds (docs/security.md, "Buyers"). Comments, CDATA sections and processing
  * instructions count as markup too.
  */
 export const MAX_XML_MARKUP = 512;
