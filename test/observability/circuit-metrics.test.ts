@@ -6,7 +6,7 @@ import { startTestStack, type TestStack } from '../support/stack.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { sampled, scrape } from './support/metrics-text.js';
 
-/** The service opens a buyer's circuit after this many failed calls in a row. */
+/** A buyer that only fails has its circuit opened at this failure (DEFAULT_CIRCUIT_BREAKER). */
 const FAILURE_THRESHOLD = 5;
 
 describe('observability: circuit breaker metrics after a failing buyer', function () {

@@ -6,7 +6,14 @@ import { sampled } from './support/metrics-text.js';
 describe('observability: the circuit state gauge', () => {
   it('reads 2 open, 1 half-open and 0 closed again, per buyer called, at each scrape', async () => {
     let now = 0;
-    const breakers = new CircuitBreakers({ failureThreshold: 1, coolDownMs: 1000, now: () => now });
+    const breakers = new CircuitBreakers({
+      windowSize: 1,
+      minFailures: 1,
+      failureShare: 1,
+      firstPauseMs: 1000,
+      maxPauseMs: 1000,
+      now: () => now,
+    });
     const metrics = new DistributionMetrics(() => breakers.states());
     const state = async (buyerId: string) =>
       sampled(await metrics.registry.metrics(), 'leadflow_circuit_state', { buyer_id: buyerId });

@@ -157,7 +157,7 @@ describeEachDatabase('reports: GetReport', (database) => {
       buyerAcceptRate: 0.5,
     });
     expect(byName.get('Picky')).to.include({ leads: 6, sold: 0, posts: 6, buyerAcceptRate: 0, timeouts: 0, errors: 0 });
-    // Five failures in a row open a circuit: the sixth lead skipped Flaky and Slow.
+    // A buyer that only fails is paused at its fifth failure: the sixth lead skipped Flaky and Slow.
     expect(byName.get('Flaky')).to.include({
       leads: 5,
       posts: 5,

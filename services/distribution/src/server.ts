@@ -13,7 +13,7 @@ import { listenFailure } from '../../common/listen-errors.js';
 import type { Logger } from '../../common/logger.js';
 import { BuyerService } from './buyers/buyer.service.js';
 import { BuyerReports } from './buyers/buyer-reports.js';
-import { CircuitBreakers } from './buyers/circuit-breaker.js';
+import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from './buyers/circuit-breaker.js';
 import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
 import type { LeadSeller } from './buyers/lead-seller.js';
 import { PingTreeSeller } from './buyers/ping-tree.js';
@@ -72,8 +72,6 @@ export interface DistributionOptions {
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Five failed calls in a row pause a buyer for 30 s; then one lead probes it. */
-const CIRCUIT_BREAKER = { failureThreshold: 5, coolDownMs: 30_000 };
 /** How often each instance reads every instance's recent posts again, for the learned post figures. */
 const POST_FIGURES_REFRESH_MS = 30_000;
 
@@ -159,7 +157,7 @@ async function serve(
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
   const buyers = new BuyerService(db, logger, buyerValues);
-  const breakers = new CircuitBreakers(CIRCUIT_BREAKER);
+  const breakers = new CircuitBreakers(DEFAULT_CIRCUIT_BREAKER);
   const figures = new PostFiguresStore(db, logger);
   const pingLatencies = new PingLatencies();
   const writes = new GroupCommit(db);

@@ -1,54 +1,101 @@
 import { expect } from 'chai';
-import { CircuitBreakers } from '../../../services/distribution/src/buyers/circuit-breaker.js';
+import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
 
 describe('CircuitBreakers', () => {
   let now: number;
-  const breakers = () => new CircuitBreakers({ failureThreshold: 3, coolDownMs: 1000, now: () => now });
+  const breakers = () => new CircuitBreakers({ ...DEFAULT_CIRCUIT_BREAKER, now: () => now });
+  const record = (circuit: CircuitBreakers, outcomes: string) => {
+    for (const outcome of outcomes) {
+      if (outcome === 'x') circuit.recordFailure('b');
+      else circuit.recordSuccess('b');
+    }
+  };
+  const { firstPauseMs, maxPauseMs } = DEFAULT_CIRCUIT_BREAKER;
 
   beforeEach(() => {
     now = 1_000_000;
   });
 
-  it('stays closed through fewer failures in a row than the threshold, and a success resets the count', () => {
+  it('opens at the fifth failure of a buyer that only fails', () => {
     const circuit = breakers();
-    circuit.recordFailure('b');
-    circuit.recordFailure('b');
-    circuit.recordSuccess('b');
-    circuit.recordFailure('b');
-    circuit.recordFailure('b');
+    record(circuit, 'xxxx');
     expect(circuit.state('b')).to.equal('closed');
-    expect(circuit.allow('b')).to.equal(true);
-  });
-
-  it('opens at the threshold and refuses calls until the cool-down has passed', () => {
-    const circuit = breakers();
-    for (let i = 0; i < 3; i++) circuit.recordFailure('b');
+    record(circuit, 'x');
     expect(circuit.state('b')).to.equal('open');
-    expect(circuit.allow('b')).to.equal(false);
-    now += 999;
     expect(circuit.allow('b')).to.equal(false);
     expect(circuit.state('other')).to.equal('closed');
   });
 
-  it('lets one probe through after the cool-down; its success closes the circuit', () => {
+  it('keeps a buyer that fails a quarter of its calls, even five in a row among twenty', () => {
     const circuit = breakers();
-    for (let i = 0; i < 3; i++) circuit.recordFailure('b');
-    now += 1000;
+    record(circuit, 'ooooxooxoooxoooooxoo'.repeat(5));
+    record(circuit, 'oooooooooooooooxxxxx');
+    expect(circuit.state('b')).to.equal('closed');
+    expect(circuit.allow('b')).to.equal(true);
+  });
+
+  it('opens when failures reach 60% of the last twenty calls', () => {
+    const circuit = breakers();
+    record(circuit, 'oxoxoxoxoxoxoxoxoxox');
+    expect(circuit.state('b'), 'half of them').to.equal('closed');
+    record(circuit, 'xx');
+    expect(circuit.state('b'), '11 of the last 20').to.equal('closed');
+    record(circuit, 'x');
+    expect(circuit.state('b'), '12 of the last 20').to.equal('open');
+  });
+
+  it('judges the last twenty calls only: older successes do not hide a buyer that started failing', () => {
+    const circuit = breakers();
+    record(circuit, 'o'.repeat(40));
+    record(circuit, 'x'.repeat(11));
+    expect(circuit.state('b')).to.equal('closed');
+    record(circuit, 'x');
+    expect(circuit.state('b')).to.equal('open');
+  });
+
+  it('lets one probe through after the first pause; its success closes the circuit with a clean record', () => {
+    const circuit = breakers();
+    record(circuit, 'xxxxx');
+    now += firstPauseMs - 1;
+    expect(circuit.allow('b')).to.equal(false);
+    now += 1;
     expect(circuit.state('b')).to.equal('half_open');
     expect(circuit.allow('b')).to.equal(true);
     expect(circuit.allow('b'), 'a second call while the probe runs').to.equal(false);
     circuit.recordSuccess('b');
     expect(circuit.state('b')).to.equal('closed');
+    record(circuit, 'xxxx');
+    expect(circuit.state('b'), 'the failures before the pause are forgotten').to.equal('closed');
   });
 
-  it('opens again at once when the probe fails', () => {
+  it('doubles the pause while probes fail, up to the longest, and starts over after a success', () => {
     const circuit = breakers();
-    for (let i = 0; i < 3; i++) circuit.recordFailure('b');
-    now += 1000;
+    record(circuit, 'xxxxx');
+    let pause = firstPauseMs;
+    for (let probe = 0; probe < 6; probe += 1) {
+      now += pause;
+      expect(circuit.allow('b'), `probe ${probe + 1}`).to.equal(true);
+      circuit.recordFailure('b');
+      pause = Math.min(pause * 2, maxPauseMs);
+      now += pause - 1;
+      expect(circuit.state('b'), `paused ${pause} ms after probe ${probe + 1}`).to.equal('open');
+      now += 1;
+      expect(circuit.state('b')).to.equal('half_open');
+      now -= pause;
+    }
+    expect(pause).to.equal(maxPauseMs);
+    now += pause;
     expect(circuit.allow('b')).to.equal(true);
-    circuit.recordFailure('b');
-    expect(circuit.state('b')).to.equal('open');
-    now += 1000;
-    expect(circuit.allow('b')).to.equal(true);
+    circuit.recordSuccess('b');
+    record(circuit, 'xxxxx');
+    now += firstPauseMs;
+    expect(circuit.state('b'), 'the first pause again').to.equal('half_open');
+  });
+
+  it('closes when a call sent before the pause answers well', () => {
+    const circuit = breakers();
+    record(circuit, 'xxxxx');
+    circuit.recordSuccess('b');
+    expect(circuit.state('b')).to.equal('closed');
   });
 });

@@ -6,7 +6,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { BuyerService } from '../../../services/distribution/src/buyers/buyer.service.js';
-import { CircuitBreakers } from '../../../services/distribution/src/buyers/circuit-breaker.js';
+import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
 import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import type {
   BuyerCallResult,
@@ -85,7 +85,7 @@ export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}):
   const tracer = trace.getTracer('leadflow-unit');
   const buyerService = new BuyerService(db, logger, new EnvironmentValues());
   const played = new PlayedBuyers();
-  const breakers = new CircuitBreakers({ failureThreshold: 5, coolDownMs: 30_000 });
+  const breakers = new CircuitBreakers(DEFAULT_CIRCUIT_BREAKER);
   const writes = new GroupCommit(db);
   const publishers = new PublisherService(db);
   const seller = new PingTreeSeller({

@@ -161,7 +161,7 @@ describe('the ping tree, in process', () => {
   });
 
   describe("a sale deadline shorter than the buyers' timeouts", () => {
-    /** As the running service sets it (server.ts): five failed calls in a row open a buyer's circuit. */
+    /** As the service runs (DEFAULT_CIRCUIT_BREAKER): a buyer that only fails is paused at its fifth failure. */
     const FAILURE_THRESHOLD = 5;
 
     beforeEach(async () => {
