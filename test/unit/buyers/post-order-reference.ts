@@ -1,6 +1,10 @@
-// The post order's search as first written: every candidate order evaluated from its start. The
-// optimised search (post-order.ts) must choose exactly what this one does.
-import type { LatencyProfile, PostProspect } from '../../../services/distribution/src/buyers/post-order.js';
+// The post order's search as first written: every candidate order evaluated from its start, with the
+// same test of time for all. The optimised search (post-order.ts) must choose exactly what this one does.
+import {
+  type LatencyProfile,
+  type PostProspect,
+  timeForAll,
+} from '../../../services/distribution/src/buyers/post-order.js';
 
 /** The order changes only for one that expects this much more revenue (relative): noise never reorders. */
 const MIN_GAIN = 0.005;
@@ -26,19 +30,6 @@ export function referencePlanPosts(prospects: readonly PostProspect[], timeLeftM
     prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, revenue);
   const base = revenue(priceOrder);
   return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
-}
-
-/**
- * True when every post in price order can be sent: walking them with each taking its 90th percentile
- * (at most its timeout), the time left before each is still at least what it needs to be sent.
- */
-function timeForAll(prospects: readonly PostProspect[], timeLeftMs: number): boolean {
-  let left = timeLeftMs;
-  for (const prospect of prospects) {
-    if (left < prospect.minimumTimeMs) return false;
-    left -= Math.min(prospect.latency.p90Ms, prospect.timeoutMs);
-  }
-  return true;
 }
 
 /**

@@ -39,6 +39,17 @@ describe('post order: deadline-aware expected value', () => {
     expect(planPosts([SLOW_RICH, FAST_A, FAST_B], 9500)).to.deep.equal([0, 1, 2]);
   });
 
+  it('keeps the price order, without a search, when the first offers all but surely accept', () => {
+    // A big tree of quick lenders that accept 85% of posts: the fifth post is reached unsold about one time
+    // in 2,000 (0.15^4), so that fifty of them do not fit in the time left does not matter.
+    const offers = Array.from({ length: 50 }, (_, i) => prospect(60 - i, 0.85, 120, 200, { timeoutMs: 1000 }));
+    expect(timeForAll(offers, 2200)).to.equal(true);
+    expect(planPosts(offers, 2200)).to.deep.equal(offers.map((_, i) => i));
+    // The same tree when a post left unanswered ends the sale most of the time: that is no sale.
+    const hanging = offers.map((offer) => ({ ...offer, latency: { p50Ms: 3000, p90Ms: 5000 } }));
+    expect(timeForAll(hanging, 2200)).to.equal(false);
+  });
+
   it('posts the fast, likely offers first when the slow rich one would leave no time for them', () => {
     expect(timeForAll([SLOW_RICH, FAST_A, FAST_B], 1900)).to.equal(false);
     const order = planPosts([SLOW_RICH, FAST_A, FAST_B], 1900);

@@ -49,14 +49,22 @@ export function planPosts(prospects: readonly PostProspect[], timeLeftMs: number
   return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
 }
 
+/** A post the sale gets to unsold with less than this chance needs no time kept for it. */
+const NEGLIGIBLE_REACH = 0.001;
+
 /**
- * True when every post in price order can be sent: walking them with each taking its 90th percentile
- * (at most its timeout), the time left before each is still at least what it needs to be sent.
+ * True when every post in price order that the sale has a real chance to get to can be sent: walking
+ * them with each taking its 90th percentile (at most its timeout), the time left before each is still
+ * at least what it needs to be sent, until the chance that none of the posts so far accepted is
+ * negligible. (A post left unanswered ends the sale unsold: that is no reason to stop looking.)
  */
 export function timeForAll(prospects: readonly PostProspect[], timeLeftMs: number): boolean {
   let left = timeLeftMs;
+  let unsold = 1;
   for (const prospect of prospects) {
+    if (unsold < NEGLIGIBLE_REACH) return true;
     if (left < prospect.minimumTimeMs) return false;
+    unsold *= 1 - finishProbability(prospect.latency, prospect.timeoutMs) * prospect.acceptRate;
     left -= Math.min(prospect.latency.p90Ms, prospect.timeoutMs);
   }
   return true;
