@@ -1,50 +1,107 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { waitUntil } from './wait-until.js';
 
-/** A leadflow entry point run from its TypeScript source, its stdout and stderr kept for failure messages. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A child process, its stdout and stderr kept for assertions and failure messages. */
 export interface RunningProcess {
   child: ChildProcess;
+  /** stdout and stderr interleaved, as they came. */
   output: string[];
+  stdout: string[];
+  stderr: string[];
+  /** Resolves once it has exited and all its output is read; `code` -1 when it could not be started. */
+  ended: Promise<ExitStatus>;
 }
 
 export interface ProcessOptions {
+  /** Command-line arguments after the entry point. */
+  args?: readonly string[];
   /** The file mode creation mask it runs under (as a shell sets it). */
   umask?: string;
   cwd?: string;
   /** Which of this process's environment variables it inherits; all by default. */
   inherits?: (name: string) => boolean;
+  /** Written to its standard input, which is then closed; no standard input when left out. */
+  stdin?: string;
 }
 
-/** `env` is added to what it inherits. */
+/** Every child still running; killed if the test process exits first (mocha --exit, a failed hook). */
+const living = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of living) child.kill('SIGKILL');
+});
+
+/** Keeps the output of a child spawned with piped stdout and stderr, and tells when it has ended. */
+export function watchProcess(child: ChildProcess): RunningProcess {
+  const running: RunningProcess = {
+    child,
+    output: [],
+    stdout: [],
+    stderr: [],
+    ended: new Promise((resolve) => {
+      // 'close', not 'exit': the output is whole only once its pipes have closed.
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      // A binary that cannot be started never exits: report it as a failed exit.
+      child.once('error', () => resolve({ code: -1, signal: null }));
+    }),
+  };
+  living.add(child);
+  void running.ended.then(() => living.delete(child));
+  const keep = (into: string[]) => (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    into.push(text);
+    running.output.push(text);
+  };
+  child.stdout?.on('data', keep(running.stdout));
+  child.stderr?.on('data', keep(running.stderr));
+  return running;
+}
+
+/** A leadflow entry point run from its TypeScript source (tsx); `env` is added to what it inherits. */
 export function startProcess(entry: string, env: Record<string, string>, options: ProcessOptions = {}): RunningProcess {
-  const argv = [process.execPath, '--import', 'tsx', entry];
+  const argv = [process.execPath, '--import', 'tsx', entry, ...(options.args ?? [])];
   const [command, ...args] =
     options.umask === undefined ? argv : ['/bin/sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...argv];
   const { inherits = () => true } = options;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => inherits(name)));
-  const child = spawn(command, args, {
+  const child = spawn(command!, args, {
     cwd: options.cwd,
     env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
-  return { child, output };
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  return watchProcess(child);
 }
 
-/** Its exit code, once it has exited. */
+/** Whether it has neither exited nor been ended by a signal. */
+export function isRunning(running: RunningProcess): boolean {
+  return running.child.exitCode === null && running.child.signalCode === null;
+}
+
+/** Its exit code, once it has exited and its output is read. */
 export async function exited(running: RunningProcess): Promise<number | null> {
-  if (running.child.exitCode !== null) return running.child.exitCode;
-  const [code] = await once(running.child, 'exit');
-  return code as number | null;
+  return (await running.ended).code;
 }
 
-/** SIGTERM, then its exit code. */
-export async function stopProcess(running: RunningProcess): Promise<number | null> {
-  if (running.child.exitCode === null) running.child.kill('SIGTERM');
-  return exited(running);
+/** SIGTERM, then (given `graceMs`) SIGKILL if it has not exited by then; its exit code once it has. */
+export async function stopProcess(running: RunningProcess, graceMs?: number): Promise<number | null> {
+  if (isRunning(running)) running.child.kill('SIGTERM');
+  const timer = graceMs === undefined ? undefined : setTimeout(() => running.child.kill('SIGKILL'), graceMs);
+  try {
+    return await exited(running);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** SIGKILL (a crash), resolving once it has ended. */
+export async function killProcess(running: RunningProcess): Promise<ExitStatus> {
+  if (isRunning(running)) running.child.kill('SIGKILL');
+  return running.ended;
 }
 
 /** Waits until `ready`; fails at once, with the process's output, if the process exits first. */
@@ -55,9 +112,9 @@ export async function waitForProcess(
   timeoutMs = 30_000,
 ): Promise<void> {
   try {
-    await waitUntil(what, async () => running.child.exitCode !== null || (await ready()), timeoutMs);
+    await waitUntil(what, async () => !isRunning(running) || (await ready()), timeoutMs);
   } catch (error) {
     throw new Error(`${(error as Error).message}: ${running.output.join('')}`);
   }
-  if (running.child.exitCode !== null) throw new Error(`${what} exited: ${running.output.join('')}`);
+  if (!isRunning(running)) throw new Error(`${what} exited: ${running.output.join('')}`);
 }

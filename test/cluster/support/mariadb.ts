@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createConnection, createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import { freePort } from '../../support/ports.js';
 import { recordSkippedSuite } from '../../support/skipped-suites.js';
+import { watchProcess } from '../../support/source-process.js';
 import { MYSQL_SERVER_URL } from '../../support/test-database.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { ChildHandle } from './processes.js';
@@ -180,7 +181,7 @@ export class OwnMariaDb {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    const handle = new ChildHandle(`mariadbd:${this.port}`, child);
+    const handle = new ChildHandle(`mariadbd:${this.port}`, watchProcess(child));
     this.handle = handle;
     this.logs.push(handle);
     await waitUntil(

@@ -1,8 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, tcpAccepts } from '../../support/ports.js';
+import {
+  type ExitStatus,
+  isRunning,
+  killProcess,
+  type RunningProcess,
+  startProcess,
+  stopProcess,
+} from '../../support/source-process.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 /** Where the entry points live, relative to the repository root (mocha runs from there). */
@@ -23,40 +31,25 @@ const CLEARED_ENV = [
   'LEADFLOW_HMAC_KEY',
 ];
 
-export interface ExitStatus {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** Every child still running; killed if the test process exits first (mocha --exit, a failed hook). */
-const living = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of living) child.kill('SIGKILL');
-});
+export type { ExitStatus };
 
 /** A child process whose output the test keeps, and whose end it can await. */
 export class ChildHandle {
-  readonly output: string[] = [];
+  readonly output: string[];
   readonly exited: Promise<ExitStatus>;
+  readonly child: ChildProcess;
 
   constructor(
     readonly name: string,
-    readonly child: ChildProcess,
+    readonly run: RunningProcess,
   ) {
-    living.add(child);
-    child.once('exit', () => living.delete(child));
-    child.once('error', () => living.delete(child));
-    child.stdout?.on('data', (chunk: Buffer) => this.output.push(chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => this.output.push(chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-      // A binary that cannot be started never exits: report it as a failed exit.
-      child.once('error', () => resolve({ code: -1, signal: null }));
-    });
+    this.child = run.child;
+    this.output = run.output;
+    this.exited = run.ended;
   }
 
   get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return isRunning(this.run);
   }
 
   text(): string {
@@ -88,20 +81,12 @@ export class ChildHandle {
 
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
   async stop(graceMs = 20_000): Promise<ExitStatus> {
-    if (!this.running) return this.exited;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
+    await stopProcess(this.run, graceMs);
+    return this.exited;
   }
 
   async kill(): Promise<void> {
-    if (!this.running) return;
-    this.child.kill('SIGKILL');
-    await this.exited;
+    await killProcess(this.run);
   }
 
   /** Whether the process is stopped by a signal (SIGSTOP): state T in /proc (Linux). */
@@ -113,14 +98,9 @@ export class ChildHandle {
   }
 }
 
+/** A leadflow entry point from source, with none of the settings of CLEARED_ENV this process may have. */
 export function startNodeProcess(name: string, entry: string, env: Record<string, string>): ChildHandle {
-  const inherited = { ...process.env };
-  for (const variable of CLEARED_ENV) delete inherited[variable];
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new ChildHandle(name, child);
+  return new ChildHandle(name, startProcess(entry, env, { inherits: (variable) => !CLEARED_ENV.includes(variable) }));
 }
 
 export interface DistributionProcess {
