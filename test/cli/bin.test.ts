@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
+import { startProcess } from '../support/source-process.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import type { CliRun } from './run-leadflow.js';
 
@@ -10,18 +9,14 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `leadflow ARGS` as a real process from the repository root, with none of this process's LEADFLOW_ settings, fed `stdin`. */
 async function spawnLeadflow(argv: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LEADFLOW_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', ...argv], {
+  const leadflow = startProcess('services/cli/main.ts', env, {
+    args: argv,
     cwd: REPO_ROOT,
-    env: { ...inherited, ...env },
-    stdio: 'pipe',
+    inherits: (name) => !name.startsWith('LEADFLOW_'),
+    stdin,
   });
-  child.stdin.end(stdin);
-  const run = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
-  const [code] = (await once(child, 'close')) as [number];
-  return { code, ...run };
+  const { code } = await leadflow.ended;
+  return { code: code!, stdout: leadflow.stdout.join(''), stderr: leadflow.stderr.join('') };
 }
 
 describe('leadflow bin as a process', () => {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import {
   SimulatorConfigError,
   simulatorIntegration,
 } from '../../services/simulator/index.js';
+import { exited, killProcess, type RunningProcess, startProcess, stopProcess } from '../support/source-process.js';
 import { LEAD, rawPost } from './support.js';
 
 const MAIN = path.resolve('services/simulator/main.ts');
@@ -28,21 +28,18 @@ endpoints:
     errors: { hang: 1 }
 `;
 
-function runSimulator(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function runSimulator(args: string[]): RunningProcess {
+  return startProcess(MAIN, {}, { args });
 }
 
-async function firstLine(child: ChildProcess): Promise<string> {
-  const lines = createInterface({ input: child.stdout! });
+async function firstLine(simulator: RunningProcess): Promise<string> {
+  const stdout = simulator.child.stdout!;
+  const lines = createInterface({ input: stdout });
   const [line] = (await once(lines, 'line')) as [string];
   lines.close();
+  // Closing the interface paused the stream: the rest of the output is still kept, and the pipe can close.
+  stdout.resume();
   return line;
-}
-
-async function output(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk;
-  return text;
 }
 
 describe('simulator process (main.ts)', () => {
@@ -56,10 +53,9 @@ describe('simulator process (main.ts)', () => {
   it('serves a YAML config, prints its URL and stops on SIGTERM, hanging requests and all', async () => {
     const file = path.join(dir, 'market.yaml');
     await writeFile(file, CONFIG_YAML);
-    const child = runSimulator(['--config', file, '--port', '0']);
-    const exited = once(child, 'exit');
+    const simulator = runSimulator(['--config', file, '--port', '0']);
     try {
-      const url = await firstLine(child);
+      const url = await firstLine(simulator);
       expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       const reply = await fetch(`${url}/yaml-lender/post`, {
         method: 'POST',
@@ -72,23 +68,20 @@ describe('simulator process (main.ts)', () => {
 
       const hanging = rawPost(`${url}/yaml-lender/hang`, LEAD, 15_000);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      child.kill('SIGTERM');
-      const [code] = await exited;
-      expect(code).to.equal(0);
+      expect(await stopProcess(simulator)).to.equal(0);
       expect((await hanging).error).to.not.equal(undefined);
     } finally {
-      child.kill('SIGKILL');
+      await killProcess(simulator);
     }
   });
 
   it('stops cleanly on a SIGTERM sent as soon as the URL appears', async () => {
     const file = path.join(dir, 'quick.yaml');
     await writeFile(file, CONFIG_YAML);
-    const child = runSimulator(['--config', file]);
-    const exited = once(child, 'exit');
-    await firstLine(child);
-    child.kill('SIGTERM');
-    expect(await exited).to.deep.equal([0, null]);
+    const simulator = runSimulator(['--config', file]);
+    await firstLine(simulator);
+    simulator.child.kill('SIGTERM');
+    expect(await simulator.ended).to.deep.equal({ code: 0, signal: null });
   });
 
   it('exits 1 naming every mistake of a bad config', async () => {
@@ -102,10 +95,9 @@ describe('simulator process (main.ts)', () => {
         ],
       }),
     );
-    const child = runSimulator(['--config', file]);
-    const [stderr, [code]] = await Promise.all([output(child.stderr!), once(child, 'exit')]);
-    expect(code).to.equal(1);
-    expect(stderr).to.contain('endpoints[1].bid: must be an object');
+    const simulator = runSimulator(['--config', file]);
+    expect(await exited(simulator)).to.equal(1);
+    expect(simulator.stderr.join('')).to.contain('endpoints[1].bid: must be an object');
   });
 
   it('exits 1 with its usage on bad arguments', async () => {
@@ -114,10 +106,9 @@ describe('simulator process (main.ts)', () => {
       [['--config', 'x.yaml', '--port', 'eighty'], '--port must be a port number'],
       [['--colour'], "Unknown option '--colour'"],
     ] as const) {
-      const child = runSimulator([...args]);
-      const [stderr, [code]] = await Promise.all([output(child.stderr!), once(child, 'exit')]);
-      expect(code).to.equal(1);
-      expect(stderr).to.contain(message).and.contain('usage:');
+      const simulator = runSimulator([...args]);
+      expect(await exited(simulator)).to.equal(1);
+      expect(simulator.stderr.join('')).to.contain(message).and.contain('usage:');
     }
   });
 

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -16,6 +14,7 @@ import { certificateNames } from '../../services/distribution/src/grpc/caller-id
 import { startDistribution } from '../../services/distribution/src/server.js';
 import { memoryLogger } from '../gateway/support/gateway.js';
 import { freePort, tcpAccepts } from '../support/ports.js';
+import { exited, startProcess } from '../support/source-process.js';
 import { sqliteDatabase } from '../support/test-database.js';
 import { makeCertificates, type TestCertificates } from '../support/tls-certificates.js';
 
@@ -207,20 +206,14 @@ describe('gRPC transport: plaintext only on loopback', () => {
   it('as a process: exits 1 with the message, and never opens the port', async function () {
     this.timeout(30_000);
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/distribution/src/main.ts'], {
-      env: {
-        ...process.env,
-        LEADFLOW_GRPC_HOST: '0.0.0.0',
-        LEADFLOW_GRPC_PORT: String(port),
-        LEADFLOW_METRICS_PORT: '0',
-        LEADFLOW_DATA_DIR: '/nonexistent/leadflow',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const distribution = startProcess('services/distribution/src/main.ts', {
+      LEADFLOW_GRPC_HOST: '0.0.0.0',
+      LEADFLOW_GRPC_PORT: String(port),
+      LEADFLOW_METRICS_PORT: '0',
+      LEADFLOW_DATA_DIR: '/nonexistent/leadflow',
     });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const [code] = await once(child, 'exit');
-    expect(code).to.equal(1);
+    expect(await exited(distribution)).to.equal(1);
+    const stderr = distribution.stderr.join('');
     expect(stderr.trim()).to.match(
       /^leadflow-distribution: LEADFLOW_GRPC_HOST is 0\.0\.0\.0, which is not a loopback address, and no TLS is configured/,
     );
