@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { buyerFixturePath } from '../support/buyer-fixtures.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { runLeadflow, type StackCli, stackCli } from './run-leadflow.js';
@@ -26,9 +27,6 @@ function buyerEntry(name: string, settings: string[] = [], post: string[] = []):
 }
 
 const documentOf = (...entries: string[]) => `buyers:\n${entries.join('')}`;
-
-/** A buyer file under test/fixtures/buyers/, where its line numbers can be read. */
-const fixture = (name: string) => path.join(import.meta.dirname, '../fixtures/buyers', name);
 
 const ID = 'buy_\\S+';
 
@@ -117,7 +115,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
     });
 
     it('prints every mistake as FILE:LINE:COL: PATH: MESSAGE, applies nothing and exits 1', async () => {
-      const file = fixture('cli-mistakes.yaml');
+      const file = buyerFixturePath('cli-mistakes.yaml');
       const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
       expect(run.code).to.equal(1);
       expect(run.stdout).to.equal('');
@@ -146,7 +144,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
     });
 
     it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
-      const file = fixture('cli-patterns.yaml');
+      const file = buyerFixturePath('cli-patterns.yaml');
       const run = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
       expect(run.code).to.equal(1);
       const lines = run.stderr.trimEnd().split('\n');

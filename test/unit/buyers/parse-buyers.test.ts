@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function buyersOf(document: unknown): BuyerDefinition[] {
@@ -11,7 +11,7 @@ function buyersOf(document: unknown): BuyerDefinition[] {
   return result.buyers;
 }
 
-const MARKET_YAML = readFileSync(new URL('../../fixtures/buyers/every-option.yaml', import.meta.url), 'utf8');
+const MARKET_YAML = buyerFixture('every-option.yaml');
 
 const EXPECTED: BuyerDefinition[] = [
   {

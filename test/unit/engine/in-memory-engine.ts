@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -21,6 +19,7 @@ import type { Database } from '../../../services/distribution/src/db/schema.js';
 import { IntakeService } from '../../../services/distribution/src/leads/intake.service.js';
 import { DistributionMetrics } from '../../../services/distribution/src/observability/metrics.js';
 import { PublisherService } from '../../../services/distribution/src/publishers/publisher.service.js';
+import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { testKeyRing } from '../../support/key-ring.js';
 
 /*
@@ -75,8 +74,6 @@ export interface InMemoryEngine {
   close(): Promise<void>;
 }
 
-const FIXTURES = join(import.meta.dirname, '../../fixtures/buyers');
-
 export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}): Promise<InMemoryEngine> {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
   const ring = testKeyRing();
@@ -115,7 +112,7 @@ export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}):
     intake,
     buyers: played,
     async applyBuyers(fixture) {
-      const document = parse(await readFile(join(FIXTURES, `${fixture}.yaml`), 'utf8'), { merge: true });
+      const document = parse(buyerFixture(`${fixture}.yaml`), { merge: true });
       const result = await buyerService.apply(JSON.stringify(document), false);
       if (!result.ok) throw new Error(`${fixture}.yaml: ${JSON.stringify(result.errors)}`);
       return Object.fromEntries(result.buyers.map((buyer) => [buyer.name, buyer.id]));
