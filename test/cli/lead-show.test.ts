@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { buyerFixture } from '../support/buyer-fixtures.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
@@ -10,48 +11,7 @@ import { type ScriptedLender, startScriptedLender } from './scripted-lender.js';
  * answers 500, trail-bidder (tier 2) bids $31.50 on the ping and accepts the post.
  */
 function marketDocument(lender: ScriptedLender): string {
-  const post = (path: string) => [
-    `        url: ${lender.url(path)}`,
-    '        mapping: { first_name: firstName }',
-    '        response:',
-    '          accepted: { path: "$.status", equals: "accepted" }',
-  ];
-  return [
-    'buyers:',
-    '  - name: trail-texas',
-    '    filters: { field: state, equals: TX }',
-    '    integration:',
-    '      local: true',
-    '      post:',
-    ...post('/texas'),
-    '    pricing: { type: fixed, price: "40.00" }',
-    '  - name: trail-down',
-    '    integration:',
-    '      local: true',
-    '      post:',
-    ...post('/down'),
-    '    pricing: { type: fixed, price: "20.00" }',
-    '  - name: trail-bidder',
-    '    tier: 2',
-    '    integration:',
-    '      mode: ping_post',
-    '      local: true',
-    '      ping:',
-    `        url: ${lender.url('/ping')}`,
-    '        mapping: { state: state, amount: loanAmount }',
-    '        response:',
-    '          accepted: { path: "$.decision", equals: "bid" }',
-    '          price: "$.bid"',
-    '          reference: "$.pingId"',
-    '      post:',
-    `        url: ${lender.url('/post')}`,
-    '        mapping: { ping_id: pingReference, first_name: firstName, ssn: ssn }',
-    '        response:',
-    '          accepted: { path: "$.decision", equals: "accepted" }',
-    '          reference: "$.leadRef"',
-    '    pricing: { type: bid }',
-    '',
-  ].join('\n');
+  return buyerFixture('texas-only-then-down-then-bidder.yaml', { LENDER_URL: lender.url('') });
 }
 
 describe('leadflow lead show: the audit trail', () => {

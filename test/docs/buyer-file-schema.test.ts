@@ -10,6 +10,7 @@ import {
   parseBuyerDocument,
 } from '../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { marketBuyersDocument } from '../bench/market.js';
+import { buyerFixture } from '../support/buyer-fixtures.js';
 
 /**
  * The buyer file's JSON Schema (docs/buyer-file.schema.json) is what editors check files with; the parser
@@ -90,34 +91,7 @@ function documentedPosts(): { where: string; document: unknown }[] {
 }
 
 /** Every kind of object of the format, at least once, in a document both checks accept. */
-const PROBED_DOCUMENT = `
-buyers:
-  - name: probed
-    filters:
-      all:
-        - { field: state, in: [CA] }
-        - any: [{ field: age, range: { min: 21 } }]
-    schedule: { timezone: America/Chicago, days: [mon], hours: { from: "08:00", to: "20:00" } }
-    caps: { leadsPerDay: 10 }
-    duplicates: { lookbackDays: 30 }
-    pricing: { type: rules, default: "10.00", rules: [{ when: { field: state, equals: CA }, price: "12.00" }] }
-    payout: { revenueShare: 0.8, publishers: { pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D: { fixed: "5.00" } } }
-    integration:
-      ping:
-        url: https://lender.example/ping
-        auth: { bearer: token }
-        mapping: { state: state }
-        response: { accepted: { path: $.status, equals: bid }, price: { path: $.bid }, reference: $.ref }
-      post:
-        url: https://lender.example/post
-        auth: { basic: { username: user, password: secret } }
-        mapping: { ref: pingReference, dob: { field: dob, transform: { date: MM/DD/YYYY } }, amount: { field: loanAmount, transform: { money: number } } }
-        response: { accepted: { path: $.status, equals: accepted }, price: $.price, priceChange: use_bid }
-      statusLookup:
-        url: https://lender.example/status
-        mapping: { ref: attemptId }
-        response: { accepted: { path: $.held, equals: true } }
-`;
+const PROBED_DOCUMENT = buyerFixture('every-object-kind.yaml');
 
 /** Where an object sits in PROBED_DOCUMENT, and the schema definition that describes it. */
 interface Probe {

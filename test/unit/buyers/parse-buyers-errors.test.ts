@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
+import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function errorsOf(document: unknown): Problem[] {
@@ -37,34 +38,7 @@ const ping = (overrides: Record<string, unknown> = {}) => ({
 
 describe('parseBuyerDocument: mistakes', () => {
   it('reports every mistake of a document at once, each with its path', () => {
-    const document = parse(`
-buyers:
-  - name: good
-    pricing: {type: fixed, price: 10}
-    integration:
-      post: {url: "https://a.example/", mapping: {a: ssn}, response: {accepted: {path: $.ok, equals: 1}}}
-  - name: bad one
-    tier: 0
-    weight: 2.5
-    active: "yes"
-    pricing: {type: fixed, price: "-3"}
-    integration:
-      timeoutMs: 90000
-      post: {url: "https://a.example/", mapping: {a: ssn}, response: {accepted: {path: $.ok, equals: 1}}}
-  - name: worse
-    caps: {perDay: 10, leadsPerHour: 0, spendPerDay: "12.345"}
-    duplicates: {lookbackDays: 400, match: [ssn, fax]}
-    schedule: {timezone: Mars/Olympus, days: [mon, funday], hours: {from: "25:00", to: "08:00"}}
-    filters: {all: [{field: stat, equals: CA}, {field: state, in: [CA, ZZ]}]}
-    pricing: {type: rules, default: 10, rules: [{when: {field: age, range: {min: 30, max: 20}}, price: 0}]}
-    payout: {revenueShare: 1.5, publishers: {nobody: {fixed: 5}, pub_a: {}}}
-    integration:
-      post:
-        url: "https://a.example/"
-        mapping:
-          applicant.ssn: {field: ssn, transform: [digits, shout]}
-        response: {accepted: {path: "$.status[*]", equals: 1}}
-`);
+    const document = parse(buyerFixture('mistakes-in-every-section.yaml'));
     expect(pathsOf(document)).to.deep.equal([
       'buyers[1].name',
       'buyers[1].active',
