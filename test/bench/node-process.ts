@@ -5,7 +5,12 @@ import { type CpuSource, processCpuMs } from './cpu-meter.js';
 const TAIL_CHARS = 8 * 1024;
 const STOP_GRACE_MS = 5_000;
 
-/** A Node script run as a child process, with the tail of its output kept for when it fails. */
+/**
+ * A Node script run as a child process, with the tail of its output kept for when it fails. Not the tests'
+ * startProcess: the bench runs built JavaScript without tsx, whose loader would count in the CPU and memory
+ * it measures, passes the environment whole, keeps only a bounded tail of output over long runs, and can
+ * add node options (BENCH_NODE_ARGS) to profile.
+ */
 export class NodeProcess implements CpuSource {
   readonly exited: Promise<void>;
   /** The first line the process writes to stdout, or undefined when it exits without one. */
