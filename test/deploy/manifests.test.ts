@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
+import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
 import { makeCertificates } from '../support/tls-certificates.js';
 import {
   abs,
@@ -250,6 +251,13 @@ describe('deploy: Dockerfile', () => {
       /^[1-9]\d*(:\d+)?$/,
     );
     expect(runtime.entrypoint).to.deep.equal(['node']);
+  });
+
+  it("runs the gateway and the distribution service with the services' heap sizing", () => {
+    for (const target of ['gateway', 'distribution']) {
+      const argv = effectiveArgv(dockerfile.result(target), undefined, undefined);
+      expect(argv.slice(1, -1), `--target ${target}: node's flags before the script`).to.deep.equal(SERVICE_NODE_FLAGS);
+    }
   });
 
   it('has a target per process that runs that process, with ports that match its settings', () => {
@@ -735,6 +743,17 @@ describe('deploy: Kubernetes manifests', () => {
     }
     deploymentRunning(GATEWAY_MAIN);
     deploymentRunning(DISTRIBUTION_MAIN);
+  });
+
+  it("runs the gateway and the distribution service with the services' heap sizing, as the images do", () => {
+    for (const main of [GATEWAY_MAIN, DISTRIBUTION_MAIN]) {
+      for (const container of deploymentRunning(main).spec.template.spec.containers) {
+        const argv = effectiveArgv(containerStage(container), container.command, container.args);
+        expect(argv.slice(1, -1), `container ${container.name}: node's flags before the script`).to.deep.equal(
+          SERVICE_NODE_FLAGS,
+        );
+      }
+    }
   });
 
   it('sets only environment variables the code reads, from ConfigMap and Secret keys that exist', () => {
