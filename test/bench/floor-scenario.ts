@@ -1,3 +1,4 @@
+import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
 import { freePorts } from '../support/ports.js';
 import { childEnv } from './child-env.js';
 import { ENDPOINTS } from './full-scenario.js';
@@ -28,8 +29,9 @@ export function runFloor(settings: LoadSettings, databaseUrl: string | undefined
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
     const processes = [
-      new NodeProcess('floor_server', scripts.floorServer, env),
-      new NodeProcess('floor_gateway', scripts.floorGateway, env),
+      // The heap sizing of the processes it is the floor of, so that the two compare like for like.
+      new NodeProcess('floor_server', scripts.floorServer, env, [], SERVICE_NODE_FLAGS),
+      new NodeProcess('floor_gateway', scripts.floorGateway, env, [], SERVICE_NODE_FLAGS),
       simulator,
     ];
     const baseUrl = `http://127.0.0.1:${httpPort}`;

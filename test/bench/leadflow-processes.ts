@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
 import { freePorts } from '../support/ports.js';
 import { childEnv } from './child-env.js';
 import { NodeProcess } from './node-process.js';
@@ -48,8 +49,9 @@ export async function startLeadflow(
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   return {
     processes: [
-      new NodeProcess('distribution', scripts.distribution, env),
-      new NodeProcess('gateway', scripts.gateway, env),
+      // With the heap sizing they run with in production.
+      new NodeProcess('distribution', scripts.distribution, env, [], SERVICE_NODE_FLAGS),
+      new NodeProcess('gateway', scripts.gateway, env, [], SERVICE_NODE_FLAGS),
     ],
     baseUrl,
     readyUrl: `${baseUrl}/health/ready`,

@@ -25,10 +25,15 @@ export class NodeProcess implements CpuSource {
     script: string,
     env: NodeJS.ProcessEnv,
     args: readonly string[] = [],
+    nodeFlags: readonly string[] = [],
   ) {
-    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test.
-    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    this.child = spawn(process.execPath, [...nodeArgs, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the processes under test; it
+    // comes after nodeFlags, so that it can override them (node and V8 take a flag's last value).
+    const benchArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    this.child = spawn(process.execPath, [...nodeFlags, ...benchArgs, script, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let firstLineOut: (line: string | undefined) => void = () => {};
     this.firstLine = new Promise((resolve) => (firstLineOut = resolve));
     let stdoutSeen = '';
