@@ -262,13 +262,15 @@ function localSearch(prospects: readonly PostProspect[], priceOrder: number[], w
   }
   let prefixes = prefixStates(walk, best);
   let spent = walk.spentFrom(prefixes);
+  // Every candidate is walked in this one state: thousands of them per post, each a copy otherwise.
+  const scratch = walk.start();
   for (let round = 0; round < SEARCH_ROUNDS; round += 1) {
     let improved = false;
     for (let from = 0; from < best.length; from += 1) {
       for (let to = 0; to < best.length; to += 1) {
         // A move among posts the best order never gets to (out of time, or over) changes nothing.
         if (to === from || Math.min(from, to) >= spent) continue;
-        const candidate = movedRevenue(walk, best, prefixes, from, to, bestRevenue);
+        const candidate = movedRevenue(walk, best, prefixes, from, to, bestRevenue, scratch);
         if (candidate > bestRevenue) {
           best = best.toSpliced(from, 1).toSpliced(to, 0, best[from]!);
           bestRevenue = candidate;
@@ -294,7 +296,10 @@ function prefixStates(walk: Walk, order: readonly number[]): WalkState[] {
   return states;
 }
 
-/** The revenue of order with the offer at `from` moved to `to`, walked from the first position that changes. */
+/**
+ * The revenue of order with the offer at `from` moved to `to`, walked from the first position that changes;
+ * `state` is overwritten.
+ */
 function movedRevenue(
   walk: Walk,
   order: readonly number[],
@@ -302,9 +307,14 @@ function movedRevenue(
   from: number,
   to: number,
   toBeat: number,
+  state: WalkState,
 ): number {
   const first = Math.min(from, to);
-  const state = { ...prefixes[first]! };
+  const prefix = prefixes[first]!;
+  state.revenue = prefix.revenue;
+  state.reach = prefix.reach;
+  state.left = prefix.left;
+  state.over = prefix.over;
   for (let position = first; position < order.length; position += 1) {
     // The posts still to come can bring at most reach times the highest value: past that, it cannot win.
     if (state.revenue + walk.ceiling(state) <= toBeat) return state.revenue;
