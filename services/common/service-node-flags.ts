@@ -2,12 +2,21 @@
  * V8 heap sizing for the gateway and the distribution service, wherever leadflow starts them (`npm start`,
  * the container images, the Kubernetes manifests, the bench). Both processes keep about 20-35 MB live,
  * but with V8's defaults on a machine with a few GB of memory their heaps grow far past that under load:
- * a 16 MB semi-space (32 MB of young generation, always resident once used) and an old generation let to
- * grow up to 4x what survived its last full collection (the factor V8 gives heaps whose limit is 2 GB or
- * more). An old-generation limit of 256 MB brings that factor down to at most 1.3, and an 8 MB
- * semi-space halves the young generation; measured in docs/operations.md ("Memory").
+ * an old generation let to grow up to 4x what survived its last full collection (the factor V8 gives
+ * heaps whose limit is 2 GB or more), and a 16 MB semi-space (32 MB of young generation, resident once
+ * used). A lower old-generation limit brings that factor down; measured in docs/operations.md ("Memory").
+ *
+ * The gateway also gets an 8 MB semi-space, which costs it nothing measurable. The distribution service
+ * keeps V8's 16 MB: a lead pinged to 100 buyers allocates about 8 MB there, and with 8 MB semi-spaces the
+ * objects of pings in flight are promoted and collected as old, for about a quarter more CPU per lead.
+ * Neither limit is set tight: a process out of heap stops, and every lead in flight with it.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--max-old-space-size=256'];
+export const SERVICE_NODE_FLAGS = {
+  gateway: ['--max-semi-space-size=8', '--max-old-space-size=512'],
+  distribution: ['--max-old-space-size=1024'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type LeadflowService = keyof typeof SERVICE_NODE_FLAGS;
 
 /** `--max_old_space_size=1` -> `--max-old-space-size`: the name node and V8 know a flag by. */
 function flagName(arg: string): string {
@@ -15,11 +24,11 @@ function flagName(arg: string): string {
 }
 
 /**
- * SERVICE_NODE_FLAGS less those the operator already sets (in `given`, e.g. the launcher's own
- * process.execArgv, or in NODE_OPTIONS), so that their choice wins: node lets its command line override
- * NODE_OPTIONS, so a default on the command line would override theirs.
+ * The service's SERVICE_NODE_FLAGS less those the operator already sets (in `given`, e.g. the launcher's
+ * own process.execArgv, or in NODE_OPTIONS), so that their choice wins: node lets its command line
+ * override NODE_OPTIONS, so a default on the command line would override theirs.
  */
-export function serviceNodeFlags(given: readonly string[], nodeOptions = ''): string[] {
+export function serviceNodeFlags(service: LeadflowService, given: readonly string[], nodeOptions = ''): string[] {
   const set = new Set([...given, ...nodeOptions.split(/\s+/)].filter((arg) => arg.startsWith('--')).map(flagName));
-  return SERVICE_NODE_FLAGS.filter((flag) => !set.has(flagName(flag)));
+  return SERVICE_NODE_FLAGS[service].filter((flag) => !set.has(flagName(flag)));
 }

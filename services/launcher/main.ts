@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../common/config.js';
-import { serviceNodeFlags } from '../common/service-node-flags.js';
+import { type LeadflowService, serviceNodeFlags } from '../common/service-node-flags.js';
 import { DEMO_KEY_FILE } from '../distribution/src/index.js';
 import { demoMarketConfigPath } from '../simulator/index.js';
 import { reachableBaseUrl, startBanner } from './banner.js';
@@ -121,7 +121,8 @@ async function main(): Promise<void> {
 
   const demoMarket = distribution.databaseUrl ? undefined : await startDemoMarket();
   // The services' heap sizing, unless the operator sizes the heap themselves (node flags or NODE_OPTIONS).
-  const serviceFlags = serviceNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+  const serviceFlags = (service: LeadflowService) =>
+    serviceNodeFlags(service, process.execArgv, process.env.NODE_OPTIONS);
   const demoKeyFile = path.join(distribution.dataDir, DEMO_KEY_FILE);
   const demoKeyExisted = await exists(demoKeyFile);
   startChild(
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     DISTRIBUTION_ENTRY,
     [],
     demoMarket ? { ...process.env, LEADFLOW_DEMO_SIMULATOR_URL: demoMarket } : process.env,
-    serviceFlags,
+    serviceFlags('distribution'),
   );
   await waitFor('the distribution service', () => portAccepts('127.0.0.1', distribution.grpcPort));
   // /metrics is never open on `npm start`: without LEADFLOW_METRICS_TOKEN the gateway gets one kept in the data dir.
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
     GATEWAY_ENTRY,
     [],
     metricsToken ? { ...process.env, LEADFLOW_METRICS_TOKEN: metricsToken.token } : process.env,
-    serviceFlags,
+    serviceFlags('gateway'),
   );
   const base = reachableBaseUrl(gateway.httpHost, gateway.httpPort);
   await waitFor('the gateway', () => gatewayReady(base));

@@ -30,8 +30,8 @@ export function runFloor(settings: LoadSettings, databaseUrl: string | undefined
     });
     const processes = [
       // The heap sizing of the processes it is the floor of, so that the two compare like for like.
-      new NodeProcess('floor_server', scripts.floorServer, env, [], SERVICE_NODE_FLAGS),
-      new NodeProcess('floor_gateway', scripts.floorGateway, env, [], SERVICE_NODE_FLAGS),
+      new NodeProcess('floor_server', scripts.floorServer, env, [], SERVICE_NODE_FLAGS.distribution),
+      new NodeProcess('floor_gateway', scripts.floorGateway, env, [], SERVICE_NODE_FLAGS.gateway),
       simulator,
     ];
     const baseUrl = `http://127.0.0.1:${httpPort}`;

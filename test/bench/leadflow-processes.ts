@@ -50,8 +50,8 @@ export async function startLeadflow(
   return {
     processes: [
       // With the heap sizing they run with in production.
-      new NodeProcess('distribution', scripts.distribution, env, [], SERVICE_NODE_FLAGS),
-      new NodeProcess('gateway', scripts.gateway, env, [], SERVICE_NODE_FLAGS),
+      new NodeProcess('distribution', scripts.distribution, env, [], SERVICE_NODE_FLAGS.distribution),
+      new NodeProcess('gateway', scripts.gateway, env, [], SERVICE_NODE_FLAGS.gateway),
     ],
     baseUrl,
     readyUrl: `${baseUrl}/health/ready`,

@@ -254,9 +254,11 @@ describe('deploy: Dockerfile', () => {
   });
 
   it("runs the gateway and the distribution service with the services' heap sizing", () => {
-    for (const target of ['gateway', 'distribution']) {
+    for (const target of ['gateway', 'distribution'] as const) {
       const argv = effectiveArgv(dockerfile.result(target), undefined, undefined);
-      expect(argv.slice(1, -1), `--target ${target}: node's flags before the script`).to.deep.equal(SERVICE_NODE_FLAGS);
+      expect(argv.slice(1, -1), `--target ${target}: node's flags before the script`).to.deep.equal(
+        SERVICE_NODE_FLAGS[target],
+      );
     }
   });
 
@@ -746,11 +748,14 @@ describe('deploy: Kubernetes manifests', () => {
   });
 
   it("runs the gateway and the distribution service with the services' heap sizing, as the images do", () => {
-    for (const main of [GATEWAY_MAIN, DISTRIBUTION_MAIN]) {
+    for (const [main, service] of [
+      [GATEWAY_MAIN, 'gateway'],
+      [DISTRIBUTION_MAIN, 'distribution'],
+    ] as const) {
       for (const container of deploymentRunning(main).spec.template.spec.containers) {
         const argv = effectiveArgv(containerStage(container), container.command, container.args);
         expect(argv.slice(1, -1), `container ${container.name}: node's flags before the script`).to.deep.equal(
-          SERVICE_NODE_FLAGS,
+          SERVICE_NODE_FLAGS[service],
         );
       }
     }
