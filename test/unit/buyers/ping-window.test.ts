@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import {
   MIN_LEARNED_PINGS,
   PingLatencies,
@@ -16,6 +17,18 @@ describe('ping window', () => {
     // Only the most recent answers count: a buyer that became fast is learned as fast.
     for (let i = 0; i < 100; i += 1) latencies.record('b', 20);
     expect(latencies.p95Ms('b')).to.equal(20);
+  });
+
+  it('keeps the quantile of exactly the most recent 100 answers, whatever their order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 260 }), (answers) => {
+        const latencies = new PingLatencies();
+        for (const ms of answers) latencies.record('b', ms);
+        const window = answers.slice(-100).toSorted((a, b) => a - b);
+        const expected = window.length < MIN_LEARNED_PINGS ? undefined : window[Math.ceil(window.length * 0.95) - 1];
+        expect(latencies.p95Ms('b')).to.equal(expected);
+      }),
+    );
   });
 
   it('without a configured window: 15% of the time left, cut to what the slowest bidder needs', () => {

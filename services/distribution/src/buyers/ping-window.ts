@@ -22,17 +22,32 @@ export const MIN_LEARNED_PINGS = 10;
 const LEARNED_MARGIN = 1.25;
 const LEARNED_QUANTILE = 0.95;
 
-/** Each buyer's recent ping answer times (bids and no-bids alike; timeouts and errors are no answer). */
+/** A buyer's recent ping answer times, in arrival order and sorted. */
+interface RecentPings {
+  arrived: number[];
+  sorted: number[];
+}
+
+/**
+ * Each buyer's recent ping answer times (bids and no-bids alike; timeouts and errors are no answer).
+ * Every lead asks for the quantile of every bidder and every answer changes one: the times are kept
+ * sorted as they come, so neither sorts.
+ */
 export class PingLatencies {
-  private readonly recent = new Map<string, number[]>();
-  private readonly quantiles = new Map<string, number | undefined>();
+  private readonly recent = new Map<string, RecentPings>();
 
   record(buyerId: string, latencyMs: number): void {
-    const latencies = this.recent.get(buyerId) ?? [];
-    latencies.push(latencyMs);
-    if (latencies.length > RECENT_PINGS) latencies.shift();
-    this.recent.set(buyerId, latencies);
-    this.quantiles.delete(buyerId);
+    let pings = this.recent.get(buyerId);
+    if (!pings) {
+      pings = { arrived: [], sorted: [] };
+      this.recent.set(buyerId, pings);
+    }
+    pings.arrived.push(latencyMs);
+    pings.sorted.splice(insertionIndex(pings.sorted, latencyMs), 0, latencyMs);
+    if (pings.arrived.length > RECENT_PINGS) {
+      const oldest = pings.arrived.shift()!;
+      pings.sorted.splice(insertionIndex(pings.sorted, oldest), 1);
+    }
   }
 
   /** Every buyer with a learned answer time, and that time. */
@@ -45,13 +60,21 @@ export class PingLatencies {
 
   /** The 95th percentile of the buyer's recent answer times; undefined before MIN_LEARNED_PINGS answers. */
   p95Ms(buyerId: string): number | undefined {
-    if (this.quantiles.has(buyerId)) return this.quantiles.get(buyerId);
-    const latencies = this.recent.get(buyerId) ?? [];
-    const sorted = latencies.length < MIN_LEARNED_PINGS ? undefined : latencies.toSorted((a, b) => a - b);
-    const quantile = sorted?.[Math.min(sorted.length - 1, Math.ceil(sorted.length * LEARNED_QUANTILE) - 1)];
-    this.quantiles.set(buyerId, quantile);
-    return quantile;
+    const sorted = this.recent.get(buyerId)?.sorted;
+    if (!sorted || sorted.length < MIN_LEARNED_PINGS) return undefined;
+    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * LEARNED_QUANTILE) - 1)];
   }
+}
+
+/** The first index of sorted holding a value not below value. */
+function insertionIndex(sorted: readonly number[], value: number): number {
+  let [low, high] = [0, sorted.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 export interface PingWindowInput {
