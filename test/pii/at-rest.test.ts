@@ -34,10 +34,15 @@ describe('personal data at rest on the embedded default: the data directory read
     dir = database.env.LEADFLOW_DATA_DIR!;
     stack = await startTestDistribution(database);
     buyers = await startBuyerServer();
-    buyers.behave('/lender', { kind: 'accept' });
-    await stack.applyBuyers([testBuyer('lender', buyers.url('/lender'))]);
-    const { key } = await stack.createPublisher();
     lead = uniqueLead();
+    buyers.behave('/echoing', { kind: 'reject', reason: echoedReason(lead.personal) });
+    buyers.behave('/lender', { kind: 'accept' });
+    // The richer buyer is posted first: it declines, quoting what it was sent.
+    await stack.applyBuyers([
+      testBuyer('echoing', buyers.url('/echoing'), { pricing: { type: 'fixed', price: '30.00' } }),
+      testBuyer('lender', buyers.url('/lender')),
+    ]);
+    const { key } = await stack.createPublisher();
     leadId = await submitLead(stack, key, lead.body);
     [stored] = await leadRows(stack.service.db, [leadId]);
   });
@@ -51,6 +56,18 @@ describe('personal data at rest on the embedded default: the data directory read
     // The scan sees what is written in plain: the city is not personal data and is there.
     expect(await plainOccurrences(dir, { city: String(lead.body.city) })).to.have.length.above(0);
     expect(await plainOccurrences(dir, lead.personal)).to.deep.equal([]);
+  });
+
+  it("keeps a buyer's reason without the personal values it echoed", async () => {
+    const { lead: shown } = await call(
+      stack.admin.getLead.bind(stack.admin),
+      { leadId },
+      bearer(stack.service.adminToken),
+    );
+    const echoing = shown!.attempts.find((attempt) => attempt.reason.startsWith('duplicate'));
+    expect(echoing?.reason).to.equal(
+      'duplicate: [redacted] [redacted], SSN [redacted], [redacted], born [redacted], account [redacted]',
+    );
   });
 
   it('after the purge, holds neither the values nor their ciphertext in any file', async () => {
@@ -73,6 +90,18 @@ describe('personal data at rest on the embedded default: the data directory read
     });
   });
 });
+
+/** A decline that quotes the applicant's values back, as some lenders' duplicate checks do. */
+function echoedReason(personal: Record<string, string>): string {
+  const [year, month, day] = personal.dob!.split('-');
+  return [
+    `duplicate: ${personal.firstName} ${personal.lastName}`,
+    `SSN ${personal.ssn}`,
+    personal.email,
+    `born ${month}/${day}/${year}`,
+    `account ${personal.bankAccountNumber}`,
+  ].join(', ');
+}
 
 describeEachDatabase('upgrade: personal fields an older release kept in plain text', (database) => {
   /** More than one page of the migration, so that it runs in batches. */

@@ -1,5 +1,6 @@
 import { callTimeoutMs, type HttpExchange, type Integration } from '../definition/buyer-definition.js';
 import type { BuyerValues } from '../definition/buyer-values.js';
+import { withoutPersonalValues } from './echoed-values.js';
 import { pingLead } from './ping-lead.js';
 import { type BuyerReply, parseReply } from './reply-parser.js';
 import { RequestBuildError } from './request-build-error.js';
@@ -56,9 +57,10 @@ export async function callBuyer(
     return withoutCall({ outcome: 'accepted', reason: 'test lead' });
   if (options.test && integration.testBehaviour === 'reject')
     return withoutCall({ outcome: 'rejected', reason: 'test lead' });
+  const sent = leadSent(lead, options.kind);
   let request: BuyerRequest;
   try {
-    request = buildRequest(exchange, leadSent(lead, options.kind), { test: options.test, values: options.values });
+    request = buildRequest(exchange, sent, { test: options.test, values: options.values });
   } catch (error) {
     if (error instanceof RequestBuildError) return withoutCall({ outcome: 'error', error: error.code });
     throw error;
@@ -72,9 +74,10 @@ export async function callBuyer(
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
   switch (result.kind) {
     case 'reply': {
-      const reply = parseReply(exchange.response, result.status, result.contentType, result.body, {
-        local: integration.local,
-      });
+      const reply = withoutEchoes(
+        parseReply(exchange.response, result.status, result.contentType, result.body, { local: integration.local }),
+        sent,
+      );
       return { reply, httpStatus: result.status, latencyMs: result.latencyMs, outcome: reply.outcome };
     }
     case 'timeout':
@@ -98,6 +101,14 @@ function leadSent(lead: LeadForBuyer, kind: BuyerCallOptions['kind']): LeadForBu
   if (kind === 'ping') return pingLead(lead);
   if (kind === 'statusLookup') return { leadId: lead.leadId, attemptId: lead.attemptId, fields: {}, derived: {} };
   return lead;
+}
+
+/** The reply with the personal values the buyer was sent taken out of its reason and reference. */
+function withoutEchoes(reply: BuyerReply, sent: LeadForBuyer): BuyerReply {
+  const cleaned = { ...reply };
+  if (reply.reason !== undefined) cleaned.reason = withoutPersonalValues(reply.reason, sent.fields);
+  if (reply.reference !== undefined) cleaned.reference = withoutPersonalValues(reply.reference, sent.fields);
+  return cleaned;
 }
 
 function withoutCall(reply: BuyerReply): BuyerCallResult {
