@@ -1,28 +1,29 @@
 import { expect } from 'chai';
+import type { AttemptRecord } from '../../../services/distribution/src/buyers/attempt-record.js';
 import { WINDOW_POSTS } from '../../../services/distribution/src/buyers/post-figures.js';
 import { PostFiguresStore } from '../../../services/distribution/src/buyers/post-figures-store.js';
 import type { Db } from '../../../services/distribution/src/db/database.js';
-import type { BuyerAttemptOutcome, BuyerAttemptRow } from '../../../services/distribution/src/db/schema.js';
+import type { BuyerAttemptOutcome } from '../../../services/distribution/src/db/schema.js';
 
-function row(
+function attempt(
   leadId: string,
   buyerId: string,
   kind: 'ping' | 'post' | 'skip',
   outcome: BuyerAttemptOutcome,
   startedAt: number,
   durationMs = 100,
-): BuyerAttemptRow {
+): AttemptRecord {
   return {
     id: `att_${leadId}_${buyerId}_${kind}`,
-    lead_id: leadId,
-    buyer_id: buyerId,
+    leadId,
+    buyerId,
     kind,
-    started_at: startedAt,
-    duration_ms: durationMs,
+    startedAt,
+    durationMs,
     outcome,
-    http_status: null,
-    bid_cents: null,
-    price_cents: null,
+    httpStatus: null,
+    bidCents: null,
+    priceCents: null,
     reference: null,
     reason: null,
   };
@@ -37,9 +38,9 @@ describe('post figures store: what the engine reads on the hot path', () => {
     expect(store.figures('buy_a').posts).to.equal(0);
     store.record(
       [
-        row('lead_1', 'buy_a', 'ping', 'accepted', 1),
-        row('lead_1', 'buy_a', 'post', 'rejected', 2, 300),
-        row('lead_1', 'buy_b', 'skip', 'skipped', 3),
+        attempt('lead_1', 'buy_a', 'ping', 'accepted', 1),
+        attempt('lead_1', 'buy_a', 'post', 'rejected', 2, 300),
+        attempt('lead_1', 'buy_b', 'skip', 'skipped', 3),
       ],
       'CA',
     );
@@ -51,12 +52,12 @@ describe('post figures store: what the engine reads on the hot path', () => {
   it('counts a post once when it is seen again, and keeps only the most recent posts', () => {
     const store = new PostFiguresStore(NO_STORAGE);
     const before = store.figures('buy_a').acceptRate;
-    store.record([row('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
-    store.record([row('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
+    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
+    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
     expect(store.figures('buy_a').posts).to.equal(1);
     expect(store.figures('buy_a').acceptRate, 'fresh figures after a post, not the cached ones').to.be.above(before);
     for (let i = 0; i < WINDOW_POSTS + 10; i += 1)
-      store.record([row(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX');
+      store.record([attempt(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX');
     const figures = store.figures('buy_a');
     expect(figures.posts).to.equal(WINDOW_POSTS);
     expect(store.figures('buy_a', 'CA').acceptRate, 'the accepted post left the window').to.be.closeTo(

@@ -1,5 +1,5 @@
-import type { BuyerAttemptRow } from '../db/schema.js';
 import type { ValidLead } from '../leads/validation.js';
+import type { AttemptRecord } from './attempt-record.js';
 import type { PersonHashes } from './duplicates.js';
 
 export interface SaleRequest {
@@ -40,7 +40,7 @@ export interface SaleDecision {
   /** Buyers were left untried for lack of time. */
   outOfTime: boolean;
   /** Every buyer considered: its pings, posts, or why it was skipped. */
-  attempts: BuyerAttemptRow[];
+  attempts: AttemptRecord[];
   /** Wall time spent waiting on buyers' answers. */
   buyerWaitMs: number;
   /** Why nothing was sold, when nothing was. */

@@ -111,15 +111,15 @@ export class PingTreeSeller implements LeadSeller {
     const log = new AttemptLog(request.leadId);
     const waited = { ms: 0 };
     const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
-      // The rows go to the sale's record; a bid that comes later still goes to the audit trail.
-      log.close((row) => void insertBuyerAttempts(this.deps.db, [row]).catch(() => undefined));
-      if (!request.lead.test) this.deps.figures?.record(log.rows, request.lead.fields.state);
+      // The attempts go to the sale's record; a bid that comes later still goes to the audit trail.
+      log.close((attempt) => void insertBuyerAttempts(this.deps.db, [attempt]).catch(() => undefined));
+      if (!request.lead.test) this.deps.figures?.record(log.attempts, request.lead.fields.state);
       return {
         winner: undefined,
         unconfirmed: undefined,
         interrupted: false,
         outOfTime: false,
-        attempts: log.rows,
+        attempts: log.attempts,
         buyerWaitMs: waited.ms,
         reason,
         ...outcome,

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
-import type { BuyerAttemptRow } from '../db/schema.js';
+import type { AttemptRecord } from './attempt-record.js';
 import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDOW_POSTS } from './post-figures.js';
 
 /**
@@ -42,11 +42,17 @@ export class PostFiguresStore {
   }
 
   /** The posts among one live lead's attempts, as its sale ends. */
-  record(rows: readonly BuyerAttemptRow[], state: string): void {
-    for (const row of rows) {
-      if (row.kind !== 'post') continue;
-      this.merge(row.buyer_id, [
-        { leadId: row.lead_id, at: row.started_at, latencyMs: row.duration_ms, result: resultOf(row.outcome), state },
+  record(attempts: readonly AttemptRecord[], state: string): void {
+    for (const attempt of attempts) {
+      if (attempt.kind !== 'post') continue;
+      this.merge(attempt.buyerId, [
+        {
+          leadId: attempt.leadId,
+          at: attempt.startedAt,
+          latencyMs: attempt.durationMs,
+          result: resultOf(attempt.outcome),
+          state,
+        },
       ]);
     }
   }

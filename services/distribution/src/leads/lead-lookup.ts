@@ -1,5 +1,6 @@
+import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
-import type { BuyerAttemptRow, LeadRow, LeadStatus } from '../db/schema.js';
+import type { LeadRow, LeadStatus } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
 import * as repository from './lead.repository.js';
 
@@ -22,7 +23,7 @@ export interface LeadListCursor {
 
 export interface FoundLead {
   row: LeadRow;
-  attempts: BuyerAttemptRow[];
+  attempts: AttemptRecord[];
 }
 
 /** Stored leads as operators look them up: by id, by the clickid a ticket quotes, or a filtered list. */

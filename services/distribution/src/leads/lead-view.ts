@@ -2,7 +2,8 @@ import type { BuyerAttempt, LeadRecord } from '../../../../proto/generated/leadf
 import { attemptKinds, attemptOutcomes, leadStatuses } from '../../../common/admin-enums.js';
 import { isLeadField, leadFieldFacts, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import { durationOfMs, timestampOfMs } from '../../../common/proto-time.js';
-import type { BuyerAttemptRow, LeadRow } from '../db/schema.js';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
+import type { LeadRow } from '../db/schema.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 
 /** Everything but the last four characters becomes '*'; short values are hidden whole. */
@@ -33,18 +34,18 @@ function maskSensitive(field: string, value: string): string | undefined {
   }
 }
 
-function attemptView(row: BuyerAttemptRow): BuyerAttempt {
+function attemptView(attempt: AttemptRecord): BuyerAttempt {
   return {
-    buyerId: row.buyer_id,
-    startTime: new Date(row.started_at),
-    duration: durationOfMs(row.duration_ms),
-    outcome: attemptOutcomes.valueOf(row.outcome),
-    httpStatus: row.http_status ?? 0,
-    reason: row.reason ?? '',
-    kind: attemptKinds.valueOf(row.kind),
-    bidCents: row.bid_cents ?? 0,
-    priceCents: row.price_cents ?? 0,
-    reference: row.reference ?? '',
+    buyerId: attempt.buyerId,
+    startTime: new Date(attempt.startedAt),
+    duration: durationOfMs(attempt.durationMs),
+    outcome: attemptOutcomes.valueOf(attempt.outcome),
+    httpStatus: attempt.httpStatus ?? 0,
+    reason: attempt.reason ?? '',
+    kind: attemptKinds.valueOf(attempt.kind),
+    bidCents: attempt.bidCents ?? 0,
+    priceCents: attempt.priceCents ?? 0,
+    reference: attempt.reference ?? '',
   };
 }
 
@@ -66,7 +67,7 @@ function fieldsView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
 }
 
 /** A stored lead as operators see it: personal fields masked. */
-export function leadView(row: LeadRow, attempts: BuyerAttemptRow[], cipher: PiiCipher): LeadRecord {
+export function leadView(row: LeadRow, attempts: AttemptRecord[], cipher: PiiCipher): LeadRecord {
   const fields = fieldsView(row, cipher);
   return {
     leadId: row.id,

@@ -1,3 +1,4 @@
+import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { BuyerAttemptRow, LeadRow, LeadUpdate, LedgerEntryRow, NewLeadRow, NewSaleRow } from '../db/schema.js';
@@ -76,18 +77,53 @@ export async function settleLead(db: Db, leadId: string, outcome: LeadUpdate): P
   return result.numUpdatedRows > 0n;
 }
 
-export async function insertBuyerAttempts(db: Db, attempts: BuyerAttemptRow[]): Promise<void> {
-  await insertRows(db, 'buyer_attempts', attempts);
+function attemptRow(attempt: AttemptRecord): BuyerAttemptRow {
+  return {
+    id: attempt.id,
+    lead_id: attempt.leadId,
+    buyer_id: attempt.buyerId,
+    kind: attempt.kind,
+    started_at: attempt.startedAt,
+    duration_ms: attempt.durationMs,
+    outcome: attempt.outcome,
+    http_status: attempt.httpStatus,
+    bid_cents: attempt.bidCents,
+    price_cents: attempt.priceCents,
+    reference: attempt.reference,
+    reason: attempt.reason,
+  };
 }
 
-export async function listBuyerAttempts(db: Db, leadId: string): Promise<BuyerAttemptRow[]> {
-  return db
+function attemptOfRow(row: BuyerAttemptRow): AttemptRecord {
+  return {
+    id: row.id,
+    leadId: row.lead_id,
+    buyerId: row.buyer_id,
+    kind: row.kind,
+    startedAt: row.started_at,
+    durationMs: row.duration_ms,
+    outcome: row.outcome,
+    httpStatus: row.http_status,
+    bidCents: row.bid_cents,
+    priceCents: row.price_cents,
+    reference: row.reference,
+    reason: row.reason,
+  };
+}
+
+export async function insertBuyerAttempts(db: Db, attempts: readonly AttemptRecord[]): Promise<void> {
+  await insertRows(db, 'buyer_attempts', attempts.map(attemptRow));
+}
+
+export async function listBuyerAttempts(db: Db, leadId: string): Promise<AttemptRecord[]> {
+  const rows = await db
     .selectFrom('buyer_attempts')
     .selectAll()
     .where('lead_id', '=', leadId)
     .orderBy('started_at')
     .orderBy('id')
     .execute();
+  return rows.map(attemptOfRow);
 }
 
 export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {

@@ -1,8 +1,9 @@
 import { crashPoint } from '../../../common/crash-points.js';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { consumeCapacity } from '../buyers/cap.repository.js';
 import type { SaleWinner } from '../buyers/lead-seller.js';
 import type { Db } from '../db/database.js';
-import type { BuyerAttemptRow, LeadUpdate } from '../db/schema.js';
+import type { LeadUpdate } from '../db/schema.js';
 import { newId } from '../ids.js';
 import * as repository from './lead.repository.js';
 import { saleEntries } from './ledger.js';
@@ -26,7 +27,7 @@ export async function recordSale(
   trx: Db,
   lead: RecordedLead,
   winner: SaleWinner,
-  attempts: BuyerAttemptRow[],
+  attempts: AttemptRecord[],
   processingMs: number | null,
   now: number,
 ): Promise<void> {
@@ -66,7 +67,7 @@ export async function recordUnsold(
   trx: Db,
   leadId: string,
   claimToken: string,
-  attempts: BuyerAttemptRow[],
+  attempts: AttemptRecord[],
   update: LeadUpdate,
 ): Promise<void> {
   await repository.insertBuyerAttempts(trx, attempts);

@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '../../../common/metrics.js';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { CircuitState } from '../buyers/circuit-breaker.js';
 import type { PostFigures } from '../buyers/post-figures.js';
-import type { BuyerAttemptRow } from '../db/schema.js';
 import type { IntakeResult } from '../leads/intake.service.js';
 import { BuyerNameLabels } from './buyer-labels.js';
 
@@ -162,17 +162,17 @@ export class DistributionMetrics {
    * Every ping, post and skip of one live lead's sale. Test leads are left out: they go to test
    * endpoints or get a configured answer without a call, and say nothing of a buyer's live API.
    */
-  buyerAttempts(rows: readonly BuyerAttemptRow[]): void {
-    for (const row of rows) {
-      const buyer = this.buyer.of(row.buyer_id);
-      if (row.kind === 'skip') {
-        const reason = row.reason ?? 'unknown';
+  buyerAttempts(attempts: readonly AttemptRecord[]): void {
+    for (const attempt of attempts) {
+      const buyer = this.buyer.of(attempt.buyerId);
+      if (attempt.kind === 'skip') {
+        const reason = attempt.reason ?? 'unknown';
         this.skips.inc({ ...buyer, reason });
         if (reason === 'capped') this.capsReached.inc(buyer);
         continue;
       }
-      this.attempts.inc({ ...buyer, kind: row.kind, outcome: row.outcome });
-      this.latency.observe({ ...buyer, kind: row.kind }, row.duration_ms / 1000);
+      this.attempts.inc({ ...buyer, kind: attempt.kind, outcome: attempt.outcome });
+      this.latency.observe({ ...buyer, kind: attempt.kind }, attempt.durationMs / 1000);
     }
   }
 

@@ -1,0 +1,18 @@
+import type { BuyerAttemptKind, BuyerAttemptOutcome } from '../db/schema.js';
+
+/** One ping, post or skip of a lead at a buyer, as the audit trail keeps it; rows stay in lead.repository.ts. */
+export interface AttemptRecord {
+  id: string;
+  leadId: string;
+  buyerId: string;
+  kind: BuyerAttemptKind;
+  startedAt: number;
+  durationMs: number;
+  outcome: BuyerAttemptOutcome;
+  httpStatus: number | null;
+  bidCents: number | null;
+  priceCents: number | null;
+  reference: string | null;
+  /** Why it was skipped or turned down, in the buyer's words or ours. */
+  reason: string | null;
+}
