@@ -1,7 +1,7 @@
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { BuyerAttemptRow, LeadRow, LeadUpdate, LedgerEntryRow, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { BuyerAttemptRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 
 export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
   await insertRows(db, 'leads', [lead]);
@@ -128,8 +128,4 @@ export async function listBuyerAttempts(db: Db, leadId: string): Promise<Attempt
 
 export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {
   await insertRows(db, 'sales', [sale]);
-}
-
-export async function insertLedgerEntries(db: Db, entries: LedgerEntryRow[]): Promise<void> {
-  await insertRows(db, 'ledger_entries', entries);
 }

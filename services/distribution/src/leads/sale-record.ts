@@ -2,11 +2,12 @@ import { crashPoint } from '../../../common/crash-points.js';
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { consumeCapacity } from '../buyers/cap.repository.js';
 import type { SaleWinner } from '../buyers/lead-seller.js';
+import { saleEntries } from '../buyers/ledger.js';
+import { insertLedgerEntries } from '../buyers/ledger.repository.js';
 import type { Db } from '../db/database.js';
 import type { LeadUpdate } from '../db/schema.js';
 import { newId } from '../ids.js';
 import * as repository from './lead.repository.js';
-import { saleEntries } from './ledger.js';
 
 export interface RecordedLead {
   id: string;
@@ -43,7 +44,7 @@ export async function recordSale(
       margin_cents: winner.chargeCents - winner.payoutCents,
       created_at: now,
     });
-    await repository.insertLedgerEntries(trx, saleEntries(lead, winner, now));
+    await insertLedgerEntries(trx, saleEntries(lead, winner, now));
     await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
   }
   const sold = await repository.settleLead(trx, lead.id, {

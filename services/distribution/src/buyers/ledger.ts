@@ -1,4 +1,4 @@
-import type { SaleWinner } from '../buyers/lead-seller.js';
+import type { SaleWinner } from './lead-seller.js';
 import type { LedgerEntryRow } from '../db/schema.js';
 import { newId } from '../ids.js';
 
