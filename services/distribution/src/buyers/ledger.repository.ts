@@ -1,7 +1,19 @@
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { LedgerEntryRow } from '../db/schema.js';
+import type { LedgerEntry } from './ledger.js';
 
-export async function insertLedgerEntries(db: Db, entries: LedgerEntryRow[]): Promise<void> {
-  await insertRows(db, 'ledger_entries', entries);
+function entryRow(entry: LedgerEntry): LedgerEntryRow {
+  return {
+    id: entry.id,
+    lead_id: entry.leadId,
+    entry_type: entry.type,
+    account: entry.account,
+    amount_cents: entry.amountCents,
+    created_at: entry.createdAt,
+  };
+}
+
+export async function insertLedgerEntries(db: Db, entries: readonly LedgerEntry[]): Promise<void> {
+  await insertRows(db, 'ledger_entries', entries.map(entryRow));
 }

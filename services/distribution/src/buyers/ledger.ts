@@ -1,6 +1,17 @@
-import type { SaleWinner } from './lead-seller.js';
-import type { LedgerEntryRow } from '../db/schema.js';
+import type { LedgerEntryType } from '../db/schema.js';
 import { newId } from '../ids.js';
+import type { SaleWinner } from './lead-seller.js';
+
+/** One movement of money, in integer cents; rows stay in ledger.repository.ts. */
+export interface LedgerEntry {
+  id: string;
+  leadId: string;
+  type: LedgerEntryType;
+  /** "buyer:<id>", "publisher:<id>" or "platform". */
+  account: string;
+  amountCents: number;
+  createdAt: number;
+}
 
 /**
  * The three entries of a live sale, in integer cents, summing to zero: the
@@ -8,18 +19,14 @@ import { newId } from '../ids.js';
  * keeps the margin. Unique per lead and entry type, so a retried request can
  * never write them twice.
  */
-export function saleEntries(
-  lead: { id: string; publisherId: string },
-  winner: SaleWinner,
-  at: number,
-): LedgerEntryRow[] {
-  const entry = (entryType: LedgerEntryRow['entry_type'], account: string, amountCents: number): LedgerEntryRow => ({
+export function saleEntries(lead: { id: string; publisherId: string }, winner: SaleWinner, at: number): LedgerEntry[] {
+  const entry = (type: LedgerEntryType, account: string, amountCents: number): LedgerEntry => ({
     id: newId('led', at),
-    lead_id: lead.id,
-    entry_type: entryType,
+    leadId: lead.id,
+    type,
     account,
-    amount_cents: amountCents,
-    created_at: at,
+    amountCents,
+    createdAt: at,
   });
   return [
     entry('buyer_charge', `buyer:${winner.buyerId}`, -winner.chargeCents),

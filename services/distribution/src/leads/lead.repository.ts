@@ -2,6 +2,7 @@ import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { BuyerAttemptRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { Sale } from './sale.js';
 
 export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
   await insertRows(db, 'leads', [lead]);
@@ -126,6 +127,19 @@ export async function listBuyerAttempts(db: Db, leadId: string): Promise<Attempt
   return rows.map(attemptOfRow);
 }
 
-export async function insertSale(db: Db, sale: NewSaleRow): Promise<void> {
-  await insertRows(db, 'sales', [sale]);
+function saleRow(sale: Sale): NewSaleRow {
+  return {
+    id: sale.id,
+    lead_id: sale.leadId,
+    publisher_id: sale.publisherId,
+    buyer_id: sale.buyerId,
+    charge_cents: sale.chargeCents,
+    payout_cents: sale.payoutCents,
+    margin_cents: sale.marginCents,
+    created_at: sale.createdAt,
+  };
+}
+
+export async function insertSale(db: Db, sale: Sale): Promise<void> {
+  await insertRows(db, 'sales', [saleRow(sale)]);
 }

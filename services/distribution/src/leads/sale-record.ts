@@ -36,13 +36,13 @@ export async function recordSale(
   if (!lead.test) {
     await repository.insertSale(trx, {
       id: newId('sale', now),
-      lead_id: lead.id,
-      publisher_id: lead.publisherId,
-      buyer_id: winner.buyerId,
-      charge_cents: winner.chargeCents,
-      payout_cents: winner.payoutCents,
-      margin_cents: winner.chargeCents - winner.payoutCents,
-      created_at: now,
+      leadId: lead.id,
+      publisherId: lead.publisherId,
+      buyerId: winner.buyerId,
+      chargeCents: winner.chargeCents,
+      payoutCents: winner.payoutCents,
+      marginCents: winner.chargeCents - winner.payoutCents,
+      createdAt: now,
     });
     await insertLedgerEntries(trx, saleEntries(lead, winner, now));
     await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
