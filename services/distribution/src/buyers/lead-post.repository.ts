@@ -2,6 +2,7 @@ import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
+import type { LeadPost } from './lead-post.js';
 
 /** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
 export const OPEN_POST_STATES: readonly LeadPostState[] = ['pending', 'unknown', 'accepted'];
@@ -89,16 +90,29 @@ export async function recordAnswer(db: Db, postId: string, answer: PostAnswer, n
   return result.numUpdatedRows > 0n;
 }
 
-export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPostRow[]> {
-  return db
+function postOfRow(row: LeadPostRow): LeadPost {
+  return {
+    id: row.id,
+    leadId: row.lead_id,
+    buyerId: row.buyer_id,
+    state: row.state,
+    chargeCents: row.charge_cents,
+    payoutCents: row.payout_cents,
+    redirectUrl: row.redirect_url,
+    reference: row.reference,
+    createdAt: row.created_at,
+    answeredAt: row.answered_at,
+    resolvedBy: row.resolved_by,
+  };
+}
+
+export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPost[]> {
+  const rows = await db
     .selectFrom('lead_posts')
     .selectAll()
     .where('lead_id', '=', leadId)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-}
-
-export async function findLeadPost(db: Db, postId: string): Promise<LeadPostRow | undefined> {
-  return db.selectFrom('lead_posts').selectAll().where('id', '=', postId).executeTakeFirst();
+  return rows.map(postOfRow);
 }

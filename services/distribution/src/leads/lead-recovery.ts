@@ -1,9 +1,9 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { releaseLeadCapacity } from '../buyers/cap.repository.js';
+import type { LeadPost } from '../buyers/lead-post.js';
 import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
 import { AWAITING_CONFIRMATION, type SaleWinner } from '../buyers/lead-seller.js';
 import type { Db } from '../db/database.js';
-import type { LeadPostRow } from '../db/schema.js';
 import { type RecordedLead, recordSale, recordUnsold } from './sale-record.js';
 
 export type Recovered =
@@ -14,13 +14,13 @@ export type Recovered =
   /** Nothing reached a buyer that may have it: the lead can be sold, never again to these buyers. */
   | { kind: 'resell'; postedBuyers: Set<string> };
 
-export function winnerOfPost(post: LeadPostRow): SaleWinner {
+export function winnerOfPost(post: LeadPost): SaleWinner {
   return {
     postId: post.id,
-    buyerId: post.buyer_id,
-    chargeCents: post.charge_cents ?? 0,
-    payoutCents: post.payout_cents ?? 0,
-    redirectUrl: post.redirect_url ?? '',
+    buyerId: post.buyerId,
+    chargeCents: post.chargeCents ?? 0,
+    payoutCents: post.payoutCents ?? 0,
+    redirectUrl: post.redirectUrl ?? '',
   };
 }
 
@@ -44,10 +44,10 @@ export async function recoverSale(
     await db.transaction().execute((trx) => recordSale(trx, lead, winner, [], null, now));
     return { kind: 'sold', winner };
   }
-  let open: LeadPostRow | undefined;
+  let open: LeadPost | undefined;
   for (const post of posts.filter((post) => post.state === 'pending' || post.state === 'unknown')) {
     const declinesOnTimeout =
-      (await buyers.get(post.buyer_id).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
+      (await buyers.get(post.buyerId).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
     if (declinesOnTimeout) {
       await recordAnswer(db, post.id, { state: 'failed', resolvedBy: 'timeout_policy' }, now);
       continue;
@@ -63,8 +63,8 @@ export async function recoverSale(
         reason: AWAITING_CONFIRMATION,
       }),
     );
-    return { kind: 'unconfirmed', postId: open.id, buyerId: open.buyer_id };
+    return { kind: 'unconfirmed', postId: open.id, buyerId: open.buyerId };
   }
   await releaseLeadCapacity(db, lead.id);
-  return { kind: 'resell', postedBuyers: new Set(posts.map((post) => post.buyer_id)) };
+  return { kind: 'resell', postedBuyers: new Set(posts.map((post) => post.buyerId)) };
 }

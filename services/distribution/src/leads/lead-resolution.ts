@@ -1,10 +1,11 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
+import type { LeadPost } from '../buyers/lead-post.js';
 import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
 import { NO_BUYER_ACCEPTED } from '../buyers/lead-seller.js';
 import { releaseHolds } from '../buyers/post-journal.js';
 import { payoutFor } from '../buyers/rules/payout.js';
 import type { Db } from '../db/database.js';
-import type { LeadPostResolver, LeadPostRow, LeadRow } from '../db/schema.js';
+import type { LeadPostResolver, LeadRow } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import * as repository from './lead.repository.js';
@@ -100,7 +101,7 @@ export class LeadResolution {
     if (post.state === 'accepted') return this.sell(lead, post, now);
     if (!verdict.sold) return this.decline(lead, post, resolver, now);
 
-    const chargeCents = post.charge_cents ?? verdict.chargeCents;
+    const chargeCents = post.chargeCents ?? verdict.chargeCents;
     if (chargeCents === undefined || chargeCents <= 0) {
       throw invalidField('charge_cents', 'is required: the post carried no price, give the price the buyer pays', {
         message: 'the post carried no price: give the price the buyer pays',
@@ -108,12 +109,12 @@ export class LeadResolution {
         violationReason: 'FIELD_REQUIRED',
       });
     }
-    const payoutCents = post.payout_cents ?? (await this.payout(lead, post.buyer_id, chargeCents));
+    const payoutCents = post.payoutCents ?? (await this.payout(lead, post.buyerId, chargeCents));
     await recordAnswer(this.db, post.id, { state: 'accepted', chargeCents, payoutCents, resolvedBy: resolver }, now);
-    return this.sell(lead, { ...post, state: 'accepted', charge_cents: chargeCents, payout_cents: payoutCents }, now);
+    return this.sell(lead, { ...post, state: 'accepted', chargeCents, payoutCents }, now);
   }
 
-  private async sell(lead: LeadRow, post: LeadPostRow, now: number): Promise<Resolution> {
+  private async sell(lead: LeadRow, post: LeadPost, now: number): Promise<Resolution> {
     const winner = winnerOfPost(post);
     await this.db
       .transaction()
@@ -130,12 +131,7 @@ export class LeadResolution {
     return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
   }
 
-  private async decline(
-    lead: LeadRow,
-    post: LeadPostRow,
-    resolver: LeadPostResolver,
-    now: number,
-  ): Promise<Resolution> {
+  private async decline(lead: LeadRow, post: LeadPost, resolver: LeadPostResolver, now: number): Promise<Resolution> {
     await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
     if (
       !(await repository.settleLead(this.db, lead.id, {
@@ -147,14 +143,14 @@ export class LeadResolution {
       throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
     }
     if (lead.is_test === 0) {
-      const buyer = await this.buyers.get(post.buyer_id);
+      const buyer = await this.buyers.get(post.buyerId);
       await releaseHolds(this.db, lead.id, buyer, {
         ssn: lead.ssn_hash,
         email: lead.email_hash,
         phone: lead.phone_hash,
       });
     }
-    return { leadId: lead.id, status: 'rejected', buyerId: post.buyer_id, payoutCents: 0 };
+    return { leadId: lead.id, status: 'rejected', buyerId: post.buyerId, payoutCents: 0 };
   }
 
   private async payout(lead: LeadRow, buyerId: string, chargeCents: number): Promise<number> {
