@@ -5,7 +5,8 @@ import type { Db } from '../../services/distribution/src/db/database.js';
 import { migrations } from '../../services/distribution/src/db/migrations/index.js';
 import type { NewLeadRow } from '../../services/distribution/src/db/schema.js';
 import { newId } from '../../services/distribution/src/ids.js';
-import { leadRow, personHashes } from '../../services/distribution/src/leads/lead-record.js';
+import { leadRow } from '../../services/distribution/src/leads/lead.repository.js';
+import { personHashes, storedLead } from '../../services/distribution/src/leads/lead-record.js';
 import { validateLead } from '../../services/distribution/src/leads/validation.js';
 import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
 
@@ -44,7 +45,7 @@ export function legacyLeadRow(
     now,
     person: personHashes(valid, ring.hasher),
   };
-  const row = leadRow(valid, identity, ring.cipher);
+  const row = leadRow(storedLead(valid, identity, ring.cipher));
   const personal: Record<string, string> = JSON.parse(ring.cipher.decrypt(row.sensitive));
   const encrypted = Object.fromEntries(Object.entries(personal).filter(([field]) => LEGACY_ENCRYPTED.has(field)));
   const plain = Object.fromEntries(Object.entries(personal).filter(([field]) => !LEGACY_ENCRYPTED.has(field)));

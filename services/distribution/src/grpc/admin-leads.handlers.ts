@@ -9,7 +9,8 @@ import type {
 import { leadStatuses } from '../../../common/admin-enums.js';
 import type { LeadStatus } from '../db/schema.js';
 import { invalidField } from '../errors.js';
-import type { LeadFilter, LeadLookup } from '../leads/lead-lookup.js';
+import type { LeadFilter } from '../leads/lead.repository.js';
+import type { LeadLookup } from '../leads/lead-lookup.js';
 import type { LeadResolution } from '../leads/lead-resolution.js';
 import { leadView } from '../leads/lead-view.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
@@ -47,12 +48,12 @@ export function adminLeadHandlers(deps: AdminLeadDependencies, admin: UnaryMetho
   const { lookup, resolution, cipher } = deps;
   return {
     getLead: admin('GetLead', async (request: GetLeadRequest) => {
-      const { row, attempts } = await lookup.get(request.leadId);
-      return { lead: leadView(row, attempts, cipher) };
+      const { lead, attempts } = await lookup.get(request.leadId);
+      return { lead: leadView(lead, attempts, cipher) };
     }),
     findLead: admin('FindLead', async (request: FindLeadRequest) => {
-      const { row, attempts } = await lookup.findByClickid(request.clickid, request.publisherId || undefined);
-      return { lead: leadView(row, attempts, cipher) };
+      const { lead, attempts } = await lookup.findByClickid(request.clickid, request.publisherId || undefined);
+      return { lead: leadView(lead, attempts, cipher) };
     }),
     listLeads: admin('ListLeads', async (request: ListLeadsRequest) => {
       const filter = leadFilter(request);
@@ -60,8 +61,13 @@ export function adminLeadHandlers(deps: AdminLeadDependencies, admin: UnaryMetho
       const size = pageSizeOf(request);
       const cursor = cursorOf(request, scope);
       const after = cursor ? { createdAt: Number(cursor[0]), id: String(cursor[1]) } : undefined;
-      const page = pageFrom(await lookup.list(filter, after, size + 1), size, (row) => [row.created_at, row.id], scope);
-      return { leads: page.items.map((row) => leadView(row, [], cipher)), nextPageToken: page.nextPageToken };
+      const page = pageFrom(
+        await lookup.list(filter, after, size + 1),
+        size,
+        (lead) => [lead.createdAt, lead.id],
+        scope,
+      );
+      return { leads: page.items.map((lead) => leadView(lead, [], cipher)), nextPageToken: page.nextPageToken };
     }),
     listUnconfirmedLeads: admin('ListUnconfirmedLeads', async (request: ListUnconfirmedLeadsRequest) => {
       const scope = ['ListUnconfirmedLeads'];

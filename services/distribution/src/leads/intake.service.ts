@@ -7,7 +7,6 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import { AWAITING_CONFIRMATION, type LeadSeller, type SaleDecision, type SaleWinner } from '../buyers/lead-seller.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
-import type { LeadRow } from '../db/schema.js';
 import { StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { DistributionMetrics } from '../observability/metrics.js';
@@ -17,9 +16,10 @@ import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import * as repository from './lead.repository.js';
 import { logLeadAnswered, outcomeBuyerId } from './lead-log.js';
-import { type LeadIdentity, leadRow, personHashes } from './lead-record.js';
+import { type LeadIdentity, personHashes, storedLead } from './lead-record.js';
 import { recoverSale } from './lead-recovery.js';
 import { LeadNotRecordable, recordSale, recordUnsold } from './sale-record.js';
+import type { StoredLead } from './stored-lead.js';
 import { leadFingerprintSource, type ValidLead, validateLead } from './validation.js';
 
 export type IntakeOutcome =
@@ -61,32 +61,32 @@ const LEAD_IN_PROGRESS = { reason: 'LEAD_IN_PROGRESS', retryDelayMs: 250 };
 /** A claim older than the sell deadline plus this is held by a process that died. */
 export const STALE_CLAIM_GRACE_MS = 5000;
 
-export function isStaleClaim(row: Pick<LeadRow, 'claimed_at'>, sellDeadlineMs: number, now: number): boolean {
-  return row.claimed_at + sellDeadlineMs + STALE_CLAIM_GRACE_MS < now;
+export function isStaleClaim(lead: Pick<StoredLead, 'claimedAt'>, sellDeadlineMs: number, now: number): boolean {
+  return lead.claimedAt + sellDeadlineMs + STALE_CLAIM_GRACE_MS < now;
 }
 
 /** The stored answer of a lead that has one. */
-export function storedOutcome(row: LeadRow): IntakeOutcome | undefined {
-  switch (row.status) {
+export function storedOutcome(lead: StoredLead): IntakeOutcome | undefined {
+  switch (lead.status) {
     case 'sold':
       return {
         kind: 'sold',
-        leadId: row.id,
-        payoutCents: row.payout_cents ?? 0,
-        buyerId: row.buyer_id ?? '',
-        redirectUrl: row.redirect_url ?? '',
+        leadId: lead.id,
+        payoutCents: lead.payoutCents ?? 0,
+        buyerId: lead.buyerId ?? '',
+        redirectUrl: lead.redirectUrl ?? '',
       };
     case 'rejected':
-      return { kind: 'rejected', leadId: row.id, reason: row.reason ?? '' };
+      return { kind: 'rejected', leadId: lead.id, reason: lead.reason ?? '' };
     case 'unconfirmed':
-      return { kind: 'unconfirmed', leadId: row.id, reason: row.reason ?? AWAITING_CONFIRMATION };
+      return { kind: 'unconfirmed', leadId: lead.id, reason: lead.reason ?? AWAITING_CONFIRMATION };
     case 'processing':
       return undefined;
   }
 }
 
-function replay(row: LeadRow): IntakeResult {
-  const outcome = storedOutcome(row);
+function replay(lead: StoredLead): IntakeResult {
+  const outcome = storedOutcome(lead);
   if (!outcome) throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
   return { outcome, buyerWaitMs: 0, replayed: true };
 }
@@ -151,8 +151,8 @@ export class IntakeService {
     const claimed = await inSpan(this.deps.tracer, 'leadflow.store', async (span) => {
       span.setAttribute('leadflow.lead_id', identity.id);
       try {
-        const row = leadRow(valid, identity, this.deps.cipher);
-        await this.deps.writes.run((trx) => repository.insertLead(trx, row));
+        const stored = storedLead(valid, identity, this.deps.cipher);
+        await this.deps.writes.run((trx) => repository.insertLead(trx, stored));
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
@@ -188,22 +188,22 @@ export class IntakeService {
     answerBy: number,
   ): Promise<IntakeResult> {
     for (;;) {
-      const row = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
-      if (!row) throw new StatusError('unavailable', 'lead is being stored: retry', LEAD_IN_PROGRESS);
-      if (row.fingerprint !== identity.fingerprint) {
+      const stored = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
+      if (!stored) throw new StatusError('unavailable', 'lead is being stored: retry', LEAD_IN_PROGRESS);
+      if (stored.fingerprint !== identity.fingerprint) {
         return {
           outcome: { kind: 'invalid', errors: { clickid: CLICKID_REUSED }, clickidReused: true },
           buyerWaitMs: 0,
           replayed: false,
         };
       }
-      if (row.status !== 'processing') return replay(row);
+      if (stored.status !== 'processing') return replay(stored);
 
-      const running = this.inFlight.get(row.id);
+      const running = this.inFlight.get(stored.id);
       if (running) return { ...(await running), buyerWaitMs: 0, replayed: true };
 
       const now = Date.now();
-      const stale = isStaleClaim(row, this.deps.sellDeadlineMs, now);
+      const stale = isStaleClaim(stored, this.deps.sellDeadlineMs, now);
       // A takeover sells with a whole selling budget or not at all: with less, every buyer could be
       // skipped for lack of time. The next retry brings a whole one.
       if (stale && answerBy - now < this.deps.sellDeadlineMs) {
@@ -211,9 +211,9 @@ export class IntakeService {
       }
       if (stale) {
         const claimToken = newId('clm', now);
-        if (await repository.takeOverClaim(this.deps.db, row.id, row.claim_token, claimToken, now)) {
-          this.deps.logger.warn({ leadId: row.id }, 'took over a stale lead claim');
-          return this.takeOver(valid, { ...identity, id: row.id, claimToken, now }, publisher, answerBy);
+        if (await repository.takeOverClaim(this.deps.db, stored.id, stored.claimToken, claimToken, now)) {
+          this.deps.logger.warn({ leadId: stored.id }, 'took over a stale lead claim');
+          return this.takeOver(valid, { ...identity, id: stored.id, claimToken, now }, publisher, answerBy);
         }
         continue;
       }
@@ -352,15 +352,15 @@ export class IntakeService {
           now,
         );
       const update = release
-        ? { claimed_at: repository.RELEASED_CLAIM_AT }
+        ? { claimedAt: repository.RELEASED_CLAIM_AT }
         : decision.unconfirmed
           ? {
               status: 'unconfirmed' as const,
-              completed_at: now,
+              completedAt: now,
               reason: AWAITING_CONFIRMATION,
-              processing_ms: processingMs,
+              processingMs,
             }
-          : { status: 'rejected' as const, completed_at: now, reason: decision.reason, processing_ms: processingMs };
+          : { status: 'rejected' as const, completedAt: now, reason: decision.reason, processingMs };
       return recordUnsold(trx, identity.id, identity.claimToken, decision.attempts, update);
     });
   }
@@ -399,9 +399,9 @@ export class IntakeService {
   }
 
   private async replayOrRetry(leadId: string): Promise<IntakeResult> {
-    const row = await repository.findLead(this.deps.db, leadId);
-    if (!row || row.status === 'processing')
+    const stored = await repository.findLead(this.deps.db, leadId);
+    if (!stored || stored.status === 'processing')
       throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
-    return replay(row);
+    return replay(stored);
   }
 }

@@ -1,28 +1,12 @@
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
-import type { LeadRow, LeadStatus } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
+import type { LeadFilter, LeadListCursor } from './lead.repository.js';
 import * as repository from './lead.repository.js';
-
-/** Which leads a list covers; every filter left undefined matches every lead. */
-export interface LeadFilter {
-  status?: LeadStatus;
-  publisherId?: string;
-  /** The buyer a lead was sold to. */
-  buyerId?: string;
-  /** Created in [fromMs, toMs). */
-  fromMs?: number;
-  toMs?: number;
-}
-
-/** Newest first: the creation time, then the id, of the last lead of the previous page. */
-export interface LeadListCursor {
-  createdAt: number;
-  id: string;
-}
+import type { StoredLead } from './stored-lead.js';
 
 export interface FoundLead {
-  row: LeadRow;
+  lead: StoredLead;
   attempts: AttemptRecord[];
 }
 
@@ -31,9 +15,9 @@ export class LeadLookup {
   constructor(private readonly db: Db) {}
 
   async get(leadId: string): Promise<FoundLead> {
-    const row = await repository.findLead(this.db, leadId);
-    if (!row) throw new StatusError('not_found', 'no such lead', { reason: 'LEAD_NOT_FOUND' });
-    return this.withAttempts(row);
+    const lead = await repository.findLead(this.db, leadId);
+    if (!lead) throw new StatusError('not_found', 'no such lead', { reason: 'LEAD_NOT_FOUND' });
+    return this.withAttempts(lead);
   }
 
   /** A publisher's lead by clickid; any publisher's when none is given, unless several used it. */
@@ -41,39 +25,23 @@ export class LeadLookup {
     if (clickid === '') {
       throw invalidField('clickid', 'is required', { reason: 'CLICKID_REQUIRED', violationReason: 'FIELD_REQUIRED' });
     }
-    let query = this.db.selectFrom('leads').selectAll().where('clickid', '=', clickid);
-    if (publisherId !== undefined) query = query.where('publisher_id', '=', publisherId);
-    const rows = await query.orderBy('created_at').limit(2).execute();
-    if (rows.length === 0)
+    const leads = await repository.findLeadsByClickid(this.db, clickid, publisherId, 2);
+    if (leads.length === 0)
       throw new StatusError('not_found', 'no lead with this clickid', { reason: 'LEAD_NOT_FOUND' });
-    if (rows.length > 1) {
+    if (leads.length > 1) {
       throw new StatusError('failed_precondition', 'several publishers sent this clickid: name the publisher', {
         reason: 'CLICKID_AMBIGUOUS',
       });
     }
-    return this.withAttempts(rows[0]!);
+    return this.withAttempts(leads[0]!);
   }
 
   /** Up to `limit` leads after the cursor, newest first. */
-  async list(filter: LeadFilter, after: LeadListCursor | undefined, limit: number): Promise<LeadRow[]> {
-    let query = this.db.selectFrom('leads').selectAll();
-    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-    if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
-    if (filter.buyerId !== undefined) query = query.where('buyer_id', '=', filter.buyerId);
-    if (filter.fromMs !== undefined) query = query.where('created_at', '>=', filter.fromMs);
-    if (filter.toMs !== undefined) query = query.where('created_at', '<', filter.toMs);
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
-    }
-    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  async list(filter: LeadFilter, after: LeadListCursor | undefined, limit: number): Promise<StoredLead[]> {
+    return repository.listLeads(this.db, filter, after, limit);
   }
 
-  private async withAttempts(row: LeadRow): Promise<FoundLead> {
-    return { row, attempts: await repository.listBuyerAttempts(this.db, row.id) };
+  private async withAttempts(lead: StoredLead): Promise<FoundLead> {
+    return { lead, attempts: await repository.listBuyerAttempts(this.db, lead.id) };
   }
 }

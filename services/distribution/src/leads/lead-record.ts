@@ -1,8 +1,8 @@
 import { LEAD_FIELDS, type LeadField, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import type { PersonHashes } from '../buyers/duplicates.js';
-import type { NewLeadRow } from '../db/schema.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
+import type { StoredLead } from './stored-lead.js';
 import type { ValidLead } from './validation.js';
 
 const SENSITIVE: ReadonlySet<LeadField> = new Set(SENSITIVE_LEAD_FIELDS);
@@ -21,7 +21,7 @@ export interface LeadIdentity {
   fingerprint: string;
   claimToken: string;
   now: number;
-  /** Keyed hashes of who the lead is about, for the row and for duplicate checks. */
+  /** Keyed hashes of who the lead is about, stored and used for duplicate checks. */
   person: PersonHashes;
 }
 
@@ -38,34 +38,32 @@ export function personHashes(lead: ValidLead, hasher: KeyedHasher): PersonHashes
  * The stored form of a valid lead: personal fields encrypted together, keyed
  * hashes for duplicate checks, the rest as JSON.
  */
-export function leadRow(lead: ValidLead, identity: LeadIdentity, cipher: PiiCipher): NewLeadRow {
-  const { person } = identity;
+export function storedLead(lead: ValidLead, identity: LeadIdentity, cipher: PiiCipher): StoredLead {
   const { fields } = lead;
   return {
     id: identity.id,
-    publisher_id: identity.publisherId,
+    publisherId: identity.publisherId,
     clickid: fields.clickid,
     fingerprint: identity.fingerprint,
     status: 'processing',
-    is_test: lead.test ? 1 : 0,
-    claim_token: identity.claimToken,
-    claimed_at: identity.now,
-    created_at: identity.now,
-    completed_at: null,
-    price_floor_cents: lead.priceCents,
-    loan_amount_cents: lead.loanAmountCents,
-    income_net_monthly_cents: lead.incomeNetMonthlyCents,
+    test: lead.test,
+    claimToken: identity.claimToken,
+    claimedAt: identity.now,
+    createdAt: identity.now,
+    completedAt: null,
+    priceFloorCents: lead.priceCents,
+    loanAmountCents: lead.loanAmountCents,
+    incomeNetMonthlyCents: lead.incomeNetMonthlyCents,
     state: fields.state,
-    ssn_hash: person.ssn,
-    email_hash: person.email,
-    phone_hash: person.phone,
-    fields: JSON.stringify(pick(lead, false)),
+    person: identity.person,
+    fieldsJson: JSON.stringify(pick(lead, false)),
     sensitive: cipher.encrypt(JSON.stringify(pick(lead, true))),
-    tracking: JSON.stringify(lead.tracking),
-    buyer_id: null,
-    payout_cents: null,
-    redirect_url: null,
+    sensitivePurgedAt: null,
+    trackingJson: JSON.stringify(lead.tracking),
+    buyerId: null,
+    payoutCents: null,
+    redirectUrl: null,
     reason: null,
-    processing_ms: null,
+    processingMs: null,
   };
 }

@@ -59,7 +59,7 @@ export async function recoverSale(
     await db.transaction().execute((trx) =>
       recordUnsold(trx, lead.id, lead.claimToken, [], {
         status: 'unconfirmed',
-        completed_at: now,
+        completedAt: now,
         reason: AWAITING_CONFIRMATION,
       }),
     );

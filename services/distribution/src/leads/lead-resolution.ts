@@ -5,12 +5,13 @@ import { NO_BUYER_ACCEPTED } from '../buyers/lead-seller.js';
 import { releaseHolds } from '../buyers/post-journal.js';
 import { payoutFor } from '../buyers/rules/payout.js';
 import type { Db } from '../db/database.js';
-import type { LeadPostResolver, LeadRow } from '../db/schema.js';
+import type { LeadPostResolver } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import * as repository from './lead.repository.js';
 import { winnerOfPost } from './lead-recovery.js';
 import { recordSale } from './sale-record.js';
+import type { StoredLead } from './stored-lead.js';
 
 export interface UnconfirmedLead {
   leadId: string;
@@ -114,48 +115,42 @@ export class LeadResolution {
     return this.sell(lead, { ...post, state: 'accepted', chargeCents, payoutCents }, now);
   }
 
-  private async sell(lead: LeadRow, post: LeadPost, now: number): Promise<Resolution> {
+  private async sell(lead: StoredLead, post: LeadPost, now: number): Promise<Resolution> {
     const winner = winnerOfPost(post);
     await this.db
       .transaction()
       .execute((trx) =>
-        recordSale(
-          trx,
-          { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1 },
-          winner,
-          [],
-          null,
-          now,
-        ),
+        recordSale(trx, { id: lead.id, publisherId: lead.publisherId, test: lead.test }, winner, [], null, now),
       );
     return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
   }
 
-  private async decline(lead: LeadRow, post: LeadPost, resolver: LeadPostResolver, now: number): Promise<Resolution> {
+  private async decline(
+    lead: StoredLead,
+    post: LeadPost,
+    resolver: LeadPostResolver,
+    now: number,
+  ): Promise<Resolution> {
     await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
     if (
       !(await repository.settleLead(this.db, lead.id, {
         status: 'rejected',
-        completed_at: now,
+        completedAt: now,
         reason: NO_BUYER_ACCEPTED,
       }))
     ) {
       throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
     }
-    if (lead.is_test === 0) {
+    if (!lead.test) {
       const buyer = await this.buyers.get(post.buyerId);
-      await releaseHolds(this.db, lead.id, buyer, {
-        ssn: lead.ssn_hash,
-        email: lead.email_hash,
-        phone: lead.phone_hash,
-      });
+      await releaseHolds(this.db, lead.id, buyer, lead.person);
     }
     return { leadId: lead.id, status: 'rejected', buyerId: post.buyerId, payoutCents: 0 };
   }
 
-  private async payout(lead: LeadRow, buyerId: string, chargeCents: number): Promise<number> {
-    const [buyer, publisher] = await Promise.all([this.buyers.get(buyerId), this.publishers.get(lead.publisher_id)]);
-    const payout = payoutFor(buyer.definition.payout, lead.publisher_id, chargeCents, publisher.payoutShareBps);
+  private async payout(lead: StoredLead, buyerId: string, chargeCents: number): Promise<number> {
+    const [buyer, publisher] = await Promise.all([this.buyers.get(buyerId), this.publishers.get(lead.publisherId)]);
+    const payout = payoutFor(buyer.definition.payout, lead.publisherId, chargeCents, publisher.payoutShareBps);
     if (payout === undefined)
       throw new StatusError('failed_precondition', "the buyer's payout policy gives no payout for this price");
     return payout;

@@ -3,8 +3,8 @@ import { attemptKinds, attemptOutcomes, leadStatuses } from '../../../common/adm
 import { isLeadField, leadFieldFacts, SENSITIVE_LEAD_FIELDS } from '../../../common/lead-fields.js';
 import { durationOfMs, timestampOfMs } from '../../../common/proto-time.js';
 import type { AttemptRecord } from '../buyers/attempt-record.js';
-import type { LeadRow } from '../db/schema.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
+import type { StoredLead } from './stored-lead.js';
 
 /** Everything but the last four characters becomes '*'; short values are hidden whole. */
 export function maskValue(value: string): string {
@@ -57,34 +57,34 @@ const PURGED = '[purged]';
  * personal field a lead of an older release still keeps in plain text is
  * masked the same way.
  */
-function fieldsView(row: LeadRow, cipher: PiiCipher): Record<string, string> {
-  const fields: Record<string, string> = JSON.parse(row.fields);
-  if (row.sensitive_purged_at !== null) {
+function fieldsView(lead: StoredLead, cipher: PiiCipher): Record<string, string> {
+  const fields: Record<string, string> = JSON.parse(lead.fieldsJson);
+  if (lead.sensitivePurgedAt !== null) {
     return { ...fields, ...Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED])) };
   }
-  const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(row.sensitive)) };
+  const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(lead.sensitive)) };
   return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, maskSensitive(field, value) ?? value]));
 }
 
 /** A stored lead as operators see it: personal fields masked. */
-export function leadView(row: LeadRow, attempts: AttemptRecord[], cipher: PiiCipher): LeadRecord {
-  const fields = fieldsView(row, cipher);
+export function leadView(lead: StoredLead, attempts: AttemptRecord[], cipher: PiiCipher): LeadRecord {
+  const fields = fieldsView(lead, cipher);
   return {
-    leadId: row.id,
-    publisherId: row.publisher_id,
-    clickid: row.clickid,
-    status: leadStatuses.valueOf(row.status),
-    test: row.is_test === 1,
-    createTime: new Date(row.created_at),
-    completeTime: timestampOfMs(row.completed_at),
-    priceFloorCents: row.price_floor_cents,
-    buyerId: row.buyer_id ?? '',
-    payoutCents: row.payout_cents ?? 0,
-    reason: row.reason ?? '',
-    redirectUrl: row.redirect_url ?? '',
-    processingTime: row.processing_ms === null ? undefined : durationOfMs(row.processing_ms),
+    leadId: lead.id,
+    publisherId: lead.publisherId,
+    clickid: lead.clickid,
+    status: leadStatuses.valueOf(lead.status),
+    test: lead.test,
+    createTime: new Date(lead.createdAt),
+    completeTime: timestampOfMs(lead.completedAt),
+    priceFloorCents: lead.priceFloorCents,
+    buyerId: lead.buyerId ?? '',
+    payoutCents: lead.payoutCents ?? 0,
+    reason: lead.reason ?? '',
+    redirectUrl: lead.redirectUrl ?? '',
+    processingTime: lead.processingMs === null ? undefined : durationOfMs(lead.processingMs),
     fields,
-    tracking: JSON.parse(row.tracking),
+    tracking: JSON.parse(lead.trackingJson),
     attempts: attempts.map(attemptView),
   };
 }

@@ -1,24 +1,157 @@
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { BuyerAttemptRow, LeadRow, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 import type { Sale } from './sale.js';
+import type { LeadChange, StoredLead } from './stored-lead.js';
 
-export async function insertLead(db: Db, lead: NewLeadRow): Promise<void> {
-  await insertRows(db, 'leads', [lead]);
+/** Which leads a list covers; every filter left undefined matches every lead. */
+export interface LeadFilter {
+  status?: LeadStatus;
+  publisherId?: string;
+  /** The buyer a lead was sold to. */
+  buyerId?: string;
+  /** Created in [fromMs, toMs). */
+  fromMs?: number;
+  toMs?: number;
 }
 
-export async function findLead(db: Db, id: string): Promise<LeadRow | undefined> {
-  return db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+/** Newest first: the creation time, then the id, of the last lead of the previous page. */
+export interface LeadListCursor {
+  createdAt: number;
+  id: string;
 }
 
-export async function findLeadByClickid(db: Db, publisherId: string, clickid: string): Promise<LeadRow | undefined> {
-  return db
+/** The row of a stored lead; also how tests write the rows of an older release. */
+export function leadRow(lead: StoredLead): NewLeadRow {
+  return {
+    id: lead.id,
+    publisher_id: lead.publisherId,
+    clickid: lead.clickid,
+    fingerprint: lead.fingerprint,
+    status: lead.status,
+    is_test: lead.test ? 1 : 0,
+    claim_token: lead.claimToken,
+    claimed_at: lead.claimedAt,
+    created_at: lead.createdAt,
+    completed_at: lead.completedAt,
+    price_floor_cents: lead.priceFloorCents,
+    loan_amount_cents: lead.loanAmountCents,
+    income_net_monthly_cents: lead.incomeNetMonthlyCents,
+    state: lead.state,
+    ssn_hash: lead.person.ssn,
+    email_hash: lead.person.email,
+    phone_hash: lead.person.phone,
+    fields: lead.fieldsJson,
+    sensitive: lead.sensitive,
+    sensitive_purged_at: lead.sensitivePurgedAt,
+    tracking: lead.trackingJson,
+    buyer_id: lead.buyerId,
+    payout_cents: lead.payoutCents,
+    redirect_url: lead.redirectUrl,
+    reason: lead.reason,
+    processing_ms: lead.processingMs,
+  };
+}
+
+function leadOfRow(row: LeadRow): StoredLead {
+  return {
+    id: row.id,
+    publisherId: row.publisher_id,
+    clickid: row.clickid,
+    fingerprint: row.fingerprint,
+    status: row.status,
+    test: row.is_test === 1,
+    claimToken: row.claim_token,
+    claimedAt: row.claimed_at,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    priceFloorCents: row.price_floor_cents,
+    loanAmountCents: row.loan_amount_cents,
+    incomeNetMonthlyCents: row.income_net_monthly_cents,
+    state: row.state,
+    person: { ssn: row.ssn_hash, email: row.email_hash, phone: row.phone_hash },
+    fieldsJson: row.fields,
+    sensitive: row.sensitive,
+    sensitivePurgedAt: row.sensitive_purged_at,
+    trackingJson: row.tracking,
+    buyerId: row.buyer_id,
+    payoutCents: row.payout_cents,
+    redirectUrl: row.redirect_url,
+    reason: row.reason,
+    processingMs: row.processing_ms,
+  };
+}
+
+/** The columns a change sets; those it leaves undefined are left as they are. */
+function changeRow(change: LeadChange): LeadUpdate {
+  return {
+    status: change.status,
+    claimed_at: change.claimedAt,
+    completed_at: change.completedAt,
+    buyer_id: change.buyerId,
+    payout_cents: change.payoutCents,
+    redirect_url: change.redirectUrl,
+    reason: change.reason,
+    processing_ms: change.processingMs,
+  };
+}
+
+export async function insertLead(db: Db, lead: StoredLead): Promise<void> {
+  await insertRows(db, 'leads', [leadRow(lead)]);
+}
+
+export async function findLead(db: Db, id: string): Promise<StoredLead | undefined> {
+  const row = await db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && leadOfRow(row);
+}
+
+export async function findLeadByClickid(db: Db, publisherId: string, clickid: string): Promise<StoredLead | undefined> {
+  const row = await db
     .selectFrom('leads')
     .selectAll()
     .where('publisher_id', '=', publisherId)
     .where('clickid', '=', clickid)
     .executeTakeFirst();
+  return row && leadOfRow(row);
+}
+
+/** Up to `limit` leads with this clickid, of one publisher or of any, oldest first. */
+export async function findLeadsByClickid(
+  db: Db,
+  clickid: string,
+  publisherId: string | undefined,
+  limit: number,
+): Promise<StoredLead[]> {
+  let query = db.selectFrom('leads').selectAll().where('clickid', '=', clickid);
+  if (publisherId !== undefined) query = query.where('publisher_id', '=', publisherId);
+  const rows = await query.orderBy('created_at').limit(limit).execute();
+  return rows.map(leadOfRow);
+}
+
+/** Up to `limit` leads after the cursor, newest first. */
+export async function listLeads(
+  db: Db,
+  filter: LeadFilter,
+  after: LeadListCursor | undefined,
+  limit: number,
+): Promise<StoredLead[]> {
+  let query = db.selectFrom('leads').selectAll();
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.publisherId !== undefined) query = query.where('publisher_id', '=', filter.publisherId);
+  if (filter.buyerId !== undefined) query = query.where('buyer_id', '=', filter.buyerId);
+  if (filter.fromMs !== undefined) query = query.where('created_at', '>=', filter.fromMs);
+  if (filter.toMs !== undefined) query = query.where('created_at', '<', filter.toMs);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(leadOfRow);
 }
 
 /** Moves a stale claim to a new owner; false when someone else moved it first. */
@@ -53,10 +186,10 @@ export async function releaseClaim(db: Db, leadId: string, claimToken: string): 
 }
 
 /** Writes the outcome of a lead still held under this claim; false when the claim was lost. */
-export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadUpdate): Promise<boolean> {
+export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadChange): Promise<boolean> {
   const result = await db
     .updateTable('leads')
-    .set(outcome)
+    .set(changeRow(outcome))
     .where('id', '=', leadId)
     .where('status', '=', 'processing')
     .where('claim_token', '=', claimToken)
@@ -68,10 +201,10 @@ export async function completeLead(db: Db, leadId: string, claimToken: string, o
  * Writes a sale's outcome on a lead that has none yet: one being sold, or one waiting for a buyer's
  * confirmation. Whoever holds the claim, the accepted post is the proof.
  */
-export async function settleLead(db: Db, leadId: string, outcome: LeadUpdate): Promise<boolean> {
+export async function settleLead(db: Db, leadId: string, outcome: LeadChange): Promise<boolean> {
   const result = await db
     .updateTable('leads')
-    .set(outcome)
+    .set(changeRow(outcome))
     .where('id', '=', leadId)
     .where('status', 'in', ['processing', 'unconfirmed'])
     .executeTakeFirst();

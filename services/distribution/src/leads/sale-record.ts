@@ -5,9 +5,9 @@ import type { SaleWinner } from '../buyers/lead-seller.js';
 import { saleEntries } from '../buyers/ledger.js';
 import { insertLedgerEntries } from '../buyers/ledger.repository.js';
 import type { Db } from '../db/database.js';
-import type { LeadUpdate } from '../db/schema.js';
 import { newId } from '../ids.js';
 import * as repository from './lead.repository.js';
+import type { LeadChange } from './stored-lead.js';
 
 export interface RecordedLead {
   id: string;
@@ -49,12 +49,12 @@ export async function recordSale(
   }
   const sold = await repository.settleLead(trx, lead.id, {
     status: 'sold',
-    completed_at: now,
-    buyer_id: winner.buyerId,
-    payout_cents: winner.payoutCents,
-    redirect_url: winner.redirectUrl,
+    completedAt: now,
+    buyerId: winner.buyerId,
+    payoutCents: winner.payoutCents,
+    redirectUrl: winner.redirectUrl,
     reason: null,
-    ...(processingMs === null ? {} : { processing_ms: processingMs }),
+    ...(processingMs === null ? {} : { processingMs }),
   });
   if (!sold) throw new LeadNotRecordable();
   crashPoint('in-record');
@@ -69,7 +69,7 @@ export async function recordUnsold(
   leadId: string,
   claimToken: string,
   attempts: AttemptRecord[],
-  update: LeadUpdate,
+  update: LeadChange,
 ): Promise<void> {
   await repository.insertBuyerAttempts(trx, attempts);
   if (!(await repository.completeLead(trx, leadId, claimToken, update))) throw new LeadNotRecordable();

@@ -1,0 +1,45 @@
+import type { PersonHashes } from '../buyers/duplicates.js';
+import type { LeadStatus } from '../db/schema.js';
+
+/** A lead as stored: what was sent, who sells it, how it ended; rows stay in lead.repository.ts. */
+export interface StoredLead {
+  id: string;
+  publisherId: string;
+  clickid: string;
+  /** Keyed hash of the normalized lead: tells a retry from a reused clickid. */
+  fingerprint: string;
+  status: LeadStatus;
+  test: boolean;
+  /** Who is selling the lead right now; a stale claim may be taken over. */
+  claimToken: string;
+  claimedAt: number;
+  createdAt: number;
+  completedAt: number | null;
+  priceFloorCents: number;
+  loanAmountCents: number;
+  incomeNetMonthlyCents: number | null;
+  state: string;
+  /** Keyed hashes of who the lead is about, for duplicate checks. */
+  person: PersonHashes;
+  /** JSON of the normalized fields that are not personal data. */
+  fieldsJson: string;
+  /** Ciphertext of the JSON of the personal fields (SENSITIVE_LEAD_FIELDS); empty once purged. */
+  sensitive: string;
+  /** When the personal fields were purged (the keyed hashes stay); null while they are kept. */
+  sensitivePurgedAt: number | null;
+  /** JSON of the parsed tPar pairs. */
+  trackingJson: string;
+  buyerId: string | null;
+  payoutCents: number | null;
+  redirectUrl: string | null;
+  reason: string | null;
+  processingMs: number | null;
+}
+
+/** What a lead's outcome, or its claim given back, changes of a stored lead. */
+export type LeadChange = Partial<
+  Pick<
+    StoredLead,
+    'status' | 'claimedAt' | 'completedAt' | 'buyerId' | 'payoutCents' | 'redirectUrl' | 'reason' | 'processingMs'
+  >
+>;
