@@ -1,18 +1,32 @@
 import type { Db } from '../db/database.js';
 import type { BuyerRow } from '../db/schema.js';
+import type { StoredBuyer } from './buyer.js';
 
-export async function listBuyers(db: Db): Promise<BuyerRow[]> {
-  return db.selectFrom('buyers').selectAll().orderBy('name').execute();
+function buyerOfRow(row: BuyerRow): StoredBuyer {
+  return {
+    id: row.id,
+    name: row.name,
+    active: row.active === 1,
+    definitionJson: row.definition,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
-export async function listActiveBuyers(db: Db): Promise<BuyerRow[]> {
-  return db.selectFrom('buyers').selectAll().where('active', '=', 1).execute();
+export async function listBuyers(db: Db): Promise<StoredBuyer[]> {
+  const rows = await db.selectFrom('buyers').selectAll().orderBy('name').execute();
+  return rows.map(buyerOfRow);
+}
+
+export async function listActiveBuyers(db: Db): Promise<StoredBuyer[]> {
+  const rows = await db.selectFrom('buyers').selectAll().where('active', '=', 1).execute();
+  return rows.map(buyerOfRow);
 }
 
 // Names compare without case on both engines (MySQL's collation already does; SQLite's does not).
-export async function findBuyersByName(db: Db, names: string[]): Promise<BuyerRow[]> {
+export async function findBuyersByName(db: Db, names: string[]): Promise<StoredBuyer[]> {
   if (names.length === 0) return [];
-  return db
+  const rows = await db
     .selectFrom('buyers')
     .selectAll()
     .where(
@@ -21,35 +35,51 @@ export async function findBuyersByName(db: Db, names: string[]): Promise<BuyerRo
       names.map((name) => name.toLowerCase()),
     )
     .execute();
+  return rows.map(buyerOfRow);
 }
 
-export async function findBuyer(db: Db, idOrName: string): Promise<BuyerRow | undefined> {
-  return db
+export async function findBuyer(db: Db, idOrName: string): Promise<StoredBuyer | undefined> {
+  const row = await db
     .selectFrom('buyers')
     .selectAll()
     .where((eb) => eb.or([eb('id', '=', idOrName), eb(eb.fn('lower', ['name']), '=', idOrName.toLowerCase())]))
     .executeTakeFirst();
+  return row && buyerOfRow(row);
 }
 
-export async function insertBuyer(db: Db, buyer: BuyerRow): Promise<void> {
-  await db.insertInto('buyers').values(buyer).execute();
+export async function insertBuyer(db: Db, buyer: StoredBuyer): Promise<void> {
+  await db
+    .insertInto('buyers')
+    .values({
+      id: buyer.id,
+      name: buyer.name,
+      active: buyer.active ? 1 : 0,
+      definition: buyer.definitionJson,
+      created_at: buyer.createdAt,
+      updated_at: buyer.updatedAt,
+    })
+    .execute();
 }
 
 export async function updateBuyerDefinition(
   db: Db,
   id: string,
   name: string,
-  active: number,
-  definition: string,
+  active: boolean,
+  definitionJson: string,
   updatedAt: number,
 ): Promise<void> {
   await db
     .updateTable('buyers')
-    .set({ name, active, definition, updated_at: updatedAt })
+    .set({ name, active: active ? 1 : 0, definition: definitionJson, updated_at: updatedAt })
     .where('id', '=', id)
     .execute();
 }
 
-export async function setBuyerActive(db: Db, id: string, active: number, updatedAt: number): Promise<void> {
-  await db.updateTable('buyers').set({ active, updated_at: updatedAt }).where('id', '=', id).execute();
+export async function setBuyerActive(db: Db, id: string, active: boolean, updatedAt: number): Promise<void> {
+  await db
+    .updateTable('buyers')
+    .set({ active: active ? 1 : 0, updated_at: updatedAt })
+    .where('id', '=', id)
+    .execute();
 }

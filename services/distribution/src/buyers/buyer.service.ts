@@ -1,9 +1,8 @@
 import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
-import type { BuyerRow } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
-import { type Buyer, buyerFromRow, InvalidStoredBuyerError } from './buyer.js';
+import { type Buyer, buyerFromStored, InvalidStoredBuyerError, type StoredBuyer } from './buyer.js';
 import * as repository from './buyer.repository.js';
 import { type EnvironmentValues, serviceValues } from './definition/buyer-values.js';
 import { parseBuyerDocument } from './definition/parse-buyers.js';
@@ -41,8 +40,8 @@ function parseJson(text: string): unknown {
  */
 export class BuyerService {
   private activeCache: { buyers: Buyer[]; expiresAt: number } | undefined;
-  /** The last check of each buyer's stored definition, redone only when the row changes. */
-  private readonly checked = new Map<string, { row: BuyerRow; result: Buyer | InvalidStoredBuyerError }>();
+  /** The last check of each buyer's stored definition, redone only when its record changes. */
+  private readonly checked = new Map<string, { stored: StoredBuyer; result: Buyer | InvalidStoredBuyerError }>();
 
   /** `values`: where the references of buyer files resolve; its secrets file is read again at each apply. */
   constructor(
@@ -54,8 +53,8 @@ export class BuyerService {
   async listActive(): Promise<Buyer[]> {
     const now = Date.now();
     if (!this.activeCache || this.activeCache.expiresAt <= now) {
-      const rows = await repository.listActiveBuyers(this.db);
-      this.activeCache = { buyers: this.usable(rows), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
+      const stored = await repository.listActiveBuyers(this.db);
+      this.activeCache = { buyers: this.usable(stored), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
     }
     return this.activeCache.buyers;
   }
@@ -65,9 +64,9 @@ export class BuyerService {
   }
 
   async get(idOrName: string): Promise<Buyer> {
-    const row = await repository.findBuyer(this.db, idOrName);
-    if (!row) throw new StatusError('not_found', 'no such buyer');
-    const result = this.check(row);
+    const stored = await repository.findBuyer(this.db, idOrName);
+    if (!stored) throw new StatusError('not_found', 'no such buyer');
+    const result = this.check(stored);
     if (result instanceof InvalidStoredBuyerError) throw new StatusError('failed_precondition', result.message);
     return result;
   }
@@ -79,43 +78,43 @@ export class BuyerService {
   async nameOf(buyerId: string): Promise<string | undefined> {
     const known = this.knownName(buyerId);
     if (known !== undefined) return known;
-    const row = await repository.findBuyer(this.db, buyerId);
-    return row?.id === buyerId ? row.name : undefined;
+    const stored = await repository.findBuyer(this.db, buyerId);
+    return stored?.id === buyerId ? stored.name : undefined;
   }
 
   /** A buyer's name by id from the definitions this process has read, without a query. */
   knownName(buyerId: string): string | undefined {
-    return this.checked.get(buyerId)?.row.name;
+    return this.checked.get(buyerId)?.stored.name;
   }
 
-  private usable(rows: BuyerRow[]): Buyer[] {
-    return rows
-      .map((row) => this.check(row))
+  private usable(stored: StoredBuyer[]): Buyer[] {
+    return stored
+      .map((buyer) => this.check(buyer))
       .filter((result): result is Buyer => !(result instanceof InvalidStoredBuyerError));
   }
 
-  private check(row: BuyerRow): Buyer | InvalidStoredBuyerError {
-    const last = this.checked.get(row.id);
+  private check(stored: StoredBuyer): Buyer | InvalidStoredBuyerError {
+    const last = this.checked.get(stored.id);
     if (
       last &&
-      last.row.definition === row.definition &&
-      last.row.active === row.active &&
-      last.row.updated_at === row.updated_at
+      last.stored.definitionJson === stored.definitionJson &&
+      last.stored.active === stored.active &&
+      last.stored.updatedAt === stored.updatedAt
     ) {
       return last.result;
     }
     let result: Buyer | InvalidStoredBuyerError;
     try {
-      result = buyerFromRow(row, this.values);
+      result = buyerFromStored(stored, this.values);
     } catch (error) {
       if (!(error instanceof InvalidStoredBuyerError)) throw error;
       result = error;
       this.logger.error(
-        { buyerId: row.id, problems: error.problems },
+        { buyerId: stored.id, problems: error.problems },
         'stored buyer definition is invalid: buyer left out until a corrected file is applied',
       );
     }
-    this.checked.set(row.id, { row, result });
+    this.checked.set(stored.id, { stored, result });
     return result;
   }
 
@@ -137,14 +136,14 @@ export class BuyerService {
             trx,
             parsed.buyers.map((buyer) => buyer.name),
           )
-        ).map((row) => [row.name.toLowerCase(), row]),
+        ).map((buyer) => [buyer.name.toLowerCase(), buyer]),
       );
       const applied: AppliedBuyer[] = [];
       for (const definition of parsed.buyers) {
         const stored = existing.get(definition.name.toLowerCase());
         const json = JSON.stringify(definition);
-        const active = definition.active && stored?.active !== 0 ? 1 : 0;
-        const paused = active === 0;
+        const active = definition.active && stored?.active !== false;
+        const paused = !active;
         if (!stored) {
           const id = newId('buy', now);
           if (!dryRun)
@@ -152,12 +151,12 @@ export class BuyerService {
               id,
               name: definition.name,
               active,
-              definition: json,
-              created_at: now,
-              updated_at: now,
+              definitionJson: json,
+              createdAt: now,
+              updatedAt: now,
             });
           applied.push({ id, name: definition.name, action: 'created', paused });
-        } else if (stored.definition === json && stored.active === active) {
+        } else if (stored.definitionJson === json && stored.active === active) {
           applied.push({ id: stored.id, name: definition.name, action: 'unchanged', paused });
         } else {
           if (!dryRun) await repository.updateBuyerDefinition(trx, stored.id, definition.name, active, json, now);
@@ -172,7 +171,7 @@ export class BuyerService {
 
   async setActive(idOrName: string, active: boolean): Promise<Buyer> {
     const buyer = await this.get(idOrName);
-    await repository.setBuyerActive(this.db, buyer.id, active ? 1 : 0, Date.now());
+    await repository.setBuyerActive(this.db, buyer.id, active, Date.now());
     this.activeCache = undefined;
     return this.get(buyer.id);
   }

@@ -1,4 +1,3 @@
-import type { BuyerRow } from '../db/schema.js';
 import type { BuyerDefinition, HttpExchange } from './definition/buyer-definition.js';
 import type { BuyerValues } from './definition/buyer-values.js';
 import type { Problem } from './definition/problems.js';
@@ -8,6 +7,17 @@ import { readStoredDefinition } from './definition/stored-definition.js';
 export interface Buyer {
   id: string;
   definition: BuyerDefinition;
+  updatedAt: number;
+}
+
+/** A buyer's record, its definition still the JSON that was applied; rows stay in buyer.repository.ts. */
+export interface StoredBuyer {
+  id: string;
+  name: string;
+  /** Kept apart from the definition so that pause and resume need not rewrite it. */
+  active: boolean;
+  definitionJson: string;
+  createdAt: number;
   updatedAt: number;
 }
 
@@ -24,12 +34,11 @@ export class InvalidStoredBuyerError extends Error {
   }
 }
 
-/** The buyer of a row, its definition checked again; throws InvalidStoredBuyerError. */
-export function buyerFromRow(row: BuyerRow, values?: BuyerValues): Buyer {
-  const stored = readStoredDefinition(row.definition, values);
-  if ('errors' in stored) throw new InvalidStoredBuyerError(row.id, stored.errors);
-  // `active` has its own column so that pause and resume need not rewrite the definition.
-  return { id: row.id, definition: { ...stored.definition, active: row.active === 1 }, updatedAt: row.updated_at };
+/** The buyer of a stored record, its definition checked again; throws InvalidStoredBuyerError. */
+export function buyerFromStored(stored: StoredBuyer, values?: BuyerValues): Buyer {
+  const read = readStoredDefinition(stored.definitionJson, values);
+  if ('errors' in read) throw new InvalidStoredBuyerError(stored.id, read.errors);
+  return { id: stored.id, definition: { ...read.definition, active: stored.active }, updatedAt: stored.updatedAt };
 }
 
 const REDACTED = '[redacted]';
