@@ -11,17 +11,7 @@ import type { PublisherService } from '../publishers/publisher.service.js';
 import * as repository from './lead.repository.js';
 import { winnerOfPost } from './lead-recovery.js';
 import { recordSale } from './sale-record.js';
-import type { StoredLead } from './stored-lead.js';
-
-export interface UnconfirmedLead {
-  leadId: string;
-  publisherId: string;
-  clickid: string;
-  buyerId: string;
-  postId: string;
-  postedAt: number;
-  test: boolean;
-}
+import type { StoredLead, UnconfirmedLead } from './stored-lead.js';
 
 export interface Resolution {
   leadId: string;
@@ -46,47 +36,11 @@ export class LeadResolution {
 
   /** Up to `limit` leads, oldest post first, after the one whose post is `after`. */
   async listUnconfirmed(limit: number, after?: { postedAt: number; postId: string }): Promise<UnconfirmedLead[]> {
-    let query = this.db
-      .selectFrom('leads')
-      .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
-      .select([
-        'leads.id',
-        'leads.publisher_id',
-        'leads.clickid',
-        'leads.is_test',
-        'lead_posts.id as post_id',
-        'lead_posts.buyer_id',
-        'lead_posts.created_at',
-      ])
-      .where('leads.status', '=', 'unconfirmed')
-      .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted']);
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('lead_posts.created_at', '>', after.postedAt),
-          eb.and([eb('lead_posts.created_at', '=', after.postedAt), eb('lead_posts.id', '>', after.postId)]),
-        ]),
-      );
-    }
-    const rows = await query.orderBy('lead_posts.created_at').orderBy('lead_posts.id').limit(limit).execute();
-    return rows.map((row) => ({
-      leadId: row.id,
-      publisherId: row.publisher_id,
-      clickid: row.clickid,
-      buyerId: row.buyer_id,
-      postId: row.post_id,
-      postedAt: row.created_at,
-      test: row.is_test === 1,
-    }));
+    return repository.listUnconfirmedLeads(this.db, limit, after);
   }
 
   async countUnconfirmed(): Promise<number> {
-    const row = await this.db
-      .selectFrom('leads')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', '=', 'unconfirmed')
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+    return repository.countUnconfirmedLeads(this.db);
   }
 
   async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver): Promise<Resolution> {

@@ -1,9 +1,10 @@
 import type { AttemptRecord } from '../buyers/attempt-record.js';
+import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 import type { Sale } from './sale.js';
-import type { LeadChange, StoredLead } from './stored-lead.js';
+import type { LeadChange, StaleSale, StoredLead, UnconfirmedLead } from './stored-lead.js';
 
 /** Which leads a list covers; every filter left undefined matches every lead. */
 export interface LeadFilter {
@@ -152,6 +153,85 @@ export async function listLeads(
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(leadOfRow);
+}
+
+/**
+ * Up to `limit` leads still being sold under a claim taken before `claimedBefore` that have a post which
+ * may be at a buyer, the oldest claim first.
+ */
+export async function listStaleSales(db: Db, claimedBefore: number, limit: number): Promise<StaleSale[]> {
+  const rows = await db
+    .selectFrom('leads')
+    .select(['id', 'publisher_id', 'is_test', 'claim_token'])
+    .where('status', '=', 'processing')
+    .where('claimed_at', '<', claimedBefore)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('lead_posts')
+          .select('lead_posts.id')
+          .whereRef('lead_posts.lead_id', '=', 'leads.id')
+          .where('lead_posts.state', 'in', OPEN_POST_STATES),
+      ),
+    )
+    .orderBy('claimed_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    publisherId: row.publisher_id,
+    test: row.is_test === 1,
+    claimToken: row.claim_token,
+  }));
+}
+
+/** Up to `limit` unconfirmed leads, oldest post first, after the one whose post is `after`. */
+export async function listUnconfirmedLeads(
+  db: Db,
+  limit: number,
+  after: { postedAt: number; postId: string } | undefined,
+): Promise<UnconfirmedLead[]> {
+  let query = db
+    .selectFrom('leads')
+    .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
+    .select([
+      'leads.id',
+      'leads.publisher_id',
+      'leads.clickid',
+      'leads.is_test',
+      'lead_posts.id as post_id',
+      'lead_posts.buyer_id',
+      'lead_posts.created_at',
+    ])
+    .where('leads.status', '=', 'unconfirmed')
+    .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted']);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('lead_posts.created_at', '>', after.postedAt),
+        eb.and([eb('lead_posts.created_at', '=', after.postedAt), eb('lead_posts.id', '>', after.postId)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('lead_posts.created_at').orderBy('lead_posts.id').limit(limit).execute();
+  return rows.map((row) => ({
+    leadId: row.id,
+    publisherId: row.publisher_id,
+    clickid: row.clickid,
+    buyerId: row.buyer_id,
+    postId: row.post_id,
+    postedAt: row.created_at,
+    test: row.is_test === 1,
+  }));
+}
+
+export async function countUnconfirmedLeads(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('leads')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'unconfirmed')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** Moves a stale claim to a new owner; false when someone else moved it first. */

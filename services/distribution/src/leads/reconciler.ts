@@ -1,15 +1,15 @@
 import type { Logger } from '../../../common/logger.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
-import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import { newId } from '../ids.js';
 import type { DistributionMetrics } from '../observability/metrics.js';
 import { STALE_CLAIM_GRACE_MS } from './intake.service.js';
 import * as repository from './lead.repository.js';
 import { recoverSale } from './lead-recovery.js';
-import type { LeadResolution, UnconfirmedLead } from './lead-resolution.js';
+import type { LeadResolution } from './lead-resolution.js';
 import { LeadNotRecordable } from './sale-record.js';
+import type { UnconfirmedLead } from './stored-lead.js';
 
 export interface ReconcilerDependencies {
   db: Db;
@@ -70,32 +70,20 @@ export class Reconciler {
 
   private async recoverStaleSales(): Promise<void> {
     const now = Date.now();
-    const stale = await this.deps.db
-      .selectFrom('leads')
-      .select(['id', 'publisher_id', 'is_test', 'claim_token', 'claimed_at'])
-      .where('status', '=', 'processing')
-      .where('claimed_at', '<', now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS)
-      // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('lead_posts')
-            .select('lead_posts.id')
-            .whereRef('lead_posts.lead_id', '=', 'leads.id')
-            .where('lead_posts.state', 'in', OPEN_POST_STATES),
-        ),
-      )
-      .orderBy('claimed_at')
-      .limit(BATCH)
-      .execute();
+    // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
+    const stale = await repository.listStaleSales(
+      this.deps.db,
+      now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS,
+      BATCH,
+    );
     for (const lead of stale) {
       const claimToken = newId('clm');
-      if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claim_token, claimToken, Date.now()))) continue;
+      if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claimToken, claimToken, Date.now()))) continue;
       try {
         const recovered = await recoverSale(
           this.deps.db,
           this.deps.buyers,
-          { id: lead.id, publisherId: lead.publisher_id, test: lead.is_test === 1, claimToken },
+          { id: lead.id, publisherId: lead.publisherId, test: lead.test, claimToken },
           Date.now(),
         );
         this.deps.logger.warn({ leadId: lead.id, outcome: recovered.kind }, 'recovered a lead whose sale was cut off');

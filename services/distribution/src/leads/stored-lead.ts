@@ -36,6 +36,20 @@ export interface StoredLead {
   processingMs: number | null;
 }
 
+/** A lead held for a buyer whose answer never came, and the post that waits for it. */
+export interface UnconfirmedLead {
+  leadId: string;
+  publisherId: string;
+  clickid: string;
+  buyerId: string;
+  postId: string;
+  postedAt: number;
+  test: boolean;
+}
+
+/** A lead whose seller stopped with a post that may be at a buyer: what taking it over needs. */
+export type StaleSale = Pick<StoredLead, 'id' | 'publisherId' | 'test' | 'claimToken'>;
+
 /** What a lead's outcome, or its claim given back, changes of a stored lead. */
 export type LeadChange = Partial<
   Pick<
