@@ -30,17 +30,32 @@ export type IntentRefusal = 'claim_lost' | 'open_post' | 'already_posted';
  * intent or makes it fail.
  */
 export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
-  let claim = trx.selectFrom('leads').select(['status', 'claim_token']).where('id', '=', intent.leadId);
+  // One round trip: the lead under its lock, and counts of its posts read beside it (a subquery of a
+  // locking read locks nothing, as the separate read of the posts did not).
+  let claim = trx
+    .selectFrom('leads')
+    .select((eb) => [
+      'leads.status',
+      'leads.claim_token',
+      eb
+        .selectFrom('lead_posts')
+        .select(eb.fn.countAll().as('count'))
+        .whereRef('lead_posts.lead_id', '=', 'leads.id')
+        .where('lead_posts.state', 'in', OPEN_POST_STATES)
+        .as('open_posts'),
+      eb
+        .selectFrom('lead_posts')
+        .select(eb.fn.countAll().as('count'))
+        .whereRef('lead_posts.lead_id', '=', 'leads.id')
+        .where('lead_posts.buyer_id', '=', intent.buyerId)
+        .as('posts_to_buyer'),
+    ])
+    .where('leads.id', '=', intent.leadId);
   if (trx.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
   const lead = await claim.executeTakeFirst();
   if (lead?.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
-  const posts = await trx
-    .selectFrom('lead_posts')
-    .select(['buyer_id', 'state'])
-    .where('lead_id', '=', intent.leadId)
-    .execute();
-  if (posts.some((post) => OPEN_POST_STATES.includes(post.state))) return 'open_post';
-  if (posts.some((post) => post.buyer_id === intent.buyerId)) return 'already_posted';
+  if (Number(lead.open_posts) > 0) return 'open_post';
+  if (Number(lead.posts_to_buyer) > 0) return 'already_posted';
   await insertRows(trx, 'lead_posts', [
     {
       id: intent.id,
