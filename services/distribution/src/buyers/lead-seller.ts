@@ -26,6 +26,11 @@ export interface SaleWinner {
   chargeCents: number;
   payoutCents: number;
   redirectUrl: string;
+  /**
+   * The post may hold some of the buyer's caps, to be consumed by the sale. False only when the seller
+   * knows it holds none (the buyer has no caps), which spares the sale's record a look for a hold.
+   */
+  mayHoldCapacity: boolean;
 }
 
 export interface SaleDecision {

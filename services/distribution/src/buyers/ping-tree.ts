@@ -487,7 +487,14 @@ function destinationHost(exchange: HttpExchange, integration: Integration, test:
 }
 
 function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redirectUrl: string): SaleWinner {
-  return { postId: post.id, buyerId: post.offer.buyer.id, chargeCents, payoutCents, redirectUrl };
+  return {
+    postId: post.id,
+    buyerId: post.offer.buyer.id,
+    chargeCents,
+    payoutCents,
+    redirectUrl,
+    mayHoldCapacity: post.lead.live && post.offer.periods.length > 0,
+  };
 }
 
 function timezoneOf(buyer: Buyer): string {

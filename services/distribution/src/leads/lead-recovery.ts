@@ -21,6 +21,8 @@ export function winnerOfPost(post: LeadPost): SaleWinner {
     chargeCents: post.chargeCents ?? 0,
     payoutCents: post.payoutCents ?? 0,
     redirectUrl: post.redirectUrl ?? '',
+    // Whoever opened the post is gone: only the store knows whether it held caps.
+    mayHoldCapacity: true,
   };
 }
 

@@ -45,7 +45,7 @@ export async function recordSale(
       createdAt: now,
     });
     await insertLedgerEntries(trx, saleEntries(lead, winner, now));
-    await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
+    if (winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
   }
   const sold = await repository.settleLead(trx, lead.id, {
     status: 'sold',
