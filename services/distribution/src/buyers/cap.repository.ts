@@ -6,7 +6,7 @@ import type { CapPeriod } from './cap-periods.js';
 /**
  * Counts one lead (and its price) against each period, only if every period
  * stays within its limits; all or nothing. A conditional update under the
- * row's lock is what keeps concurrent sales, on any instance, from
+ * rows' locks is what keeps concurrent sales, on any instance, from
  * overshooting a cap. The lead's hold is written with the counts, so that it can
  * be given back. False when a cap is reached.
  */
@@ -18,33 +18,28 @@ export async function reserveCapacity(
   spendCents: number,
 ): Promise<boolean> {
   if (periods.length === 0) return true;
-  // Rows are created outside the counting transaction: a failed insert inside it
-  // would hold a shared lock on MySQL and deadlock two leads opening a period together.
-  for (const period of periods) {
-    try {
-      await db
-        .insertInto('buyer_cap_counters')
-        .values({ buyer_id: buyerId, period: period.period, leads: 0, spend_cents: 0 })
-        .execute();
-    } catch (error) {
-      // Another lead opened this period first; its row is the one to count in.
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-  }
+  await createCounters(db, buyerId, periods);
   try {
     await db.transaction().execute(async (trx) => {
-      for (const period of periods) {
-        let update = trx
-          .updateTable('buyer_cap_counters')
-          .set({ leads: sql`leads + 1`, spend_cents: sql`spend_cents + ${spendCents}` })
-          .where('buyer_id', '=', buyerId)
-          .where('period', '=', period.period);
-        if (period.maxLeads !== undefined) update = update.where('leads', '<', period.maxLeads);
-        if (period.maxSpendCents !== undefined)
-          update = update.where(sql<boolean>`spend_cents + ${spendCents} <= ${period.maxSpendCents}`);
-        const result = await update.executeTakeFirst();
-        if (result.numUpdatedRows === 0n) throw new CapReached();
-      }
+      // One statement for every period: each row is counted only within its own limits, and a period
+      // left out means a cap is reached.
+      const result = await trx
+        .updateTable('buyer_cap_counters')
+        .set({ leads: sql`leads + 1`, spend_cents: sql`spend_cents + ${spendCents}` })
+        .where('buyer_id', '=', buyerId)
+        .where((eb) =>
+          eb.or(
+            periods.map((period) => {
+              const conditions = [eb('period', '=', period.period)];
+              if (period.maxLeads !== undefined) conditions.push(eb('leads', '<', period.maxLeads));
+              if (period.maxSpendCents !== undefined)
+                conditions.push(eb(sql<number>`spend_cents + ${spendCents}`, '<=', period.maxSpendCents));
+              return eb.and(conditions);
+            }),
+          ),
+        )
+        .executeTakeFirst();
+      if (result.numUpdatedRows !== BigInt(periods.length)) throw new CapReached();
       await trx
         .insertInto('buyer_cap_holds')
         .values({
@@ -60,6 +55,38 @@ export async function reserveCapacity(
   } catch (error) {
     if (error instanceof CapReached) return false;
     throw error;
+  }
+}
+
+/** Counter rows known to exist, by store: they are never deleted, so each is created once per process. */
+const knownCounters = new WeakMap<Db, Set<string>>();
+/** A bound on what is remembered: a few periods per buyer are current at any time. */
+const MAX_KNOWN_COUNTERS = 10_000;
+
+/**
+ * Creates the periods' counter rows that do not exist yet. They are created outside the counting
+ * transaction: a failed insert inside it would hold a shared lock on MySQL and deadlock two leads opening
+ * a period together.
+ */
+async function createCounters(db: Db, buyerId: string, periods: CapPeriod[]): Promise<void> {
+  let known = knownCounters.get(db);
+  if (!known || known.size >= MAX_KNOWN_COUNTERS) {
+    known = new Set();
+    knownCounters.set(db, known);
+  }
+  for (const period of periods) {
+    const key = `${buyerId} ${period.period}`;
+    if (known.has(key)) continue;
+    try {
+      await db
+        .insertInto('buyer_cap_counters')
+        .values({ buyer_id: buyerId, period: period.period, leads: 0, spend_cents: 0 })
+        .execute();
+    } catch (error) {
+      // Another lead opened this period first; its row is the one to count in.
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    known.add(key);
   }
 }
 
