@@ -1,7 +1,12 @@
-import { type Db, isDuplicateKeyError } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import type { LeadPostState } from '../db/schema.js';
 import type { Buyer } from './buyer.js';
+import { listPostsOfPerson } from './lead-post.repository.js';
+import { deleteHolds, deleteStaleHolds, insertHolds } from './person-hold.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Posts by which a buyer bought the person, may hold them, or turned them down. */
+const HISTORY_POST_STATES: readonly LeadPostState[] = ['accepted', 'rejected', 'pending', 'unknown'];
 
 export interface PersonHashes {
   ssn: string;
@@ -25,41 +30,21 @@ export async function buyersWithDuplicate(
   const found = new Set<string>();
   if (checking.length === 0) return found;
   const longestLookbackDays = Math.max(...checking.map((buyer) => buyer.definition.duplicates!.lookbackDays));
-  const rows = await db
-    .selectFrom('leads')
-    .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
-    .select([
-      'lead_posts.buyer_id',
-      'lead_posts.state',
-      'leads.created_at',
-      'leads.ssn_hash',
-      'leads.email_hash',
-      'leads.phone_hash',
-    ])
-    .where((eb) =>
-      eb.or([
-        eb('leads.ssn_hash', '=', person.ssn),
-        eb('leads.email_hash', '=', person.email),
-        eb('leads.phone_hash', '=', person.phone),
-      ]),
-    )
-    .where('leads.id', '<>', leadId)
-    .where('leads.is_test', '=', 0)
-    .where('leads.created_at', '>=', now - longestLookbackDays * DAY_MS)
-    .where('lead_posts.state', 'in', ['accepted', 'rejected', 'pending', 'unknown'])
-    .where(
-      'lead_posts.buyer_id',
-      'in',
-      checking.map((buyer) => buyer.id),
-    )
-    .execute();
+  const posts = await listPostsOfPerson(
+    db,
+    person,
+    leadId,
+    now - longestLookbackDays * DAY_MS,
+    HISTORY_POST_STATES,
+    checking.map((buyer) => buyer.id),
+  );
   const policies = new Map(checking.map((buyer) => [buyer.id, buyer.definition.duplicates!]));
-  for (const row of rows) {
-    const policy = policies.get(row.buyer_id)!;
-    if (row.created_at < now - policy.lookbackDays * DAY_MS) continue;
-    if (row.state === 'rejected' && !policy.includeRejected) continue;
-    const samePerson = policy.match.some((what) => row[`${what}_hash`] === person[what]);
-    if (samePerson) found.add(row.buyer_id);
+  for (const post of posts) {
+    const policy = policies.get(post.buyerId)!;
+    if (post.leadCreatedAt < now - policy.lookbackDays * DAY_MS) continue;
+    if (post.state === 'rejected' && !policy.includeRejected) continue;
+    const samePerson = policy.match.some((what) => post[what] === person[what]);
+    if (samePerson) found.add(post.buyerId);
   }
   return found;
 }
@@ -85,28 +70,13 @@ export async function holdPerson(
 ): Promise<boolean> {
   const keys = personKeys(buyer, person);
   if (keys.length === 0) return true;
-  await db
-    .deleteFrom('buyer_person_holds')
-    .where('buyer_id', '=', buyer.id)
-    .where('person', 'in', keys)
-    .where((eb) => eb.or([eb('held_at', '<', now - HOLD_TTL_MS), eb('lead_id', '=', leadId)]))
-    .execute();
-  try {
-    // One statement: all of the person's keys are held, or none.
-    await db
-      .insertInto('buyer_person_holds')
-      .values(keys.map((key) => ({ buyer_id: buyer.id, person: key, held_at: now, lead_id: leadId })))
-      .execute();
-    return true;
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return false;
-    throw error;
-  }
+  await deleteStaleHolds(db, buyer.id, keys, now - HOLD_TTL_MS, leadId);
+  return insertHolds(db, buyer.id, keys, leadId, now);
 }
 
 /** Lets the person go when the buyer did not take the lead. */
 export async function releasePerson(db: Db, buyer: Buyer, person: PersonHashes): Promise<void> {
   const keys = personKeys(buyer, person);
   if (keys.length === 0) return;
-  await db.deleteFrom('buyer_person_holds').where('buyer_id', '=', buyer.id).where('person', 'in', keys).execute();
+  await deleteHolds(db, buyer.id, keys);
 }

@@ -2,6 +2,7 @@ import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
+import type { PersonHashes } from './duplicates.js';
 import type { LeadPost } from './lead-post.js';
 
 /** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
@@ -130,4 +131,60 @@ export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPost[]>
     .orderBy('id')
     .execute();
   return rows.map(postOfRow);
+}
+
+/**
+ * A post of a lead, with when the lead came and the hashes of its person. Flat, not a person nested in
+ * it: the duplicate check reads these for every lead, at one object a post.
+ */
+export interface PersonPost extends PersonHashes {
+  buyerId: string;
+  state: LeadPostState;
+  leadCreatedAt: number;
+}
+
+/**
+ * The posts in `states` to `buyerIds` of live leads but `leadId`, created from `createdSince` on, that
+ * share the hash of an SSN, e-mail or phone with the person.
+ */
+export async function listPostsOfPerson(
+  db: Db,
+  person: PersonHashes,
+  leadId: string,
+  createdSince: number,
+  states: readonly LeadPostState[],
+  buyerIds: readonly string[],
+): Promise<PersonPost[]> {
+  const rows = await db
+    .selectFrom('leads')
+    .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
+    .select([
+      'lead_posts.buyer_id',
+      'lead_posts.state',
+      'leads.created_at',
+      'leads.ssn_hash',
+      'leads.email_hash',
+      'leads.phone_hash',
+    ])
+    .where((eb) =>
+      eb.or([
+        eb('leads.ssn_hash', '=', person.ssn),
+        eb('leads.email_hash', '=', person.email),
+        eb('leads.phone_hash', '=', person.phone),
+      ]),
+    )
+    .where('leads.id', '<>', leadId)
+    .where('leads.is_test', '=', 0)
+    .where('leads.created_at', '>=', createdSince)
+    .where('lead_posts.state', 'in', states)
+    .where('lead_posts.buyer_id', 'in', buyerIds)
+    .execute();
+  return rows.map((row) => ({
+    buyerId: row.buyer_id,
+    state: row.state,
+    leadCreatedAt: row.created_at,
+    ssn: row.ssn_hash,
+    email: row.email_hash,
+    phone: row.phone_hash,
+  }));
 }
