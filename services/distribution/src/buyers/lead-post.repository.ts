@@ -1,7 +1,7 @@
 import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
+import type { BuyerAttemptOutcome, LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
 import type { PersonHashes } from './duplicates.js';
 import type { LeadPost } from './lead-post.js';
 
@@ -131,6 +131,42 @@ export async function listLeadPosts(db: Db, leadId: string): Promise<LeadPost[]>
     .orderBy('id')
     .execute();
   return rows.map(postOfRow);
+}
+
+/** A post of a live lead, with how its attempt ended. */
+export interface LivePost {
+  leadId: string;
+  startedAt: number;
+  durationMs: number;
+  outcome: BuyerAttemptOutcome;
+  /** The lead's US state. */
+  leadState: string;
+}
+
+/**
+ * The buyer's `limit` most recent posts of live leads, newest first (by the post intents' buyer index),
+ * each with its attempt's outcome and duration.
+ */
+export async function listRecentLivePosts(db: Db, buyerId: string, limit: number): Promise<LivePost[]> {
+  const rows = await db
+    .selectFrom('lead_posts as p')
+    .innerJoin('leads as l', 'l.id', 'p.lead_id')
+    .innerJoin('buyer_attempts as a', (join) =>
+      join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'),
+    )
+    .select(['p.lead_id', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
+    .where('p.buyer_id', '=', buyerId)
+    .where('l.is_test', '=', 0)
+    .orderBy('p.created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    leadId: row.lead_id,
+    startedAt: Number(row.started_at),
+    durationMs: Number(row.duration_ms),
+    outcome: row.outcome,
+    leadState: row.state,
+  }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from '../../../common/logger.js';
 import type { Db } from '../db/database.js';
 import type { AttemptRecord } from './attempt-record.js';
+import { listRecentLivePosts } from './lead-post.repository.js';
 import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDOW_POSTS } from './post-figures.js';
 
 /**
@@ -57,32 +58,18 @@ export class PostFiguresStore {
     }
   }
 
-  /**
-   * Reads the most recent live posts of these buyers from storage (by the post intents' buyer index,
-   * each with its attempt's outcome and duration) and merges them with what is in memory.
-   */
+  /** Reads the most recent live posts of these buyers from storage and merges them with what is in memory. */
   async load(buyerIds: readonly string[]): Promise<void> {
     for (const buyerId of buyerIds) {
-      const rows = await this.db
-        .selectFrom('lead_posts as p')
-        .innerJoin('leads as l', 'l.id', 'p.lead_id')
-        .innerJoin('buyer_attempts as a', (join) =>
-          join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'),
-        )
-        .select(['p.lead_id', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
-        .where('p.buyer_id', '=', buyerId)
-        .where('l.is_test', '=', 0)
-        .orderBy('p.created_at', 'desc')
-        .limit(WINDOW_POSTS)
-        .execute();
+      const posts = await listRecentLivePosts(this.db, buyerId, WINDOW_POSTS);
       this.merge(
         buyerId,
-        rows.map((row) => ({
-          leadId: row.lead_id,
-          at: Number(row.started_at),
-          latencyMs: Number(row.duration_ms),
-          result: resultOf(row.outcome),
-          state: row.state,
+        posts.map((post) => ({
+          leadId: post.leadId,
+          at: post.startedAt,
+          latencyMs: post.durationMs,
+          result: resultOf(post.outcome),
+          state: post.leadState,
         })),
       );
     }
