@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isDuplicateKeyError } from '../db/database.js';
+import type { PeriodStarts, SalesUsage } from './buyer-usage.js';
 import type { CapPeriod } from './cap-periods.js';
 
 /**
@@ -189,6 +190,30 @@ export async function readCounters(
   for (const row of rows)
     counters.set(`${row.buyer_id} ${row.period}`, { leads: row.leads, spendCents: row.spend_cents });
   return counters;
+}
+
+/** The buyer's sales since each of its periods began. */
+export async function countSales(db: Db, buyerId: string, since: PeriodStarts): Promise<SalesUsage> {
+  const row = await db
+    .selectFrom('sales')
+    .select([
+      sql<number | string | null>`sum(case when created_at >= ${since.hour} then 1 else 0 end)`.as('hour_leads'),
+      sql<number | string | null>`sum(case when created_at >= ${since.day} then 1 else 0 end)`.as('day_leads'),
+      sql<number | string>`count(*)`.as('month_leads'),
+      sql<number | string | null>`sum(case when created_at >= ${since.day} then charge_cents else 0 end)`.as(
+        'day_spend',
+      ),
+    ])
+    .where('buyer_id', '=', buyerId)
+    .where('created_at', '>=', since.month)
+    .executeTakeFirstOrThrow();
+  // MySQL sums are DECIMAL, which the driver hands over as strings.
+  return {
+    leadsThisHour: Number(row.hour_leads ?? 0),
+    leadsToday: Number(row.day_leads ?? 0),
+    leadsThisMonth: Number(row.month_leads),
+    spendTodayCents: Number(row.day_spend ?? 0),
+  };
 }
 
 class CapReached extends Error {}
