@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { startProcess } from '../support/source-process.js';
@@ -68,5 +72,16 @@ describe('leadflow bin as a process', () => {
   it('exits 1 with one line on stderr when a call fails', async () => {
     const run = await spawnLeadflow(['lead', 'show', 'lead_nope'], env);
     expect(run).to.deep.equal({ code: 1, stdout: '', stderr: 'leadflow: not found: no such lead\n' });
+  });
+
+  it('is built as an executable that npx and a shell can run (npm test builds first)', async () => {
+    const { bin } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(bin).to.have.property('leadflow');
+    const run = await promisify(execFile)(path.join(REPO_ROOT, bin.leadflow!), ['--help'], {
+      env: { PATH: process.env.PATH },
+    });
+    expect(run.stdout).to.match(/^Usage: leadflow COMMAND/m);
   });
 });
