@@ -21,22 +21,25 @@ interface Echo {
   /** Cheap test on the text (digits only, or lower-cased) before the pattern runs. */
   inDigits: boolean;
   needle: string;
-  pattern: RegExp;
+  /** Built only when the needle is found: most texts hold no personal value. */
+  pattern: () => RegExp;
 }
 
 /** `text` with every personal value of `fields` (a lead's fields by JSON name) replaced by REDACTED_VALUE. */
 export function withoutPersonalValues(text: string, fields: Readonly<Record<string, string>>): string {
-  const digits = text.replace(/\D/g, '');
-  const lower = text.toLowerCase();
   // Longest first: a name is part of the e-mail, which must be found whole.
   const values = SENSITIVE_LEAD_FIELDS.map((field) => fields[field] ?? '')
     .filter((value) => value !== '')
     .toSorted((a, b) => b.length - a.length);
+  // A ping carries no personal field: its answers have nothing to look for.
+  if (values.length === 0) return text;
+  const digits = text.replace(/\D/g, '');
+  const lower = text.toLowerCase();
   let result = text;
   for (const value of values) {
     for (const echo of echoesOf(value)) {
       const haystack = echo.inDigits ? digits : lower;
-      if (haystack.includes(echo.needle)) result = result.replace(echo.pattern, REDACTED_VALUE);
+      if (haystack.includes(echo.needle)) result = result.replace(echo.pattern(), REDACTED_VALUE);
     }
   }
   return result;
@@ -50,7 +53,7 @@ function echoesOf(value: string): Echo[] {
   }
   const digits = value.replace(/\D/g, '');
   if (digits.length >= MIN_DIGITS && digits.length * 2 > value.length) {
-    return [{ inDigits: true, needle: digits, pattern: numberPattern([...digits]) }];
+    return [{ inDigits: true, needle: digits, pattern: () => numberPattern([...digits]) }];
   }
   const trimmed = value.trim();
   if (trimmed.length < MIN_TEXT_LENGTH) return [];
@@ -58,7 +61,7 @@ function echoesOf(value: string): Echo[] {
     {
       inDigits: false,
       needle: trimmed.toLowerCase(),
-      pattern: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(trimmed)}(?![\\p{L}\\p{N}])`, 'giu'),
+      pattern: () => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(trimmed)}(?![\\p{L}\\p{N}])`, 'giu'),
     },
   ];
 }
@@ -72,7 +75,7 @@ function dateEcho(year: string, parts: readonly string[]): Echo {
   return {
     inDigits: true,
     needle: year,
-    pattern: new RegExp(`(?<!\\d)${parts.map(part).join(SEPARATORS)}(?!\\d)`, 'g'),
+    pattern: () => new RegExp(`(?<!\\d)${parts.map(part).join(SEPARATORS)}(?!\\d)`, 'g'),
   };
 }
 
