@@ -5,7 +5,10 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DESCRIPTOR_SETS } from '../services/distribution/src/observability/descriptor-sets.js';
+import {
+  DESCRIPTOR_SET_DIRECTORY,
+  DESCRIPTOR_SETS,
+} from '../packages/distribution/src/observability/descriptor-sets.js';
 
 const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -20,8 +23,8 @@ export function buf(args: readonly string[]): string {
 
 /** Builds every set of DESCRIPTOR_SETS under outRoot, at its path from the repository root. */
 export function buildDescriptorSets(outRoot = REPOSITORY_ROOT): void {
-  for (const { file, input, paths = [] } of DESCRIPTOR_SETS) {
-    const output = path.join(outRoot, file);
+  for (const { name, input, paths = [] } of DESCRIPTOR_SETS) {
+    const output = path.join(outRoot, DESCRIPTOR_SET_DIRECTORY, name);
     mkdirSync(path.dirname(output), { recursive: true });
     buf([
       'build',

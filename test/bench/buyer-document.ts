@@ -1,5 +1,5 @@
-import type { HttpExchange, Integration } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
-import { type EndpointConfig, simulatorIntegration } from '../../services/simulator/index.js';
+import type { HttpExchange, Integration } from '@leadflow/distribution';
+import { type EndpointConfig, simulatorIntegration } from '@leadflow/simulator';
 
 /** A buyer of the bench's apply document (format: parse-buyers.ts) that sells to a simulator endpoint. */
 export interface SimulatorBuyer {

@@ -1,4 +1,4 @@
-import type { EndpointConfig } from '../../services/simulator/index.js';
+import type { EndpointConfig } from '@leadflow/simulator';
 import type { SimulatorBuyer } from './buyer-document.js';
 import type { NodeProcess } from './node-process.js';
 import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';

@@ -1,4 +1,4 @@
-import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
+import { SERVICE_NODE_FLAGS } from '@leadflow/service-kit/service-node-flags';
 import { freePorts } from '../support/ports.js';
 import { childEnv } from './child-env.js';
 import { ENDPOINTS } from './full-scenario.js';

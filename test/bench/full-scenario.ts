@@ -1,4 +1,4 @@
-import type { EndpointConfig } from '../../services/simulator/index.js';
+import type { EndpointConfig } from '@leadflow/simulator';
 import { buyersDocument, type SimulatorBuyer } from './buyer-document.js';
 import { startLeadflow } from './leadflow-processes.js';
 import { applyLoad, type LoadSettings } from './load.js';

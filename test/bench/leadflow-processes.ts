@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
+import { SERVICE_NODE_FLAGS } from '@leadflow/service-kit/service-node-flags';
 import { freePorts } from '../support/ports.js';
 import { childEnv } from './child-env.js';
 import { NodeProcess } from './node-process.js';

@@ -1,4 +1,4 @@
-import { bestSale, parseEndpoints } from '../../services/simulator/index.js';
+import { bestSale, parseEndpoints } from '@leadflow/simulator';
 import type { Answer } from './answer-tally.js';
 import { buyerNameOf, MARKET_ENDPOINTS, MARKET_MIN_PRICE_CENTS, MARKET_SEED } from './market.js';
 import type { StoredLead } from './market-figures.js';

@@ -1,8 +1,7 @@
 import path from 'node:path';
+import { createDatabase, type Database, type Db, SQLITE_FILE } from '@leadflow/distribution';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { createDatabase, type Db, SQLITE_FILE } from '../../services/distribution/src/db/database.js';
-import type { Database } from '../../services/distribution/src/db/schema.js';
 import type { StoredLead } from './market-figures.js';
 
 /** The service's database after a run: its SQLite file opened read-only, or its MySQL database. */

@@ -1,4 +1,4 @@
-import type { BuyerAttemptOutcome } from '../../services/distribution/src/db/schema.js';
+import type { BuyerAttemptOutcome } from '@leadflow/distribution';
 import type { Answer } from './answer-tally.js';
 import { ascending, percentile, round } from './stats.js';
 

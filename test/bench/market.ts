@@ -1,4 +1,4 @@
-import type { Distribution, EndpointConfig, FaultKind, ReplyFormat } from '../../services/simulator/index.js';
+import type { Distribution, EndpointConfig, FaultKind, ReplyFormat } from '@leadflow/simulator';
 import { buyersDocument, type SimulatorBuyer } from './buyer-document.js';
 
 /**

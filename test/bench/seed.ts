@@ -1,6 +1,6 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
-import { callUnary, type UnaryMethod } from '../../services/common/grpc-unary.js';
+import { AdminServiceClient } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { callUnary, type UnaryMethod } from '@leadflow/service-kit/grpc-unary';
 
 const PUBLISHERS = 50;
 const CALL_DEADLINE_MS = 10_000;

@@ -1,4 +1,4 @@
-import type { SimulatorStats } from '../../services/simulator/index.js';
+import type { SimulatorStats } from '@leadflow/simulator';
 
 /** How many pings and posts the simulators at urls have answered so far, whatever the answer. */
 export async function buyerCallsSoFar(urls: readonly string[]): Promise<number> {

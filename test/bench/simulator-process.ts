@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { EndpointConfig } from '../../services/simulator/index.js';
+import type { EndpointConfig } from '@leadflow/simulator';
 import { childEnv } from './child-env.js';
 import { NodeProcess } from './node-process.js';
 import { scripts } from './paths.js';

@@ -107,9 +107,9 @@ export function envFile(repoPath: string): Map<string, string> {
 
 // ---- the code ---------------------------------------------------------------------------------
 
-/** The TypeScript sources of the processes (services/ and gateway/). */
+/** The TypeScript sources of the packages, less the code generated from proto/ (packages/proto/src). */
 export function sourceFiles(): string[] {
-  return [...filesUnder('services'), ...filesUnder('gateway')].filter((file) => file.endsWith('.ts'));
+  return filesUnder('packages').filter((file) => file.endsWith('.ts') && !file.startsWith('packages/proto/src/'));
 }
 
 /**
@@ -131,40 +131,39 @@ export function envNamesReadByCode(): Set<string> {
   return names;
 }
 
+/** Where a package's tsconfig.json compiles from and to, relative to the package (src, dist). */
 export interface CompilerLayout {
-  outDir: string;
   rootDir: string;
-  include: string[];
+  outDir: string;
 }
 
-export function compilerLayout(): CompilerLayout {
-  const tsconfig = JSON.parse(read('tsconfig.json')) as {
+export function compilerLayout(packageDir: string): CompilerLayout {
+  const tsconfig = JSON.parse(read(`${packageDir}/tsconfig.json`)) as {
     compilerOptions: { outDir: string; rootDir: string };
-    include: string[];
   };
   return {
-    outDir: path.posix.normalize(tsconfig.compilerOptions.outDir),
     rootDir: path.posix.normalize(tsconfig.compilerOptions.rootDir),
-    include: tsconfig.include.map((entry) => path.posix.normalize(entry)),
+    outDir: path.posix.normalize(tsconfig.compilerOptions.outDir),
   };
 }
 
 /**
- * The TypeScript source `npm run build` compiles to a `dist/...js` path (tsconfig: rootDir ".",
- * outDir "dist"), or why there is none.
+ * The TypeScript source `npm run build` compiles to a `packages/NAME/dist/...js` path (each
+ * package's tsconfig.json: rootDir src, outDir dist), or why there is none.
  */
 export function sourceOfCompiled(script: string): { source?: string; problem?: string } {
-  const layout = compilerLayout();
   const normalized = path.posix.normalize(script.replace(/^\.\//, '').replace(/^\/app\//, ''));
-  const prefix = `${layout.outDir}/`;
-  if (!normalized.startsWith(prefix) || !normalized.endsWith('.js')) {
-    return { problem: `${script} is not a compiled file under ${layout.outDir}/` };
+  const match = /^(packages\/[^/]+)\/(.+)\.js$/.exec(normalized);
+  if (!match || !exists(`${match[1]}/tsconfig.json`)) {
+    return { problem: `${script} is not a compiled file of a package (packages/NAME/dist/...js)` };
   }
-  const source = path.posix.join(layout.rootDir, normalized.slice(prefix.length).replace(/\.js$/, '.ts'));
+  const [, packageDir, inPackage] = match as unknown as [string, string, string];
+  const layout = compilerLayout(packageDir);
+  if (!inPackage.startsWith(`${layout.outDir}/`)) {
+    return { problem: `${script} is not under ${packageDir}/${layout.outDir}/, where its package compiles to` };
+  }
+  const source = `${packageDir}/${layout.rootDir}/${inPackage.slice(layout.outDir.length + 1)}.ts`;
   if (!exists(source)) return { problem: `${script} would be compiled from ${source}, which does not exist` };
-  if (!layout.include.some((entry) => source === entry || source.startsWith(`${entry}/`))) {
-    return { problem: `${source} is outside tsconfig.json's include (${layout.include.join(', ')})` };
-  }
   return { source };
 }
 
@@ -177,7 +176,7 @@ export function scriptOf(argv: string[]): string | undefined {
 /** Paths the gateway's route plugins serve (`app.get('/health/live', ...)`). */
 export function gatewayRoutes(): Set<string> {
   const routes = new Set<string>();
-  for (const file of filesUnder('gateway/src/routes')) {
+  for (const file of filesUnder('packages/gateway/src/routes')) {
     for (const match of read(file).matchAll(/\bapp\.(?:get|head|post|put|patch|delete|all)\(\s*['"`]([^'"`]+)['"`]/g))
       routes.add(match[1]);
   }
@@ -186,7 +185,7 @@ export function gatewayRoutes(): Set<string> {
 
 /** Paths the distribution service's HTTP listener (metrics and probes) serves (`path === '/health/ready'`). */
 export function distributionHttpRoutes(): Set<string> {
-  const text = read('services/distribution/src/observability/metrics-server.ts');
+  const text = read('packages/distribution/src/observability/metrics-server.ts');
   return new Set([...text.matchAll(/\bpath === ['"`]([^'"`]+)['"`]/g)].map((match) => match[1]));
 }
 
@@ -204,22 +203,63 @@ export function protoServices(): Set<string> {
 
 /** Whether the distribution service registers the standard gRPC health service. */
 export function distributionServesGrpcHealth(): boolean {
-  return filesUnder('services/distribution/src')
+  return filesUnder('packages/distribution/src')
     .filter((file) => file.endsWith('.ts'))
     .some((file) => /grpc-health-check|grpc\.health\.v1/.test(read(file)));
 }
 
+/** The workspace packages' directories (packages/NAME), from package.json's workspaces. */
+export function workspacePackages(): string[] {
+  return readdirSync(abs('packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && exists(`packages/${entry.name}/package.json`))
+    .map((entry) => `packages/${entry.name}`);
+}
+
+/** `new URL('../demo-market.yaml', import.meta.url)`: a data file beside the module. */
+const BESIDE_MODULE = /new URL\(\s*['"`]([\w./-]+\.(?:ya?ml|proto|binpb))['"`],\s*import\.meta\.url\s*\)/g;
+/** `'deploy/x.yaml'`: a data file by its path from the repository root. */
+const REPOSITORY_PATH = /['"`]((?:[\w-]+\/)+[\w-][\w.-]*\.(?:ya?ml|proto|binpb))['"`]/g;
+
 /**
- * Data files the compiled code opens relative to the repository root at run time: string
- * literals naming a .yaml/.yml/.proto/.binpb file (`'services/distribution/src/demo/demo-buyers.yaml'`).
+ * Data files the code opens at run time, repository-relative, each with the source that reads it:
+ * `new URL('../demo-market.yaml', import.meta.url)` resolved from the source file, which must reach
+ * the same file from its compiled copy (packages/NAME/dist/ mirrors src/); a package's exported
+ * data files (`./descriptor-sets/*` of @leadflow/proto); and literal repository paths.
  */
 export function runtimeDataFileReferences(): Map<string, string> {
   const references = new Map<string, string>();
   for (const file of sourceFiles()) {
-    for (const match of read(file).matchAll(/['"`]((?:[\w-]+\/)*[\w-][\w.-]*\.(?:ya?ml|proto|binpb))['"`]/g))
-      references.set(match[1], file);
+    const text = read(file);
+    for (const [, relative] of text.matchAll(BESIDE_MODULE) as Iterable<[string, string]>) {
+      const fromSource = path.posix.join(path.posix.dirname(file), relative);
+      const compiled = sourceFileCompiledTo(file);
+      const fromCompiled = path.posix.join(path.posix.dirname(compiled), relative);
+      if (fromCompiled !== fromSource) {
+        throw new Error(`${file} reads ${relative}: ${fromSource} from its source, ${fromCompiled} once compiled`);
+      }
+      references.set(fromSource, file);
+    }
+    for (const [, reference] of text.matchAll(REPOSITORY_PATH) as Iterable<[string, string]>)
+      references.set(reference, file);
+  }
+  for (const dir of workspacePackages()) {
+    const exportsMap = (JSON.parse(read(`${dir}/package.json`)) as { exports?: Record<string, unknown> }).exports ?? {};
+    for (const [subpath, target] of Object.entries(exportsMap)) {
+      if (typeof target !== 'string' || !subpath.endsWith('/*')) continue;
+      for (const file of filesUnder(path.posix.join(dir, target.slice(0, -2))))
+        references.set(file, `${dir}/package.json exports ${subpath}`);
+    }
   }
   return references;
+}
+
+/** packages/NAME/src/x/y.ts -> packages/NAME/dist/x/y.js, by the package's tsconfig.json. */
+function sourceFileCompiledTo(file: string): string {
+  const match = /^(packages\/[^/]+)\/(.+)\.ts$/.exec(file);
+  if (!match) throw new Error(`${file} is not a package's source`);
+  const [, packageDir, inPackage] = match as unknown as [string, string, string];
+  const layout = compilerLayout(packageDir);
+  return `${packageDir}/${layout.outDir}/${path.posix.relative(layout.rootDir, inPackage)}.js`;
 }
 
 // ---- Dockerfile -------------------------------------------------------------------------------

@@ -6,12 +6,11 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/common/config.js';
-import { SERVICE_NODE_FLAGS } from '../../services/common/service-node-flags.js';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../packages/service-kit/src/config.js';
+import { SERVICE_NODE_FLAGS } from '../../packages/service-kit/src/service-node-flags.js';
 import { makeCertificates } from '../support/tls-certificates.js';
 import {
   abs,
-  compilerLayout,
   Dockerfile,
   DockerIgnore,
   distributionHttpRoutes,
@@ -30,6 +29,7 @@ import {
   type StageResult,
   scriptOf,
   sourceOfCompiled,
+  workspacePackages,
   type Yaml,
   type YamlDocument,
   yamlDocuments,
@@ -52,9 +52,9 @@ const SECRET_NAMES = [
 ];
 
 /** The three processes and the compiled entry point each runs (package.json's bin is the CLI). */
-const GATEWAY_MAIN = 'gateway/src/main.ts';
-const DISTRIBUTION_MAIN = 'services/distribution/src/main.ts';
-const CLI_MAIN = 'services/cli/main.ts';
+const GATEWAY_MAIN = 'packages/gateway/src/main.ts';
+const DISTRIBUTION_MAIN = 'packages/distribution/src/main.ts';
+const CLI_MAIN = 'packages/cli/src/main.ts';
 
 type Env = Record<string, string>;
 
@@ -163,7 +163,7 @@ describe('deploy: Dockerfile', () => {
       GATEWAY_MAIN,
       DISTRIBUTION_MAIN,
       CLI_MAIN,
-      'services/simulator/main.ts',
+      'packages/simulator/src/main.ts',
       'package-lock.json',
     ]) {
       expect(ignore.excludes(source), `${source} must reach the builder`).to.equal(false);
@@ -174,18 +174,16 @@ describe('deploy: Dockerfile', () => {
       'deploy/compose/certs/ca/ca.key',
       'deploy/compose/certs/gateway/tls.key',
       'node_modules/x/index.js',
-      'dist/gateway/src/main.js',
+      'packages/gateway/dist/main.js',
       '.git/config',
     ]) {
       expect(ignore.excludes(kept), `${kept} must not reach the builder`).to.equal(true);
     }
   });
 
-  it('copies into the runtime stage only what the build produced and the data files the code reads', () => {
+  it('copies into the runtime stage only what the build produced, the data files the code reads with it', () => {
     const build = dockerfile.result('build');
-    const layout = compilerLayout();
     const producedByBuild = new Set([
-      path.posix.join(build.workdir, layout.outDir),
       path.posix.join(build.workdir, 'node_modules'),
       ...build.copies.flatMap(({ copy, workdir }) =>
         copy.from === undefined
@@ -205,23 +203,26 @@ describe('deploy: Dockerfile', () => {
       const destination = path.posix.resolve(workdir, copy.destination);
       for (const source of copy.sources) {
         const where = `${DOCKERFILE}:${copy.line}`;
+        // The compiled code finds its data files beside its package's sources: each keeps its repository path.
+        const repositoryPath =
+          copy.from === undefined
+            ? source
+            : path.posix.relative(build.workdir, path.posix.resolve(build.workdir, source));
         if (copy.from !== undefined) {
           expect(stageNames, `${where}: --from=${copy.from} is not a stage`).to.include(copy.from);
           expect([...producedByBuild], `${where}: ${source} is not something the ${copy.from} stage has`).to.include(
             source,
           );
-          // The compiled code finds its data files relative to the repository root, one level above dist/.
-          expect(destination, `${where}: ${source} must land at the same place under ${runtime.workdir}`).to.equal(
-            path.posix.join(runtime.workdir, path.posix.relative(build.workdir, source)),
-          );
-        } else {
-          expect(destination, `${where}: ${source} must keep its repository path under ${runtime.workdir}`).to.equal(
-            path.posix.join(runtime.workdir, source),
-          );
-          runtimeFiles.push(
-            ...(isDirectory(source) ? filesUnder(source).filter((file) => !ignore.excludes(file)) : [source]),
-          );
         }
+        expect(destination, `${where}: ${source} must keep its repository path under ${runtime.workdir}`).to.equal(
+          path.posix.join(runtime.workdir, repositoryPath),
+        );
+        if (repositoryPath === 'node_modules' || !exists(repositoryPath)) continue;
+        runtimeFiles.push(
+          ...(isDirectory(repositoryPath)
+            ? filesUnder(repositoryPath).filter((file) => !ignore.excludes(file))
+            : [repositoryPath]),
+        );
       }
     }
     // Files of the production dependencies ship with node_modules (grpc-health-check's health.proto).
@@ -229,15 +230,23 @@ describe('deploy: Dockerfile', () => {
       ({ copy }) =>
         copy.from !== undefined && copy.sources.some((source) => path.posix.basename(source) === 'node_modules'),
     );
-    const dependencies = Object.keys(
-      (JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies,
+    const dependencies = workspacePackages().flatMap((dir) =>
+      Object.keys(
+        (JSON.parse(read(`${dir}/package.json`)) as { dependencies?: Record<string, string> }).dependencies ?? {},
+      ),
     );
     const dependencyFiles = shipsNodeModules
       ? dependencies.flatMap((name) =>
-          isDirectory(`node_modules/${name}`) ? filesUnderPackage(`node_modules/${name}`) : [],
+          !name.startsWith('@leadflow/') && isDirectory(`node_modules/${name}`)
+            ? filesUnderPackage(`node_modules/${name}`)
+            : [],
         )
       : [];
-    for (const [reference, file] of runtimeDataFileReferences()) {
+    const references = runtimeDataFileReferences();
+    expect(references.size, 'data files the code reads (a check that sees none passes for nothing)').to.be.greaterThan(
+      2,
+    );
+    for (const [reference, file] of references) {
       const shipped = [...runtimeFiles, ...dependencyFiles].some(
         (candidate) => candidate === reference || candidate.endsWith(`/${reference}`),
       );
@@ -586,10 +595,14 @@ describe('deploy: compose', () => {
     const simulator = services.simulator;
     if (!simulator) return;
     const argv = argvOf(simulator);
-    expect(entrySource(argv, 'compose simulator')).to.equal('services/simulator/main.ts');
+    expect(entrySource(argv, 'compose simulator')).to.equal('packages/simulator/src/main.ts');
     const config = argv[argv.indexOf('--config') + 1];
     expect(exists(config), `--config ${config}`).to.equal(true);
-    expect(stageOf(simulator)?.copies.some(({ copy }) => copy.sources.includes(config))).to.equal(true);
+    const buildDir = dockerfile.result('build').workdir;
+    const copied = (stageOf(simulator)?.copies ?? []).flatMap(({ copy }) =>
+      copy.sources.map((source) => (copy.from === undefined ? source : path.posix.relative(buildDir, source))),
+    );
+    expect(copied.some((source) => config === source || config.startsWith(`${source}/`))).to.equal(true);
   });
 });
 
@@ -1141,7 +1154,7 @@ describe('deploy: env example and README', () => {
       if (userFiles.has(path.posix.basename(match[0]))) continue;
       expect(exists(match[0]), `${README} mentions ${match[0]}`).to.equal(true);
     }
-    for (const match of readme.matchAll(/\bdist\/[\w./-]+\.js\b/g))
+    for (const match of readme.matchAll(/\b(?:packages\/[\w-]+\/)?dist\/[\w./-]+\.js\b/g))
       expect(sourceOfCompiled(match[0]).problem, `${README} runs ${match[0]}`).to.equal(undefined);
   });
 });

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { loadDistributionConfig } from '../../services/common/config.js';
 import {
   createDatabase,
   type Db,
   isDuplicateKeyError,
   migrateToLatest,
   SQLITE_FILE,
-} from '../../services/distribution/src/db/database.js';
-import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
-import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
+} from '../../packages/distribution/src/db/database.js';
+import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
+import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
+import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 

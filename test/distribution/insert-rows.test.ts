@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { loadDistributionConfig } from '../../services/common/config.js';
-import { createDatabase, type Db, migrateToLatest } from '../../services/distribution/src/db/database.js';
-import { insertRows } from '../../services/distribution/src/db/insert-rows.js';
-import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
+import { createDatabase, type Db, migrateToLatest } from '../../packages/distribution/src/db/database.js';
+import { insertRows } from '../../packages/distribution/src/db/insert-rows.js';
+import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
+import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { describeEachDatabase } from '../support/test-database.js';
 

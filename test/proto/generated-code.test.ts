@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import {
+  DESCRIPTOR_SET_DIRECTORY,
+  DESCRIPTOR_SETS,
+} from '../../packages/distribution/src/observability/descriptor-sets.js';
 import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
-import { DESCRIPTOR_SETS } from '../../services/distribution/src/observability/descriptor-sets.js';
 
 const run = promisify(execFile);
 const root = process.cwd();
-const committed = path.join(root, 'proto/generated');
+const committed = path.join(root, 'packages/proto/src');
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -35,18 +38,18 @@ describe('generated gRPC code', function () {
   after(() => rm(fresh, { recursive: true, force: true }));
 
   it('is what the protos generate today (run `npm run generate` after editing proto/)', async () => {
-    const regenerated = path.join(fresh, 'proto/generated');
+    const regenerated = path.join(fresh, 'packages/proto/src');
     const files = await filesUnder(regenerated);
     expect(files).to.deep.equal(await filesUnder(committed));
-    for (const file of files.filter((name) => !name.endsWith('.binpb'))) {
+    for (const file of files) {
       const expected = await readFile(path.join(regenerated, file), 'utf8');
       expect(await readFile(path.join(committed, file), 'utf8'), file).to.equal(expected);
     }
   });
 
   it('has the descriptor sets reflection serves byte for byte as buf builds them today', async () => {
-    const sets = DESCRIPTOR_SETS.map(({ file }) => file);
-    expect(sets).to.include('proto/generated/leadflow.binpb');
+    const sets = DESCRIPTOR_SETS.map(({ name }) => path.join(DESCRIPTOR_SET_DIRECTORY, name));
+    expect(sets).to.include('packages/proto/descriptor-sets/leadflow.binpb');
     for (const file of sets) {
       const rebuilt = await readFile(path.join(fresh, file));
       expect(rebuilt.length, file).to.be.greaterThan(0);

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { credentials } from '@grpc/grpc-js';
-import { AdminServiceClient } from '../../proto/generated/leadflow/admin/v1/admin.js';
+import { isLeadField } from '../../packages/core/src/lead-fields.js';
+import { type RunningDistribution, startDistribution } from '../../packages/distribution/src/server.js';
+import { AdminServiceClient } from '../../packages/proto/src/leadflow/admin/v1/admin.js';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { loadDistributionConfig } from '../../services/common/config.js';
-import { isLeadField } from '../../services/common/lead-fields.js';
-import { createLogger, type Logger } from '../../services/common/logger.js';
-import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
+} from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+import { createLogger, type Logger } from '../../packages/service-kit/src/logger.js';
 import { bearer, call } from './grpc.js';
 import type { TestDatabase } from './test-database.js';
 

@@ -61,9 +61,12 @@ export function watchProcess(child: ChildProcess): RunningProcess {
   return running;
 }
 
-/** A leadflow entry point run from its TypeScript source (tsx); `env` is added to what it inherits. */
+/**
+ * A leadflow entry point run from its TypeScript source (tsx, and the packages' `source` export
+ * condition, so that it imports other packages' sources too); `env` is added to what it inherits.
+ */
 export function startProcess(entry: string, env: Record<string, string>, options: ProcessOptions = {}): RunningProcess {
-  const argv = [process.execPath, '--import', 'tsx', entry, ...(options.args ?? [])];
+  const argv = [process.execPath, '--conditions=source', '--import', 'tsx', entry, ...(options.args ?? [])];
   const [command, ...args] =
     options.umask === undefined ? argv : ['/bin/sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...argv];
   const { inherits = () => true } = options;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Lead } from '../../proto/generated/leadflow/distribution/v1/distribution.js';
-import { LEAD_FIELDS, type LeadField } from '../../services/common/lead-fields.js';
-import { leadFingerprintSource, validateLead } from '../../services/distribution/src/leads/validation.js';
+import { LEAD_FIELDS, type LeadField } from '../../packages/core/src/lead-fields.js';
+import { leadFingerprintSource, validateLead } from '../../packages/distribution/src/leads/validation.js';
+import type { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
 import { anyLead, NOW, validLead } from './lead-arbitraries.js';
 
 // Every message the validation can give. A message outside this list fails the properties below, which

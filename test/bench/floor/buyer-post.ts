@@ -1,5 +1,5 @@
+import type { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { Pool } from 'undici';
-import type { Lead } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 
 const TIMEOUT_MS = 1_000;
 

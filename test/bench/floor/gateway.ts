@@ -1,11 +1,11 @@
 // The floor's gateway: Fastify taking the intake post and making one grpc-js unary call, nothing else.
 import { credentials, Metadata } from '@grpc/grpc-js';
-import Fastify from 'fastify';
 import {
   DistributionServiceClient,
   type SubmitLeadRequest,
   type SubmitLeadResponse,
-} from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import Fastify from 'fastify';
 import { requiredEnv } from './env.js';
 import { toSubmitLeadRequest } from './submit-request.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import Database from 'better-sqlite3';
 import { Kysely, MysqlDialect, SqliteDialect } from 'kysely';
 import { createPool } from 'mysql2';
-import type { Lead } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
 import { LEAD_FIELDS } from './lead-fields.js';
 
 type LeadRow = Record<string, string | number | null>;

@@ -6,7 +6,7 @@ import {
   DistributionServiceService,
   Lead,
   SubmitLeadResponse,
-} from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { BuyerPost } from './buyer-post.js';
 import { requiredEnv } from './env.js';
 import { createLeadTable, insertLead, openDatabase, recordAnswer } from './lead-table.js';

@@ -1,4 +1,4 @@
-import { Lead, type SubmitLeadRequest } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { Lead, type SubmitLeadRequest } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { LEAD_FIELDS } from './lead-fields.js';
 
 /** Maps a posted body to the gRPC request as the real gateway must; undefined when the body is not an object. */

@@ -7,7 +7,7 @@ import {
   resultOf,
   summarizePosts,
   WINDOW_POSTS,
-} from '../../../services/distribution/src/buyers/post-figures.js';
+} from '../../../packages/distribution/src/buyers/post-figures.js';
 
 let serial = 0;
 function post(result: PostResult, latencyMs = 100, state = 'CA'): PostObservation {

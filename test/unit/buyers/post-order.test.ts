@@ -6,7 +6,7 @@ import {
   type PostProspect,
   planPosts,
   timeForAll,
-} from '../../../services/distribution/src/buyers/post-order.js';
+} from '../../../packages/distribution/src/buyers/post-order.js';
 import { referencePlanPosts } from './post-order-reference.js';
 
 function prospect(

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Lead } from '../../../proto/generated/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../../packages/proto/src/leadflow/distribution/v1/distribution.js';
 import { validLeadBody } from '../../support/leads.js';
 import { type InMemoryEngine, inMemoryEngine } from './in-memory-engine.js';
 

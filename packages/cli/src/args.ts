@@ -1,0 +1,83 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseAmountCents } from '@leadflow/core/amounts';
+import { UsageError } from './errors.js';
+
+export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+
+// Every integer the CLI sends travels in an int32 field: larger values would wrap.
+const INT32_MAX = 2_147_483_647;
+
+/** One command's arguments after its words, checked against its options. */
+export class CommandArgs {
+  private constructor(
+    private readonly values: Record<string, string | boolean | undefined>,
+    readonly positionals: string[],
+  ) {}
+
+  static parse(args: string[], options: OptionSpecs): CommandArgs {
+    try {
+      const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+      return new CommandArgs(values as Record<string, string | boolean | undefined>, positionals);
+    } catch (error) {
+      if (!String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS_')) throw error;
+      // Some of parseArgs' messages go on to suggest fixes over more lines; the first says what is wrong.
+      throw new UsageError((error as Error).message.split('\n')[0]);
+    }
+  }
+
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
+
+  string(name: string): string | undefined {
+    const value = this.values[name];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  requiredString(name: string): string {
+    const value = this.string(name);
+    if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
+    return value;
+  }
+
+  /** A whole number from `min` up, or undefined when the option is absent. */
+  wholeNumber(name: string, min: number): number | undefined {
+    const raw = this.string(name);
+    return raw === undefined ? undefined : parseWholeNumber(`--${name}`, raw, min);
+  }
+
+  /** Dollars with at most two decimals as integer cents, or undefined when the option is absent. */
+  cents(name: string): number | undefined {
+    const raw = this.string(name);
+    return raw === undefined ? undefined : parseCents(`--${name}`, raw);
+  }
+
+  requiredCents(name: string): number {
+    return parseCents(`--${name}`, this.requiredString(name));
+  }
+
+  /** A comma-separated list, upper-cased, empty entries dropped. */
+  codeList(name: string): string[] {
+    const raw = this.string(name) ?? '';
+    return raw
+      .split(',')
+      .map((entry) => entry.trim().toUpperCase())
+      .filter((entry) => entry !== '');
+  }
+}
+
+/** `what` names the value in the message: an option ("--rate-limit") or a positional ("N"). */
+export function parseWholeNumber(what: string, raw: string, min: number): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= INT32_MAX)) {
+    throw new UsageError(`${what} must be a whole number from ${min} to ${INT32_MAX}`);
+  }
+  return value;
+}
+
+function parseCents(what: string, raw: string): number {
+  const cents = parseAmountCents(raw);
+  if (cents === undefined) throw new UsageError(`${what} must be an amount in dollars such as 12 or 12.50`);
+  if (!Number.isSafeInteger(cents)) throw new UsageError(`${what} is too large`);
+  return cents;
+}

@@ -1,0 +1,95 @@
+import { ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { applyActions } from '@leadflow/service-kit/admin-enums';
+import type { Position } from '../document-locations.js';
+import { columns } from '../format.js';
+import { fileLocation, readSourceDocument, type SourceDocument } from '../source-document.js';
+import type { Command, CommandOutput } from './command.js';
+
+export interface ApplyInput {
+  document: SourceDocument;
+  dryRun: boolean;
+}
+
+/** A mistake the service found, and where its path is in the file when that can be told. */
+interface Mistake {
+  error: DocumentError;
+  position: Position | undefined;
+}
+
+/** In the file's order; mistakes that cannot be placed last. */
+function byPosition(a: Mistake, b: Mistake): number {
+  if (!a.position || !b.position) return Number(!a.position) - Number(!b.position);
+  return a.position.line - b.position.line || a.position.column - b.position.column;
+}
+
+/** One line per mistake, `FILE:LINE:COL: PATH: MESSAGE` (`FILE: PATH: MESSAGE` when the path is not in the file). */
+function mistakesText(file: string, mistakes: Mistake[]): string {
+  const lines = mistakes
+    .toSorted(byPosition)
+    .map(
+      ({ error, position }) =>
+        `${fileLocation(file, position)}: ${error.path ? `${error.path}: ` : ''}${error.message}\n`,
+    );
+  const count = mistakes.length === 1 ? '1 mistake' : `${mistakes.length} mistakes`;
+  return `${lines.join('')}leadflow: ${count} in ${file}; nothing was applied\n`;
+}
+
+function appliedText(response: ApplyBuyersResponse, input: ApplyInput): string {
+  if (response.buyers.length === 0) return `No buyers in ${input.document.name}.\n`;
+  const table = columns(
+    response.buyers.map((buyer) => {
+      const action = applyActions.nameOf(buyer.action) ?? '-';
+      return [
+        input.dryRun ? `would be ${action}` : action,
+        buyer.name,
+        // A dry run's new buyer gets its id only when it is created for real.
+        input.dryRun && action === 'created' ? '-' : buyer.id,
+        buyer.paused ? 'paused' : '',
+      ];
+    }),
+  );
+  const paused = response.buyers
+    .filter((buyer) => buyer.paused && applyActions.nameOf(buyer.action) !== 'created')
+    .map((buyer) => buyer.name);
+  if (paused.length === 0) return table;
+  const resume = paused.length === 1 ? `leadflow buyer resume ${paused[0]}` : 'leadflow buyer resume NAME';
+  return `${table}${paused.join(', ')} ${paused.length === 1 ? 'stays' : 'stay'} paused: apply never resumes a buyer; \`${resume}\` offers it leads again.\n`;
+}
+
+export const apply: Command<ApplyInput> = {
+  group: 'buyer',
+  name: 'apply',
+  synopsis: '-f FILE [--dry-run]',
+  summary: 'create or update the buyers a YAML or JSON document declares',
+  details: [
+    '-f, --file FILE   the document, YAML or JSON; - reads standard input',
+    '--dry-run         check the document and say what would change, change nothing',
+    'Buyers are matched by name; buyers the document does not name are left alone.',
+    'Prints "created", "updated" or "unchanged" with the name and id of each buyer, and "paused" after a',
+    'paused one: a paused buyer stays paused whatever the file says (`active: false` pauses one); only',
+    '`leadflow buyer resume` resumes it.',
+    'A document with mistakes changes nothing: each is printed as FILE:LINE:COLUMN: PATH: MESSAGE',
+    'on stderr, and the exit code is 1. With --json, mistakes carry their line and column.',
+  ],
+  options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' } },
+  positionals: [],
+  parse: async (args, stdin) => ({
+    document: await readSourceDocument(args.requiredString('file'), stdin),
+    dryRun: args.flag('dry-run'),
+  }),
+  async run(calls, input): Promise<CommandOutput> {
+    const response = await calls.applyBuyers(JSON.stringify(input.document.value), input.dryRun);
+    if (response.errors.length > 0) {
+      const mistakes = response.errors.map((error) => ({ error, position: input.document.locate(error.path) }));
+      return {
+        json: {
+          ...(ApplyBuyersResponse.toJSON(response) as object),
+          errors: mistakes.map(({ error, position }) => ({ ...error, ...position })),
+        },
+        text: mistakesText(input.document.name, mistakes),
+        failed: true,
+      };
+    }
+    return { json: ApplyBuyersResponse.toJSON(response), text: appliedText(response, input) };
+  },
+};

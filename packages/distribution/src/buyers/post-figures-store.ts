@@ -1,0 +1,115 @@
+import type { Logger } from '@leadflow/service-kit/logger';
+import type { Db } from '../db/database.js';
+import type { AttemptRecord } from './attempt-record.js';
+import { listRecentLivePosts } from './lead-post.repository.js';
+import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDOW_POSTS } from './post-figures.js';
+
+/**
+ * Each buyer's recent live posts, in memory, and the figures learned from them. Loaded from storage at
+ * start and again every `refreshMs` (so that every instance learns from every instance's posts),
+ * and added to as this instance's sales end, so that no lead waits on a query for them.
+ */
+export class PostFiguresStore {
+  /** Newest first, at most WINDOW_POSTS per buyer. */
+  private readonly posts = new Map<string, PostObservation[]>();
+  /** By buyer, then by state ('' for all states). */
+  private readonly cache = new Map<string, Map<string, PostFigures>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The figures of a buyer's posts; with `state`, its accept rate for leads of that state. */
+  figures(buyerId: string, state?: string): PostFigures {
+    let cached = this.cache.get(buyerId);
+    if (!cached) {
+      cached = new Map();
+      this.cache.set(buyerId, cached);
+    }
+    let figures = cached.get(state ?? '');
+    if (!figures) {
+      figures = summarizePosts(this.posts.get(buyerId) ?? [], state);
+      cached.set(state ?? '', figures);
+    }
+    return figures;
+  }
+
+  /** Every buyer with posts, and its figures. */
+  *all(): Iterable<[string, PostFigures]> {
+    for (const buyerId of this.posts.keys()) yield [buyerId, this.figures(buyerId)];
+  }
+
+  /** The posts among one live lead's attempts, as its sale ends. */
+  record(attempts: readonly AttemptRecord[], state: string): void {
+    for (const attempt of attempts) {
+      if (attempt.kind !== 'post') continue;
+      this.merge(attempt.buyerId, [
+        {
+          leadId: attempt.leadId,
+          at: attempt.startedAt,
+          latencyMs: attempt.durationMs,
+          result: resultOf(attempt.outcome),
+          state,
+        },
+      ]);
+    }
+  }
+
+  /** Reads the most recent live posts of these buyers from storage and merges them with what is in memory. */
+  async load(buyerIds: readonly string[]): Promise<void> {
+    for (const buyerId of buyerIds) {
+      const posts = await listRecentLivePosts(this.db, buyerId, WINDOW_POSTS);
+      this.merge(
+        buyerId,
+        posts.map((post) => ({
+          leadId: post.leadId,
+          at: post.startedAt,
+          latencyMs: post.durationMs,
+          result: resultOf(post.outcome),
+          state: post.leadState,
+        })),
+      );
+    }
+  }
+
+  /**
+   * Loads the figures of `buyerIds()` now and every `refreshMs`. A failed load keeps what is known (at
+   * start, nothing: every buyer counts as new until figures come) and is logged.
+   */
+  async start(buyerIds: () => Promise<readonly string[]>, refreshMs: number): Promise<void> {
+    const refresh = () =>
+      buyerIds()
+        .then((ids) => this.load(ids))
+        .catch((error: unknown) =>
+          this.logger?.warn(
+            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
+            'loading buyer post figures failed',
+          ),
+        );
+    await refresh();
+    this.timer = setInterval(() => {
+      this.running ??= refresh().finally(() => (this.running = undefined));
+    }, refreshMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One post per lead and buyer: a post seen in memory and in storage counts once. */
+  private merge(buyerId: string, observations: readonly PostObservation[]): void {
+    if (observations.length === 0) return;
+    const byLead = new Map((this.posts.get(buyerId) ?? []).map((post) => [post.leadId, post]));
+    for (const observation of observations) byLead.set(observation.leadId, observation);
+    const newestFirst = [...byLead.values()]
+      .sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1))
+      .slice(0, WINDOW_POSTS);
+    this.posts.set(buyerId, newestFirst);
+    this.cache.delete(buyerId);
+  }
+}

@@ -1,0 +1,164 @@
+import { crashPoint } from '@leadflow/service-kit/crash-points';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
+import type { GroupCommit } from '../db/group-commit.js';
+import { newId } from '../ids.js';
+import type { SkipReason } from './attempt-log.js';
+import type { Buyer } from './buyer.js';
+import { adjustSpend, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
+import type { CapPeriod } from './cap-periods.js';
+import { holdPerson, type PersonHashes, releasePerson } from './duplicates.js';
+import { type IntentRefusal, insertIntent, type PostAnswer, recordAnswer } from './lead-post.repository.js';
+
+/** The lead side of a post: who holds the lead, and what to hold of the buyer. */
+export interface PostingLead {
+  leadId: string;
+  claimToken: string;
+  person: PersonHashes;
+  /** Test leads hold no caps and no person. */
+  live: boolean;
+}
+
+export interface PostOffer {
+  buyer: Buyer;
+  periods: CapPeriod[];
+  /** Known before the post for a fixed, rule or bid price; else the answer names it. */
+  chargeCents: number | undefined;
+  payoutCents: number | undefined;
+}
+
+/** A post whose intent is committed: it may now go to the buyer. */
+export interface OpenPost {
+  /** The attempt id: the intent's key and the idempotency reference the buyer may be sent. */
+  id: string;
+  lead: PostingLead;
+  offer: PostOffer;
+  /** What is held against the buyer's spend caps. */
+  heldSpend: number;
+}
+
+export type OpenResult = { post: OpenPost } | { skip: SkipReason } | { stop: Exclude<IntentRefusal, 'already_posted'> };
+
+/** Backoff between tries of an answer's record while storage fails. */
+const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
+
+/**
+ * The durable steps of posting a lead: the buyer's caps and the person held, then the intent committed,
+ * before anything reaches the buyer; the answer recorded as soon as it arrives. What a post holds is
+ * given back here, and only when its answer says the buyer did not take the lead.
+ */
+export class PostJournal {
+  /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
+  constructor(
+    private readonly db: Db,
+    private readonly writes: GroupCommit,
+  ) {}
+
+  /**
+   * Holds what the post needs and commits its intent. `mayCall` is asked last, once everything is held
+   * (a circuit breaker's half-open probe must be followed by a call).
+   */
+  async open(lead: PostingLead, offer: PostOffer, mayCall: () => boolean): Promise<OpenResult> {
+    const { buyer } = offer;
+    const heldSpend = lead.live ? await this.spendToHold(offer) : 0;
+    if (
+      lead.live &&
+      (heldSpend < 0 || !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend)))
+    ) {
+      return { skip: 'capped' };
+    }
+    if (lead.live && !(await holdPerson(this.db, buyer, lead.person, lead.leadId, Date.now()))) {
+      await releaseCapacity(this.db, lead.leadId, buyer.id);
+      return { skip: 'duplicate' };
+    }
+    const post: OpenPost = { id: newId('pst'), lead, offer, heldSpend };
+    if (!mayCall()) {
+      await this.release(post);
+      return { skip: 'circuit_open' };
+    }
+    crashPoint('before-intent');
+    let refusal: IntentRefusal | undefined;
+    const intent = {
+      id: post.id,
+      leadId: lead.leadId,
+      buyerId: buyer.id,
+      claimToken: lead.claimToken,
+      chargeCents: offer.chargeCents,
+      payoutCents: offer.payoutCents,
+      createdAt: Date.now(),
+    };
+    try {
+      refusal = await this.writes.run((trx) => insertIntent(trx, intent));
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) {
+        await this.release(post).catch(() => undefined);
+        throw error;
+      }
+      refusal = 'already_posted';
+    }
+    if (refusal) {
+      await this.release(post);
+      return refusal === 'already_posted' ? { skip: 'posted' } : { stop: refusal };
+    }
+    crashPoint('after-intent');
+    return { post };
+  }
+
+  /**
+   * Records the buyer's answer, trying again while storage fails until `retryUntil` (then throws: the
+   * intent stays pending, and recovery treats the post as one that may have reached the buyer).
+   * A decline gives back what the post held; an acceptance moves the held spend to the sale's price.
+   */
+  async answer(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
+    crashPoint('after-answer');
+    await this.retrying(() => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now())), retryUntil);
+    crashPoint('after-answer-recorded');
+    if (!post.lead.live) return;
+    if (answer.state === 'rejected' || answer.state === 'failed') {
+      await this.release(post);
+    } else if (answer.state === 'accepted' && answer.chargeCents !== undefined) {
+      await adjustSpend(
+        this.db,
+        post.lead.leadId,
+        post.offer.buyer.id,
+        post.offer.periods,
+        answer.chargeCents - post.heldSpend,
+      );
+    }
+  }
+
+  private async release(post: OpenPost): Promise<void> {
+    if (post.lead.live) await releaseHolds(this.db, post.lead.leadId, post.offer.buyer, post.lead.person);
+  }
+
+  /**
+   * The spend a post holds against the buyer's caps: its price when known; for a buyer that names its
+   * price in its answer, all that is left of its spend cap (negative when nothing is). Its answer's
+   * price then replaces what was held; a price above what was left overshoots the cap by that one lead.
+   */
+  private async spendToHold(offer: PostOffer): Promise<number> {
+    if (offer.chargeCents !== undefined) return offer.chargeCents;
+    const headroom = await spendHeadroom(this.db, offer.buyer.id, offer.periods);
+    return headroom === undefined ? 0 : headroom > 0 ? headroom : -1;
+  }
+
+  private async retrying<T>(write: () => Promise<T>, retryUntil: number): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (error) {
+        const pause = RECORD_RETRY_MS[Math.min(attempt, RECORD_RETRY_MS.length - 1)]!;
+        if (Date.now() + pause > retryUntil) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+}
+
+/**
+ * Gives back what a post of the lead held of the buyer: its cap place and the person. The one way holds
+ * are released, and only for a post the buyer did not take (declined, or settled as not sold).
+ */
+export async function releaseHolds(db: Db, leadId: string, buyer: Buyer, person: PersonHashes): Promise<void> {
+  await releasePerson(db, buyer, person);
+  await releaseCapacity(db, leadId, buyer.id);
+}

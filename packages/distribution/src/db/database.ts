@@ -1,0 +1,134 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '@leadflow/service-kit/config';
+import { TtlCache } from '@leadflow/service-kit/ttl-cache';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
+import { createPool } from 'mysql2';
+import type { KeyRing } from '../security/key-ring.js';
+import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  /** mysql://... ; undefined = embedded SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** MySQL pool size. */
+  connectionLimit?: number;
+}
+
+export { SQLITE_FILE } from './data-files.js';
+
+/** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
+const PREPARED_STATEMENTS = 256;
+
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new TtlCache<string, SqliteDatabase.Statement>(Number.POSITIVE_INFINITY, PREPARED_STATEMENTS);
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+function sqliteDialect(dataDir: string): SqliteDialect {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, SQLITE_FILE);
+  const database = new SqliteDatabase(file);
+  // Before the first write: SQLite gives the -wal and -shm files it creates the database file's mode.
+  restrictToOwner(file, ...sqliteCompanionFiles(file));
+  database.pragma('journal_mode = WAL');
+  // FULL syncs the WAL at every commit, so a commit survives power loss too (NORMAL only survives a
+  // process crash). Group commit makes that one fsync per batch of leads: see docs/security.md, "Keys and secrets".
+  database.pragma('synchronous = FULL');
+  // Deleted and overwritten content is zeroed, so a purged or re-encrypted value leaves no copy in free pages.
+  database.pragma('secure_delete = ON');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('wal_autocheckpoint = 4000');
+  return new SqliteDialect({ database: withStatementCache(database) });
+}
+
+function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialect {
+  return new MysqlDialect({
+    pool: createPool({
+      uri: databaseUrl,
+      connectionLimit,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      // BIGINT columns hold epoch ms and cents: well inside the safe integer range.
+      typeCast(field, next) {
+        if (field.type === 'LONGLONG') {
+          const value = field.string();
+          return value === null ? null : Number(value);
+        }
+        return next();
+      },
+    }),
+  });
+}
+
+export function createDatabase(options: DatabaseOptions): Db {
+  const dialect = options.databaseUrl
+    ? mysqlDialect(options.databaseUrl, options.connectionLimit ?? 20)
+    : sqliteDialect(options.dataDir);
+  return new Kysely<Database>({ dialect });
+}
+
+/** Migrates to the latest schema; data migrations read and write lead data with `ring`. */
+export async function migrateToLatest(db: Db, ring: KeyRing): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(ring) } });
+  const { error, results } = await migrator.migrateToLatest();
+  // A key ring that does not match the data says so in its own words.
+  if (error instanceof ConfigError) throw error;
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    // The driver's code or the error's name only: a message may quote the values of a statement.
+    const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+    const reason = typeof code === 'string' ? code : typeof name === 'string' ? name : undefined;
+    const what = failed ? `migration ${failed.migrationName}` : 'migrating';
+    throw new Error(`${what} failed${reason ? ` (${reason})` : ''}`, { cause: error });
+  }
+  await discardOverwrittenPages(db);
+}
+
+/**
+ * On SQLite, folds the write-ahead log into the database and truncates it:
+ * pages written before an overwrite (a purge, a re-encryption) stay in the WAL
+ * file until then. secure_delete has zeroed them in the database itself. On
+ * MySQL, InnoDB's redo and undo logs recycle on their own.
+ */
+export async function discardOverwrittenPages(db: Db): Promise<void> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+}
+
+/** True for a unique-key violation on either engine. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * True when the engine gave up a transaction to break a lock conflict (InnoDB
+ * deadlock or lock wait timeout; SQLite busy in any of its extended forms, such
+ * as SQLITE_BUSY_SNAPSHOT for a read snapshot another connection's commit made
+ * stale): running it again is safe.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || isSqliteBusy(code);
+}
+
+/** SQLITE_BUSY or one of its extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_RECOVERY, SQLITE_BUSY_TIMEOUT). */
+export function isSqliteBusy(code: unknown): boolean {
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
+}

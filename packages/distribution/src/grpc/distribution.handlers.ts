@@ -1,0 +1,71 @@
+import type {
+  DistributionServiceServer,
+  ResolvePublisherKeyRequest,
+  ResolvePublisherKeyResponse,
+  SubmitLeadRequest,
+  SubmitLeadResponse,
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import type { Logger } from '@leadflow/service-kit/logger';
+import { durationOfMs } from '@leadflow/service-kit/proto-time';
+import type { Tracer } from '@opentelemetry/api';
+import type { IntakeOutcome, IntakeService } from '../leads/intake.service.js';
+import type { PublisherService } from '../publishers/publisher.service.js';
+import { invalidLeadError } from './invalid-lead.js';
+import { answerBy, unaryMethods } from './unary.js';
+
+export interface DistributionHandlerDependencies {
+  intake: IntakeService;
+  publishers: PublisherService;
+  tracer: Tracer;
+  logger: Logger;
+}
+
+function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
+  switch (outcome.kind) {
+    case 'sold':
+      return {
+        $case: 'sold',
+        value: {
+          leadId: outcome.leadId,
+          payoutCents: outcome.payoutCents,
+          buyerId: outcome.buyerId,
+          redirectUrl: outcome.redirectUrl,
+        },
+      };
+    case 'rejected':
+      return { $case: 'rejected', value: { leadId: outcome.leadId, reason: outcome.reason } };
+    case 'unconfirmed':
+      return { $case: 'unconfirmed', value: { leadId: outcome.leadId, reason: outcome.reason } };
+    case 'invalid':
+      throw invalidLeadError(outcome.errors, outcome.clickidReused);
+  }
+}
+
+export function distributionHandlers(deps: DistributionHandlerDependencies): DistributionServiceServer {
+  const method = unaryMethods('leadflow.distribution.v1.DistributionService', deps.tracer, deps.logger);
+  return {
+    submitLead: method('SubmitLead', async (request: SubmitLeadRequest, call) => {
+      const result = await deps.intake.submit(
+        request.webmasterKey,
+        request.lead ?? Lead.create(),
+        request.nonStringFields,
+        answerBy(call),
+      );
+      return {
+        outcome: outcomeMessage(result.outcome),
+        buyerWait: durationOfMs(result.buyerWaitMs),
+        replayed: result.replayed,
+      };
+    }),
+    resolvePublisherKey: method(
+      'ResolvePublisherKey',
+      async (request: ResolvePublisherKeyRequest): Promise<ResolvePublisherKeyResponse> => {
+        const live = await deps.publishers.resolveKey(request.webmasterKey);
+        return live
+          ? { valid: true, publisherId: live.publisherId, rateLimitPerMinute: live.rateLimitPerMinute }
+          : { valid: false, publisherId: '', rateLimitPerMinute: 0 };
+      },
+    ),
+  };
+}

@@ -1,0 +1,90 @@
+import { isLeadField, leadFieldFacts, SENSITIVE_LEAD_FIELDS } from '@leadflow/core/lead-fields';
+import type { BuyerAttempt, LeadRecord } from '@leadflow/proto/leadflow/admin/v1/leads';
+import { attemptKinds, attemptOutcomes, leadStatuses } from '@leadflow/service-kit/admin-enums';
+import { durationOfMs, timestampOfMs } from '@leadflow/service-kit/proto-time';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
+import type { PiiCipher } from '../security/pii-cipher.js';
+import type { StoredLead } from './stored-lead.js';
+
+/** Everything but the last four characters becomes '*'; short values are hidden whole. */
+export function maskValue(value: string): string {
+  if (value.length <= 4) return '*'.repeat(value.length);
+  return '*'.repeat(value.length - 4) + value.slice(-4);
+}
+
+/**
+ * Enough to recognise a lead, never enough to find the person: as the catalogue says for a personal
+ * field, undefined for any other. A date of birth's last four characters are the birthday; a street
+ * address or an IP is hidden whole.
+ */
+function maskSensitive(field: string, value: string): string | undefined {
+  switch (isLeadField(field) ? leadFieldFacts(field).mask : undefined) {
+    case 'whole':
+      return '*'.repeat(value.length);
+    case 'initial':
+      return value.slice(0, 1) + '*'.repeat(Math.max(0, value.length - 1));
+    case 'email': {
+      const at = value.lastIndexOf('@');
+      return at < 1 ? maskValue(value) : value.slice(0, 1) + '*'.repeat(at - 1) + value.slice(at);
+    }
+    case 'lastFour':
+      return maskValue(value);
+    case undefined:
+      return undefined;
+  }
+}
+
+function attemptView(attempt: AttemptRecord): BuyerAttempt {
+  return {
+    buyerId: attempt.buyerId,
+    startTime: new Date(attempt.startedAt),
+    duration: durationOfMs(attempt.durationMs),
+    outcome: attemptOutcomes.valueOf(attempt.outcome),
+    httpStatus: attempt.httpStatus ?? 0,
+    reason: attempt.reason ?? '',
+    kind: attemptKinds.valueOf(attempt.kind),
+    bidCents: attempt.bidCents ?? 0,
+    priceCents: attempt.priceCents ?? 0,
+    reference: attempt.reference ?? '',
+  };
+}
+
+const PURGED = '[purged]';
+
+/**
+ * The fields as shown: personal ones masked, or every one of them "[purged]"
+ * once purged (which of them the lead carried went with the ciphertext). A
+ * personal field a lead of an older release still keeps in plain text is
+ * masked the same way.
+ */
+function fieldsView(lead: StoredLead, cipher: PiiCipher): Record<string, string> {
+  const fields: Record<string, string> = JSON.parse(lead.fieldsJson);
+  if (lead.sensitivePurgedAt !== null) {
+    return { ...fields, ...Object.fromEntries(SENSITIVE_LEAD_FIELDS.map((field) => [field, PURGED])) };
+  }
+  const all: Record<string, string> = { ...fields, ...JSON.parse(cipher.decrypt(lead.sensitive)) };
+  return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, maskSensitive(field, value) ?? value]));
+}
+
+/** A stored lead as operators see it: personal fields masked. */
+export function leadView(lead: StoredLead, attempts: AttemptRecord[], cipher: PiiCipher): LeadRecord {
+  const fields = fieldsView(lead, cipher);
+  return {
+    leadId: lead.id,
+    publisherId: lead.publisherId,
+    clickid: lead.clickid,
+    status: leadStatuses.valueOf(lead.status),
+    test: lead.test,
+    createTime: new Date(lead.createdAt),
+    completeTime: timestampOfMs(lead.completedAt),
+    priceFloorCents: lead.priceFloorCents,
+    buyerId: lead.buyerId ?? '',
+    payoutCents: lead.payoutCents ?? 0,
+    reason: lead.reason ?? '',
+    redirectUrl: lead.redirectUrl ?? '',
+    processingTime: lead.processingMs === null ? undefined : durationOfMs(lead.processingMs),
+    fields,
+    tracking: JSON.parse(lead.trackingJson),
+    attempts: attempts.map(attemptView),
+  };
+}

@@ -1,0 +1,132 @@
+import type { Logger } from '@leadflow/service-kit/logger';
+import type { BuyerService } from '../buyers/buyer.service.js';
+import { callBuyer } from '../buyers/integration/buyer-call.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
+import { newId } from '../ids.js';
+import type { DistributionMetrics } from '../observability/metrics.js';
+import { STALE_CLAIM_GRACE_MS } from './intake.service.js';
+import * as repository from './lead.repository.js';
+import { recoverSale } from './lead-recovery.js';
+import type { LeadResolution } from './lead-resolution.js';
+import { LeadNotRecordable } from './sale-record.js';
+import type { UnconfirmedLead } from './stored-lead.js';
+
+export interface ReconcilerDependencies {
+  db: Db;
+  buyers: BuyerService;
+  resolution: LeadResolution;
+  sellDeadlineMs: number;
+  intervalMs: number;
+  logger: Logger;
+  metrics: DistributionMetrics;
+  /** The call to a buyer's status lookup; replaced in tests. */
+  call?: typeof callBuyer;
+}
+
+/** Leads looked at per sweep: a backlog is worked off over several sweeps, never in one long one. */
+const BATCH = 50;
+
+/**
+ * The background half of the sale protocol, on every instance (each step is a conditional write, so
+ * instances never do one twice): leads whose seller died with a post at a buyer are recovered without
+ * waiting for the publisher's retry (an accepted post becomes the sale, one without an answer makes the
+ * lead unconfirmed); unconfirmed leads are settled by their buyer's status lookup where it has one; and
+ * the number of unconfirmed leads is kept in a metric.
+ */
+export class Reconciler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly call: typeof callBuyer;
+
+  constructor(private readonly deps: ReconcilerDependencies) {
+    this.call = deps.call ?? callBuyer;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: unknown) =>
+          this.deps.logger.warn(
+            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
+            'lead reconciliation failed',
+          ),
+        )
+        .finally(() => (this.running = undefined));
+    }, this.deps.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass: stale sales with posts, then unconfirmed leads, then the metric. */
+  async sweep(): Promise<void> {
+    await this.recoverStaleSales();
+    await this.askBuyers();
+    this.deps.metrics.unconfirmedLeads(await this.deps.resolution.countUnconfirmed());
+  }
+
+  private async recoverStaleSales(): Promise<void> {
+    const now = Date.now();
+    // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
+    const stale = await repository.listStaleSales(
+      this.deps.db,
+      now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS,
+      BATCH,
+    );
+    for (const lead of stale) {
+      const claimToken = newId('clm');
+      if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claimToken, claimToken, Date.now()))) continue;
+      try {
+        const recovered = await recoverSale(
+          this.deps.db,
+          this.deps.buyers,
+          { id: lead.id, publisherId: lead.publisherId, test: lead.test, claimToken },
+          Date.now(),
+        );
+        this.deps.logger.warn({ leadId: lead.id, outcome: recovered.kind }, 'recovered a lead whose sale was cut off');
+      } catch (error) {
+        if (!(error instanceof LeadNotRecordable) && !isDuplicateKeyError(error)) throw error;
+      }
+    }
+  }
+
+  private async askBuyers(): Promise<void> {
+    for (const lead of await this.deps.resolution.listUnconfirmed(BATCH)) {
+      const verdict = await this.lookUp(lead);
+      if (verdict === undefined) continue;
+      try {
+        await this.deps.resolution.resolve(lead.leadId, verdict ? { sold: true } : { sold: false }, 'status_lookup');
+        this.deps.logger.info(
+          { leadId: lead.leadId, buyerId: lead.buyerId, sold: verdict },
+          "resolved an unconfirmed lead by the buyer's status lookup",
+        );
+      } catch (error) {
+        // Settled meanwhile (by an operator or another instance), or a sale that needs a price from an operator.
+        this.deps.logger.warn(
+          { leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } },
+          'could not resolve an unconfirmed lead',
+        );
+      }
+    }
+  }
+
+  /** True: the buyer holds the lead; false: it does not; undefined: no lookup, or no clear answer. */
+  private async lookUp(lead: UnconfirmedLead): Promise<boolean | undefined> {
+    const buyer = await this.deps.buyers.get(lead.buyerId).catch(() => undefined);
+    const lookup = buyer?.definition.integration.statusLookup;
+    if (!buyer || !lookup) return undefined;
+    const result = await this.call(
+      lookup,
+      // The live API is asked even for a test lead: a lookup carries ids only, and a test answer would be made up.
+      { ...buyer.definition.integration, testBehaviour: 'test_url' },
+      { leadId: lead.leadId, attemptId: lead.postId, fields: {}, derived: {} },
+      { test: false, kind: 'statusLookup' },
+    );
+    if (result.outcome === 'accepted') return true;
+    if (result.outcome === 'rejected') return false;
+    return undefined;
+  }
+}

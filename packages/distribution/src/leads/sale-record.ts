@@ -1,0 +1,76 @@
+import { crashPoint } from '@leadflow/service-kit/crash-points';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
+import { consumeCapacity } from '../buyers/cap.repository.js';
+import type { SaleWinner } from '../buyers/lead-seller.js';
+import { saleEntries } from '../buyers/ledger.js';
+import { insertLedgerEntries } from '../buyers/ledger.repository.js';
+import type { Db } from '../db/database.js';
+import { newId } from '../ids.js';
+import * as repository from './lead.repository.js';
+import type { LeadChange } from './stored-lead.js';
+
+export interface RecordedLead {
+  id: string;
+  publisherId: string;
+  test: boolean;
+}
+
+/** Thrown inside a record's transaction when the lead is no longer this writer's to record. */
+export class LeadNotRecordable extends Error {}
+
+/**
+ * The sale of an accepted post, in the transaction `trx`: the sale row, its ledger entries, the cap hold
+ * consumed and the lead marked sold. Idempotent: a lead already sold (by a record that got there first,
+ * a recovery or a resolution) makes it throw a duplicate-key error or LeadNotRecordable, and nothing is
+ * written twice. A test lead is marked sold with no money moved.
+ */
+export async function recordSale(
+  trx: Db,
+  lead: RecordedLead,
+  winner: SaleWinner,
+  attempts: AttemptRecord[],
+  processingMs: number | null,
+  now: number,
+): Promise<void> {
+  await repository.insertBuyerAttempts(trx, attempts);
+  if (!lead.test) {
+    await repository.insertSale(trx, {
+      id: newId('sale', now),
+      leadId: lead.id,
+      publisherId: lead.publisherId,
+      buyerId: winner.buyerId,
+      chargeCents: winner.chargeCents,
+      payoutCents: winner.payoutCents,
+      marginCents: winner.chargeCents - winner.payoutCents,
+      createdAt: now,
+    });
+    await insertLedgerEntries(trx, saleEntries(lead, winner, now));
+    if (winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
+  }
+  const sold = await repository.settleLead(trx, lead.id, {
+    status: 'sold',
+    completedAt: now,
+    buyerId: winner.buyerId,
+    payoutCents: winner.payoutCents,
+    redirectUrl: winner.redirectUrl,
+    reason: null,
+    ...(processingMs === null ? {} : { processingMs }),
+  });
+  if (!sold) throw new LeadNotRecordable();
+  crashPoint('in-record');
+}
+
+/**
+ * A lead's outcome without a sale (rejected, unconfirmed) or its claim given back for a retry, with its
+ * attempts, written only while `claimToken` still holds it.
+ */
+export async function recordUnsold(
+  trx: Db,
+  leadId: string,
+  claimToken: string,
+  attempts: AttemptRecord[],
+  update: LeadChange,
+): Promise<void> {
+  await repository.insertBuyerAttempts(trx, attempts);
+  if (!(await repository.completeLead(trx, leadId, claimToken, update))) throw new LeadNotRecordable();
+}

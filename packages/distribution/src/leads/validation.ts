@@ -1,0 +1,103 @@
+import {
+  LEAD_FIELD_CATALOGUE,
+  LEAD_FIELDS,
+  type LeadField,
+  type LeadFieldCatalogue,
+  REQUIRED_LEAD_FIELDS,
+} from '@leadflow/core/lead-fields';
+import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { type FieldRule, fieldRule, type RuleValue } from './field-rules.js';
+
+/** A lead that passed every rule, with its values normalized and ready to store. */
+export interface ValidLead {
+  /** Every field by JSON name, normalized (e.g. SSN and phones as bare digits); '' when not sent. */
+  readonly fields: Readonly<Record<LeadField, string>>;
+  /** The publisher's floor price. */
+  readonly priceCents: number;
+  readonly loanAmountCents: number;
+  readonly incomeNetMonthlyCents: number | null;
+  readonly test: boolean;
+  /** tPar's named pairs; empty when tPar was not sent. */
+  readonly tracking: Readonly<Record<string, string>>;
+  /** The applicant's age in whole years at validation time. */
+  readonly ageYears: number;
+}
+
+export type LeadValidation =
+  | { ok: true; lead: ValidLead }
+  /** JSON field name -> message; one entry per offending field, messages never contain the value. */
+  | { ok: false; errors: Record<string, string> };
+
+/** Each field's value as its catalogue rule yields it: amounts in cents, the age for dob, ... */
+type FieldValues = { [F in LeadField]: RuleValue<LeadFieldCatalogue[F]['rule']['kind']> };
+
+const REQUIRED: ReadonlySet<string> = new Set(REQUIRED_LEAD_FIELDS);
+export const REQUIRED_MESSAGE = 'is required';
+export const NOT_A_STRING_MESSAGE = 'must be a string';
+
+/**
+ * Checks every field of a lead and reports every offending field at once. Surrounding whitespace is
+ * ignored, and a value that is empty after that counts as missing. `nonStringFields` names the fields
+ * whose JSON value was not a string; each gets "must be a string" and no other check. `now` is the
+ * moment the applicant's age is measured at.
+ */
+export function validateLead(lead: Lead, nonStringFields: readonly string[], now: Date): LeadValidation {
+  const notStrings = new Set(nonStringFields);
+  const errors: Record<string, string> = {};
+  const fields = Lead.fromPartial({});
+  const values: Partial<FieldValues> = {};
+
+  function check<F extends LeadField>(field: F): void {
+    // The type says string, but a JavaScript caller can pass anything.
+    const raw: unknown = lead[field];
+    if (notStrings.has(field) || typeof raw !== 'string') {
+      errors[field] = NOT_A_STRING_MESSAGE;
+      return;
+    }
+    const text = raw.trim();
+    if (text === '') {
+      if (REQUIRED.has(field)) errors[field] = REQUIRED_MESSAGE;
+      return;
+    }
+    // FieldValues[F] is the value of this field's rule kind; TypeScript cannot follow F into the catalogue.
+    const rule = fieldRule(LEAD_FIELD_CATALOGUE[field].rule, now) as FieldRule<FieldValues[F]>;
+    const checked = rule(text);
+    if (!checked.ok) {
+      errors[field] = checked.message;
+      return;
+    }
+    fields[field] = checked.normalized;
+    values[field] = checked.value;
+  }
+
+  for (const field of LEAD_FIELDS) check(field);
+
+  const { price, loanAmount, dob } = values;
+  // The undefined tests only narrow the types: a missing required field has already left an error.
+  if (Object.keys(errors).length > 0 || price === undefined || loanAmount === undefined || dob === undefined) {
+    return { ok: false, errors };
+  }
+  return {
+    ok: true,
+    lead: {
+      fields,
+      priceCents: price,
+      loanAmountCents: loanAmount,
+      incomeNetMonthlyCents: values.incomeNetMonthly ?? null,
+      test: values.testMode ?? false,
+      tracking: values.tPar ?? {},
+      ageYears: dob,
+    },
+  };
+}
+
+/**
+ * A canonical text of the lead's normalized fields, equal for two submissions exactly when they carry
+ * the same values: fields in proto order, unsent ones left out, JSON-encoded [name, value] pairs. Key
+ * order and unknown fields of the JSON body cannot change it. Compares a retry with the first request
+ * of the same clickid.
+ */
+export function leadFingerprintSource(lead: ValidLead): string {
+  const sent = LEAD_FIELDS.filter((field) => lead.fields[field] !== '');
+  return JSON.stringify(sent.map((field) => [field, lead.fields[field]]));
+}

@@ -1,0 +1,187 @@
+import { status } from '@grpc/grpc-js';
+import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '@leadflow/service-kit/metrics';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { AttemptRecord } from '../buyers/attempt-record.js';
+import type { CircuitState } from '../buyers/circuit-breaker.js';
+import type { PostFigures } from '../buyers/post-figures.js';
+import type { IntakeResult } from '../leads/intake.service.js';
+import { BuyerNameLabels } from './buyer-labels.js';
+
+const CIRCUIT_LEVEL: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
+
+/**
+ * This service's Prometheus metrics. Labels are bounded sets: outcomes, reasons, gRPC methods and
+ * codes, and buyer ids and names (bounded by configuration); never a lead id, clickid, key or lead value.
+ */
+export class DistributionMetrics {
+  readonly registry: Registry = createMetricsRegistry();
+
+  private readonly leads = new Counter({
+    name: 'leadflow_leads_total',
+    help: 'Leads answered, by outcome (sold, rejected, unconfirmed, invalid; replayed: a retry answered with the stored outcome) and test flag',
+    labelNames: ['outcome', 'test'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly attempts = new Counter({
+    name: 'leadflow_buyer_attempts_total',
+    help: 'Pings and posts of live leads to buyers, by outcome as the audit trail records it (a post with no answer in time is unknown)',
+    labelNames: ['buyer_id', 'buyer_name', 'kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly skips = new Counter({
+    name: 'leadflow_buyer_skips_total',
+    help: 'Buyers considered for a live lead and not called, by reason',
+    labelNames: ['buyer_id', 'buyer_name', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly latency = new Histogram({
+    name: 'leadflow_buyer_latency_seconds',
+    help: 'Time from sending a ping or post of a live lead to a buyer to having its answer (or giving up), in seconds',
+    labelNames: ['buyer_id', 'buyer_name', 'kind'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [this.registry],
+  });
+
+  private readonly capsReached = new Counter({
+    name: 'leadflow_caps_reached_total',
+    help: 'Leads a buyer could not take because one of its caps (leads or spend per period) was full',
+    labelNames: ['buyer_id', 'buyer_name'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly handled = new Counter({
+    name: 'leadflow_grpc_server_handled_total',
+    help: 'Unary gRPC calls ended, by method and the status code the caller got (refusals before any handler included; method "unknown" for methods not served)',
+    labelNames: ['method', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly buyer: BuyerNameLabels;
+
+  private readonly unconfirmed = new Gauge({
+    name: 'leadflow_unconfirmed_leads',
+    help: "Leads waiting for a buyer's confirmation (a post whose answer never came), as of the last reconciliation sweep",
+    registers: [this.registry],
+  });
+
+  /**
+   * `circuits`: the circuit state of every buyer this process has called, read at each scrape;
+   * `certificateExpiry`: when the gRPC TLS certificate in use expires (epoch ms), undefined without TLS;
+   * `learned`: the learned post figures of every buyer with posts, read at each scrape;
+   * `learnedPings`: the learned ping answer time (95th percentile, ms) of every buyer with enough answers.
+   * `buyerName`: a buyer's name by id, for the buyer_name label.
+   */
+  constructor(
+    circuits: () => Iterable<[string, CircuitState]>,
+    certificateExpiry: () => number | undefined = () => undefined,
+    learned: () => Iterable<[string, PostFigures]> = () => [],
+    learnedPings: () => Iterable<[string, number]> = () => [],
+    buyerName: (buyerId: string) => string | undefined = () => undefined,
+  ) {
+    const buyer = new BuyerNameLabels(buyerName);
+    this.buyer = buyer;
+    new Gauge({
+      name: 'leadflow_buyer_learned_ping_latency_seconds',
+      help: "A buyer's learned ping answer time at the 95th percentile, from its recent answered live pings: what the ping window waits for",
+      labelNames: ['buyer_id', 'buyer_name', 'quantile'] as const,
+      registers: [this.registry],
+      collect() {
+        // A buyer renamed or gone leaves no stale series behind.
+        this.reset();
+        for (const [buyerId, p95Ms] of learnedPings())
+          this.set({ ...buyer.of(buyerId), quantile: '0.95' }, p95Ms / 1000);
+      },
+    });
+    new Gauge({
+      name: 'leadflow_buyer_learned_accept_ratio',
+      help: "A buyer's learned post accept rate (of its recent answered live posts, newest weighing most), as post ordering uses it",
+      labelNames: ['buyer_id', 'buyer_name'] as const,
+      registers: [this.registry],
+      collect() {
+        // A buyer renamed or gone leaves no stale series behind.
+        this.reset();
+        for (const [buyerId, figures] of learned()) this.set(buyer.of(buyerId), figures.acceptRate);
+      },
+    });
+    new Gauge({
+      name: 'leadflow_buyer_learned_post_latency_seconds',
+      help: "A buyer's learned post latency at the median (quantile 0.5) and the 90th percentile (0.9), from its recent live posts",
+      labelNames: ['buyer_id', 'buyer_name', 'quantile'] as const,
+      registers: [this.registry],
+      collect() {
+        // A buyer renamed or gone leaves no stale series behind.
+        this.reset();
+        for (const [buyerId, figures] of learned()) {
+          if (figures.p50Ms !== undefined) this.set({ ...buyer.of(buyerId), quantile: '0.5' }, figures.p50Ms / 1000);
+          if (figures.p90Ms !== undefined) this.set({ ...buyer.of(buyerId), quantile: '0.9' }, figures.p90Ms / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: 'leadflow_buyer_learned_posts',
+      help: "Recent live posts a buyer's learned figures come from (at most 200)",
+      labelNames: ['buyer_id', 'buyer_name'] as const,
+      registers: [this.registry],
+      collect() {
+        // A buyer renamed or gone leaves no stale series behind.
+        this.reset();
+        for (const [buyerId, figures] of learned()) this.set(buyer.of(buyerId), figures.posts);
+      },
+    });
+    new Gauge({
+      name: 'leadflow_grpc_tls_certificate_expiry_timestamp_seconds',
+      help: 'When the certificate this process serves gRPC with expires (Unix time): alert well before it, in case renewal stopped',
+      registers: [this.registry],
+      collect() {
+        const expiry = certificateExpiry();
+        if (expiry !== undefined) this.set(Math.floor(expiry / 1000));
+      },
+    });
+    new Gauge({
+      name: 'leadflow_circuit_state',
+      help: "State of a buyer's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
+      labelNames: ['buyer_id', 'buyer_name'] as const,
+      registers: [this.registry],
+      collect() {
+        // A buyer renamed or gone leaves no stale series behind.
+        this.reset();
+        for (const [buyerId, state] of circuits()) this.set(buyer.of(buyerId), CIRCUIT_LEVEL[state]);
+      },
+    });
+  }
+
+  /** `test`: the lead's test flag; for an invalid lead, as it was sent. */
+  leadAnswered(result: IntakeResult, test: boolean): void {
+    this.leads.inc({ outcome: result.replayed ? 'replayed' : result.outcome.kind, test: String(test) });
+  }
+
+  /**
+   * Every ping, post and skip of one live lead's sale. Test leads are left out: they go to test
+   * endpoints or get a configured answer without a call, and say nothing of a buyer's live API.
+   */
+  buyerAttempts(attempts: readonly AttemptRecord[]): void {
+    for (const attempt of attempts) {
+      const buyer = this.buyer.of(attempt.buyerId);
+      if (attempt.kind === 'skip') {
+        const reason = attempt.reason ?? 'unknown';
+        this.skips.inc({ ...buyer, reason });
+        if (reason === 'capped') this.capsReached.inc(buyer);
+        continue;
+      }
+      this.attempts.inc({ ...buyer, kind: attempt.kind, outcome: attempt.outcome });
+      this.latency.observe({ ...buyer, kind: attempt.kind }, attempt.durationMs / 1000);
+    }
+  }
+
+  unconfirmedLeads(count: number): void {
+    this.unconfirmed.set(count);
+  }
+
+  /** `method`: the full method name, e.g. leadflow.distribution.v1.DistributionService/SubmitLead. */
+  callHandled(method: string, code: status): void {
+    this.handled.inc({ method, code: status[code] ?? String(code) });
+  }
+}

@@ -1,0 +1,33 @@
+import { LEAD_FIELDS, type LeadField } from '@leadflow/core/lead-fields';
+import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { GatewayError } from '../errors.js';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface LeadSubmission {
+  lead: Lead;
+  /** Fields sent with a JSON value other than a string; the service reports each as invalid. */
+  nonStringFields: LeadField[];
+}
+
+function isJsonObject(body: unknown): body is Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
+}
+
+/**
+ * The parsed JSON body as a lead. Only the known field names are read, each as
+ * an own property, so unknown fields are dropped and nothing is looked up on the
+ * prototype chain.
+ */
+export function leadFromBody(body: unknown): LeadSubmission {
+  if (!isJsonObject(body)) throw GatewayError.badRequest({ body: 'must be a JSON object' });
+  const lead = Lead.fromPartial({});
+  const nonStringFields: LeadField[] = [];
+  for (const field of LEAD_FIELDS) {
+    if (!Object.hasOwn(body, field)) continue;
+    const value = body[field];
+    if (typeof value === 'string') lead[field] = value;
+    else nonStringFields.push(field);
+  }
+  return { lead, nonStringFields };
+}

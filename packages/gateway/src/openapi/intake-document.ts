@@ -1,0 +1,231 @@
+import { valueSchema } from '@leadflow/core/lead-field-rules';
+import { LEAD_FIELDS, type LeadField, leadFieldFacts, REQUIRED_LEAD_FIELDS } from '@leadflow/core/lead-fields';
+import { type ErrorCode, messageOf, statusOf } from '../errors.js';
+import { MAX_BODY_BYTES } from '../intake/lead-body.js';
+
+type Schema = Record<string, unknown>;
+
+/** A field as the Lead schema describes it: every value is a JSON string, its form and meaning from the catalogue. */
+function fieldSchema(field: LeadField): Schema {
+  const { rule, description, example } = leadFieldFacts(field);
+  return { type: 'string', description, ...valueSchema(rule), ...(example === undefined ? {} : { example }) };
+}
+
+const RETRIES =
+  'Retries: on a 5xx answer (or no answer at all) post the same body again, with exponential backoff. ' +
+  'A lead is identified by your clickid: a retry with the same clickid and body replays the stored answer ' +
+  '(same leadId, no second sale), waiting for the first request if it is still being processed. ' +
+  'The same clickid with a different body is a 400 with errors.clickid. ' +
+  'Answers 400, 401 and 429 are not stored: correct the request, or wait Retry-After seconds, and post again.';
+
+function rateLimitText(defaultLimit: number): string {
+  return (
+    `Rate limit: ${defaultLimit} requests in any rolling 60 seconds per publisher by default ` +
+    '(all keys of a publisher share it; the limit can be set per publisher). Every request with a live key counts, valid or not. ' +
+    'Failed authentications (a key of the wrong shape, unknown or revoked) are limited per client address, under the policy "auth-failures". ' +
+    'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After. ' +
+    'Answers 401, 413 and 429 close the connection.'
+  );
+}
+
+const rateLimitHeaders = {
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+};
+
+function json(schemaName: string): Schema {
+  return { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } };
+}
+
+const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: boolean }> = [
+  { code: 'UNAUTHORIZED', description: 'The webmaster key is unknown or revoked.' },
+  { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
+  { code: 'UNSUPPORTED_MEDIA_TYPE', description: 'The Content-Type is not application/json.' },
+  {
+    code: 'RATE_LIMITED',
+    description: 'Too many requests. Wait Retry-After seconds (also `retryAfter` in the body).',
+    retryAfter: true,
+  },
+  { code: 'INTERNAL_SERVER_ERROR', description: 'Internal error. Retry with backoff, same clickid and body.' },
+  {
+    code: 'SERVICE_UNAVAILABLE',
+    description:
+      'The service is temporarily unavailable. Retry after Retry-After seconds with backoff, same clickid and body.',
+    retryAfter: true,
+  },
+  {
+    code: 'GATEWAY_TIMEOUT',
+    description:
+      'The lead was not processed in time. Retry with the same clickid and body: a sale made meanwhile is replayed.',
+  },
+];
+
+function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[number]): Schema {
+  return {
+    description,
+    headers: {
+      ...rateLimitHeaders,
+      ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+    },
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${code === 'RATE_LIMITED' ? 'RateLimitedError' : 'ErrorMessage'}` },
+        example: {
+          status: 'error',
+          message: messageOf(code),
+          ...(code === 'RATE_LIMITED' ? { retryAfter: 12 } : {}),
+        },
+      },
+    },
+  };
+}
+
+/** The OpenAPI 3.1 description of the public intake endpoint. */
+export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema {
+  const leadProperties = Object.fromEntries(LEAD_FIELDS.map((field) => [field, fieldSchema(field)]));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'leadflow lead intake',
+      version: '1.0.0',
+      description:
+        'Post one consumer-loan lead per request and get the outcome of the sale attempt: sold, rejected, or the fields that failed validation.',
+    },
+    paths: {
+      '/api/intake/{webmasterKey}': {
+        post: {
+          operationId: 'submitLead',
+          summary: 'Submit one lead',
+          description: `${rateLimitText(defaultRateLimitPerMinute)}\n\n${RETRIES}`,
+          parameters: [
+            {
+              name: 'webmasterKey',
+              in: 'path',
+              required: true,
+              description: 'Your webmaster key, as issued by leadflow. It is your only credential: keep it secret.',
+              schema: { type: 'string' },
+            },
+          ],
+          requestBody: { required: true, content: json('Lead') },
+          responses: {
+            '200': {
+              description:
+                'The lead was processed: sold (redirect the end user to redirectUrl when present) or rejected. Both carry processingTime.',
+              headers: rateLimitHeaders,
+              content: {
+                'application/json': {
+                  schema: {
+                    oneOf: [
+                      { $ref: '#/components/schemas/SoldAnswer' },
+                      { $ref: '#/components/schemas/RejectedAnswer' },
+                    ],
+                    discriminator: { propertyName: 'status' },
+                  },
+                },
+              },
+            },
+            '400': {
+              description:
+                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not a JSON object, or a clickid reused with a different body. Messages never repeat the submitted value.',
+              headers: rateLimitHeaders,
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/ValidationError' },
+                  example: { status: 'error', errors: { ssn: 'must be 9 digits', email: 'is required' } },
+                },
+              },
+            },
+            ...Object.fromEntries(ERROR_ANSWERS.map((answer) => [String(statusOf(answer.code)), errorAnswer(answer)])),
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Lead: {
+          type: 'object',
+          description:
+            'The lead. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. An empty string counts as missing. Unknown fields are ignored.',
+          required: [...REQUIRED_LEAD_FIELDS],
+          properties: leadProperties,
+          additionalProperties: true,
+        },
+        SoldAnswer: {
+          type: 'object',
+          required: ['leadId', 'status', 'price', 'buyerId', 'processingTime'],
+          properties: {
+            leadId: { type: 'string', description: 'Identifier assigned to the lead.' },
+            status: { const: 'sold' },
+            price: { type: 'number', description: 'Your payout for the sale, in USD.' },
+            redirectUrl: {
+              type: 'string',
+              format: 'uri',
+              description: 'Where to redirect the end user; absent when the buyer gave none.',
+            },
+            buyerId: { type: 'string', description: 'Identifier of the buyer.' },
+            processingTime: {
+              type: 'number',
+              description: 'Milliseconds from the gateway receiving the request to the answer being written.',
+            },
+          },
+        },
+        RejectedAnswer: {
+          type: 'object',
+          required: ['leadId', 'status', 'reason', 'processingTime'],
+          properties: {
+            leadId: { type: 'string', description: 'Identifier assigned to the lead.' },
+            status: { const: 'rejected' },
+            reason: { type: 'string', description: 'Why no sale happened.' },
+            processingTime: {
+              type: 'number',
+              description: 'Milliseconds from the gateway receiving the request to the answer being written.',
+            },
+          },
+        },
+        ValidationError: {
+          type: 'object',
+          required: ['status', 'errors'],
+          properties: {
+            status: { const: 'error' },
+            errors: {
+              type: 'object',
+              description: 'Field name (or "body" for the body as a whole) -> message.',
+              additionalProperties: { type: 'string' },
+            },
+          },
+        },
+        ErrorMessage: {
+          type: 'object',
+          required: ['status', 'message'],
+          properties: { status: { const: 'error' }, message: { type: 'string' } },
+        },
+        RateLimitedError: {
+          type: 'object',
+          required: ['status', 'message', 'retryAfter'],
+          properties: {
+            status: { const: 'error' },
+            message: { type: 'string' },
+            retryAfter: { type: 'integer', minimum: 1, description: 'Seconds to wait before the next request.' },
+          },
+        },
+      },
+      headers: {
+        'RateLimit-Policy': {
+          description:
+            'The limit that applies (draft-ietf-httpapi-ratelimit-headers): "default" for a publisher\'s requests, "auth-failures" for a client address\'s failed authentications; q = requests allowed, w = window in seconds.',
+          schema: { type: 'string' },
+          example: `"default";q=${defaultRateLimitPerMinute};w=60`,
+        },
+        RateLimit: {
+          description: 'Requests still available (r) and seconds until more become available (t).',
+          schema: { type: 'string' },
+          example: `"default";r=${defaultRateLimitPerMinute - 1};t=0`,
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before posting again.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
+  };
+}
