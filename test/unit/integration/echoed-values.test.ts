@@ -32,6 +32,13 @@ describe("a buyer's echo of the applicant's personal values", () => {
     );
   });
 
+  it('takes out a value of mostly digits with letters among them as written, and its digits', () => {
+    const fields = { ...FIELDS, firstName: 'Ann9898623e3983', address: '1234567 Rd' };
+    expect(withoutPersonalValues('duplicate: ANN9898623E3983 at 1234567 Rd', fields)).to.equal(
+      'duplicate: [redacted] at [redacted] Rd',
+    );
+  });
+
   it('takes the date of birth out in ISO and US orders, with or without leading zeros', () => {
     for (const written of ['1984-03-07', '03/07/1984', '3/7/1984', '03-07-1984', '19840307']) {
       expect(withoutPersonalValues(`born ${written}: too young`, FIELDS)).to.equal('born [redacted]: too young');

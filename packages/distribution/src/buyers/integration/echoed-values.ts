@@ -15,6 +15,8 @@ const MIN_TEXT_LENGTH = 3;
 const MIN_DIGITS = 6;
 const SEPARATORS = '[\\s().\\-/]*';
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Digits and the separators numbers are written with: found as a number, not as text. */
+const NUMBER_ONLY = /^[\d\s().\-/]*$/;
 
 /** One way a personal value can appear in a buyer's text. */
 interface Echo {
@@ -51,19 +53,21 @@ function echoesOf(value: string): Echo[] {
     const [, year, month, day] = date as unknown as [string, string, string, string];
     return [dateEcho(year, [year, month, day]), dateEcho(year, [month, day, year])];
   }
+  const echoes: Echo[] = [];
   const digits = value.replace(/\D/g, '');
   if (digits.length >= MIN_DIGITS && digits.length * 2 > value.length) {
-    return [{ inDigits: true, needle: digits, pattern: () => numberPattern([...digits]) }];
+    echoes.push({ inDigits: true, needle: digits, pattern: () => numberPattern([...digits]) });
   }
+  // A value of mostly digits with letters among them ("Ann1234567", "12345678 Rd") is also found as written.
   const trimmed = value.trim();
-  if (trimmed.length < MIN_TEXT_LENGTH) return [];
-  return [
-    {
+  if (trimmed.length >= MIN_TEXT_LENGTH && !NUMBER_ONLY.test(trimmed)) {
+    echoes.push({
       inDigits: false,
       needle: trimmed.toLowerCase(),
       pattern: () => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(trimmed)}(?![\\p{L}\\p{N}])`, 'giu'),
-    },
-  ];
+    });
+  }
+  return echoes;
 }
 
 /**
