@@ -93,6 +93,54 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect((await buyerNamed('apply-b')).tier).to.equal(3);
     });
 
+    it("applies a document's tree, says so, and `buyer tree` shows each setting and where it comes from", async () => {
+      const learned = await cli.leadflow(['buyer', 'tree']);
+      expect(learned).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout:
+          "routing:     strict_tiers  (LEADFLOW_ROUTING_MODE or its default)\nping window: learned from the bidders' answer times\n",
+      });
+      const tree = 'tree:\n  routing: price_groups\n  tiers:\n    - { tier: 2, pingWindowMs: 450 }\n';
+      const file = await writeDocument('tree.yaml', `${tree}${documentOf(buyerEntry('tree-a'))}`);
+      const dryRun = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(dryRun.stdout).to.match(/^would be created {2}tree-a {2}-\nwould be updated {2}tree settings \(/);
+      const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(applied.stdout).to.match(
+        new RegExp(`^created  tree-a  ${ID}\nupdated  tree settings \\(\`leadflow buyer tree\` shows them\\)\n$`),
+      );
+      expect((await cli.json('buyer', 'apply', '-f', file)).tree).to.equal('APPLY_ACTION_UNCHANGED');
+
+      expect((await cli.leadflow(['buyer', 'tree'])).stdout).to.equal(
+        [
+          'routing:     price_groups  (buyers document)',
+          "ping window: learned from the bidders' answer times",
+          'tier 2:      ping window 450 ms  (buyers document)',
+          '',
+        ].join('\n'),
+      );
+      const tiers = [{ tier: 2, pingWindow: { seconds: 0, nanos: 450_000_000 } }];
+      expect(await cli.json('buyer', 'tree')).to.deep.equal({
+        applied: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
+        effective: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
+      });
+
+      const reset = await writeDocument('reset.yaml', 'tree: {}\n');
+      expect((await cli.leadflow(['buyer', 'apply', '-f', reset])).stdout).to.equal(
+        `No buyers in ${reset}.\nupdated  tree settings (\`leadflow buyer tree\` shows them)\n`,
+      );
+      expect((await cli.leadflow(['buyer', 'tree'])).stdout).to.equal(learned.stdout);
+    });
+
+    it('places mistakes in the tree like those of buyers', async () => {
+      const file = await writeDocument('bad-tree.yaml', 'tree:\n  routing: waterfall\n');
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.equal(
+        `${file}:2:3: tree.routing: must be one of: strict_tiers, price_groups, auction\nleadflow: 1 mistake in ${file}; nothing was applied\n`,
+      );
+    });
+
     it('changes nothing with --dry-run, and says what would change', async () => {
       const file = await writeDocument('dry.yaml', documentOf(buyerEntry('dry-a')));
       const wouldCreate = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);

@@ -103,6 +103,8 @@ interface Probe {
 const BUYER = ['buyers', 0];
 const PROBES: Probe[] = [
   { where: 'the document', at: [], definition: 'document' },
+  { where: 'tree', at: ['tree'], definition: 'tree' },
+  { where: 'a tier of the tree', at: ['tree', 'tiers', 0], definition: 'tierSettings' },
   { where: 'a buyer', at: BUYER, definition: 'buyer' },
   { where: 'a filter combination', at: [...BUYER, 'filters'], definition: 'combination' },
   { where: 'a filter condition', at: [...BUYER, 'filters', 'all', 0], definition: 'condition' },
@@ -178,6 +180,7 @@ interface ChoiceProbe {
 
 const INTEGRATION = [...BUYER, 'integration'];
 const CHOICE_PROBES: ChoiceProbe[] = [
+  { where: 'tree.routing', at: ['tree', 'routing'], definition: 'tree', property: 'routing' },
   { where: 'integration.mode', at: [...INTEGRATION, 'mode'], definition: 'integration', property: 'mode' },
   {
     where: 'integration.testBehaviour',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeEachDatabase } from '../support/test-database.js';
-import { inParallel, leadIdOf, personLead, rowsOf, simBuyer, useMarket } from './support.js';
+import { inParallel, leadIdOf, personLead, rowsOf, simBuyer, soldOf, useMarket } from './support.js';
 
 const DEADLINE_MS = 4000;
 
@@ -66,5 +66,36 @@ describeEachDatabase('selling: the ping window learned from the bidders (no LEAD
       ).exec(metrics);
       expect(Number(line?.[1]), name).to.be.within(0.02, 0.3);
     }
+  });
+});
+
+describeEachDatabase("selling: ping windows set by the buyers document's tree, for every tier or one", (database) => {
+  const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: String(DEADLINE_MS) } });
+  afterEach(() => market().apply([], {}));
+
+  /** One tier of two bidders: a quick $10 one, and a $30 one whose bids take 400 ms; ids by name. */
+  async function oneTier(tree: Record<string, unknown>): Promise<Record<string, string>> {
+    const { simulate, apply } = market();
+    const simulator = await simulate([
+      { path: '/quick/ping', kind: 'ping', bid: { fixed: 10 }, latencyMs: { fixed: 20 } },
+      { path: '/quick/post', kind: 'post', ping: '/quick/ping' },
+      { path: '/slow/ping', kind: 'ping', bid: { fixed: 30 }, latencyMs: { fixed: 400 } },
+      { path: '/slow/post', kind: 'post', ping: '/slow/ping' },
+    ]);
+    const bidder = (name: string) =>
+      simBuyer(name, simulator.url, { ping: `/${name}/ping`, post: `/${name}/post`, pingTimeoutMs: 1500 });
+    return apply([bidder('quick'), bidder('slow')], tree);
+  }
+
+  async function buyerOf(ids: Record<string, string>): Promise<string | undefined> {
+    const { buyerId } = soldOf(await market().submit(personLead()));
+    return Object.entries(ids).find(([, id]) => id === buyerId)?.[0];
+  }
+
+  it("closes the tree's window before a slow bid, and a tier's own window waits for it", async () => {
+    const everyTier = await oneTier({ pingWindowMs: 150 });
+    expect(await buyerOf(everyTier), 'a 150 ms window: the $30 bid comes too late').to.equal('quick');
+    const tierOne = await oneTier({ pingWindowMs: 150, tiers: [{ tier: 1, pingWindowMs: 900 }] });
+    expect(await buyerOf(tierOne), "tier 1's own 900 ms window").to.equal('slow');
   });
 });

@@ -15,7 +15,7 @@ describeEachDatabase(
   (database) => {
     const market = useMarket(database);
 
-    async function applyTiers(): Promise<Record<string, string>> {
+    async function applyTiers(tree?: Record<string, unknown>): Promise<Record<string, string>> {
       const { simulate, apply } = market();
       const bidder = (name: string, bid: number, acceptRate = 1) => [
         { path: `/${name}/ping`, kind: 'ping' as const, bid: { fixed: bid } },
@@ -29,7 +29,7 @@ describeEachDatabase(
       ]);
       const entry = (name: string, tier: number) =>
         simBuyer(name, simulator.url, { ping: `/${name}/ping`, post: `/${name}/post`, tier });
-      return apply([entry('t1-low', 1), entry('t2-high', 2), entry('t2-other', 2), entry('t3-mid', 3)]);
+      return apply([entry('t1-low', 1), entry('t2-high', 2), entry('t2-other', 2), entry('t3-mid', 3)], tree);
     }
 
     /** The buyer that bought a lead sold through a service in `mode`, and the buyers it pinged and posted to. */
@@ -78,6 +78,35 @@ describeEachDatabase(
         buyer: 't3-mid',
         pinged: ['t1-low', 't2-high', 't2-other', 't3-mid'],
         posted: ['t2-high', 't3-mid'],
+      });
+    });
+
+    describe("the buyers document's tree", () => {
+      afterEach(() => market().apply([], {}));
+
+      it('sets the mode over the environment; a document without a tree leaves it, `tree: {}` hands it back', async () => {
+        let ids = await applyTiers({ routing: 'auction' });
+        expect((await sellIn('strict_tiers', ids)).buyer, 'the document over the environment').to.equal('t3-mid');
+        ids = await applyTiers();
+        expect((await sellIn('price_groups', ids)).buyer, 'a document without a tree').to.equal('t3-mid');
+        ids = await applyTiers({});
+        expect((await sellIn('price_groups', ids)).buyer, 'the environment again').to.equal('t2-other');
+      });
+
+      it('reaches a running instance within a second, without a restart', async () => {
+        const ids = await applyTiers();
+        const nameOf = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
+        const stack = await startTestDistribution(database(), { env: { LEADFLOW_ROUTING_MODE: 'strict_tiers' } });
+        try {
+          const publisher = await stack.createPublisher(1_000_000);
+          const buyerOf = async () => nameOf.get(soldOf(await stack.submit(publisher.key, personLead())).buyerId);
+          expect(await buyerOf()).to.equal('t1-low');
+          await market().apply([], { routing: 'auction' });
+          await new Promise((resolve) => setTimeout(resolve, 1100));
+          expect(await buyerOf()).to.equal('t3-mid');
+        } finally {
+          await stack.close();
+        }
       });
     });
 

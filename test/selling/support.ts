@@ -226,8 +226,8 @@ export interface Market {
   publisherId: string;
   /** A simulator on 127.0.0.1, any port; closed after the test. */
   simulate(endpoints: readonly EndpointConfig[], seed?: number): Promise<Simulator>;
-  /** Applies buyer entries through the admin RPC; ids by name. */
-  apply(entries: Record<string, unknown>[]): Promise<Record<string, string>>;
+  /** Applies buyer entries, and the tree's settings when given, through the admin RPC; ids by name. */
+  apply(entries: Record<string, unknown>[], tree?: Record<string, unknown>): Promise<Record<string, string>>;
   submit(body: Record<string, unknown>, key?: string): Promise<SubmitLeadResponse>;
   /** The answer and the wall time it took. */
   timed(body: Record<string, unknown>): Promise<{ answer: SubmitLeadResponse; ms: number }>;
@@ -296,7 +296,7 @@ export function useMarket(database: () => TestDatabase, options: MarketOptions =
         simulators.push(simulator);
         return simulator;
       },
-      apply: (entries) => running.applyBuyers(entries),
+      apply: (entries, tree) => running.applyBuyers(entries, tree),
       submit: (body, key = publisher.key) => running.submit(key, body),
       async timed(body) {
         const started = performance.now();

@@ -20,7 +20,8 @@ export interface TestDistribution {
   admin: AdminServiceClient;
   createPublisher(rateLimitPerMinute?: number): Promise<{ id: string; key: string }>;
   /** Applies buyer entries (see test/support/buyers.ts); their ids by name. Throws on a document error. */
-  applyBuyers(buyers: Record<string, unknown>[]): Promise<Record<string, string>>;
+  /** Applies a buyers document of these buyers, and of a `tree` when given; ids by name. */
+  applyBuyers(buyers: Record<string, unknown>[], tree?: Record<string, unknown>): Promise<Record<string, string>>;
   submit(key: string, body: Record<string, unknown>): Promise<SubmitLeadResponse>;
   close(): Promise<void>;
 }
@@ -55,10 +56,11 @@ export async function startTestDistribution(
       );
       return { id: created.publisher!.id, key: created.key };
     },
-    async applyBuyers(buyers) {
+    async applyBuyers(buyers, tree) {
+      const document = { ...(buyers.length > 0 && { buyers }), ...(tree && { tree }) };
       const result = await call(
         admin.applyBuyers.bind(admin),
-        { documentJson: JSON.stringify({ buyers }), dryRun: false },
+        { documentJson: JSON.stringify(document), dryRun: false },
         auth(),
       );
       if (result.errors.length > 0)

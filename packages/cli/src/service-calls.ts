@@ -5,6 +5,7 @@ import {
   type ApplyBuyersResponse,
   type BuyerSummary,
   type CreatePublisherRequest,
+  type GetTreeSettingsResponse,
   type Publisher,
   type PublisherKey,
   type ReencryptSensitiveDataResponse,
@@ -152,6 +153,10 @@ export class ServiceCalls {
       summary: present(response.summary, 'buyer'),
       definition: parsedJson(response.definitionJson, 'definition'),
     };
+  }
+
+  getTreeSettings(): Promise<GetTreeSettingsResponse> {
+    return this.call(AdminServiceService.getTreeSettings, {});
   }
 
   async setBuyerActive(buyer: string, active: boolean): Promise<BuyerSummary> {

@@ -171,6 +171,7 @@ async function serve(
     () => pingLatencies.all(),
     (buyerId) => buyers.knownName(buyerId),
   );
+  const treeDefaults = { routing: config.routingMode, pingWindowMs: config.pingWindowMs };
   const seller =
     options.seller ??
     new PingTreeSeller({
@@ -179,9 +180,8 @@ async function serve(
       buyers,
       breakers,
       tracer,
-      pingWindowMs: config.pingWindowMs,
+      treeDefaults,
       pingLatencies,
-      routing: config.routingMode,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
     });
   const intake = new IntakeService({
@@ -245,6 +245,7 @@ async function serve(
       cipher,
       tracer,
       logger,
+      treeDefaults,
     }),
   );
   const health = new ServingHealth([DistributionServiceClient.serviceName, AdminServiceClient.serviceName]);

@@ -1,4 +1,4 @@
-import { ApplyAction, BuyerMode, CircuitState, Pricing } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { ApplyAction, BuyerMode, CircuitState, Pricing, RoutingMode } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { AttemptKind, AttemptOutcome, LeadStatus } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { ReportGrouping } from '@leadflow/proto/leadflow/admin/v1/reports';
 import { enumNames } from './proto-enums.js';
@@ -11,4 +11,5 @@ export const buyerModes = enumNames<BuyerMode>(BuyerMode, 'BUYER_MODE_');
 export const pricings = enumNames<Pricing>(Pricing, 'PRICING_');
 export const circuitStates = enumNames<CircuitState>(CircuitState, 'CIRCUIT_STATE_');
 export const applyActions = enumNames<ApplyAction>(ApplyAction, 'APPLY_ACTION_');
+export const routingModes = enumNames<RoutingMode>(RoutingMode, 'ROUTING_MODE_');
 export const reportGroupings = enumNames<ReportGrouping>(ReportGrouping, 'REPORT_GROUPING_');

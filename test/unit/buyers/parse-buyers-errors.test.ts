@@ -97,7 +97,7 @@ describe('parseBuyerDocument: mistakes', () => {
   it('refuses what is not a document of buyers', () => {
     for (const document of [null, 42, 'buyers', true]) {
       expect(errorsOf(document)).to.deep.equal([
-        { path: '', message: 'must be {buyers: [...]}, a list of buyers or one buyer' },
+        { path: '', message: 'must be {buyers: [...], tree: {...}}, a list of buyers or one buyer' },
       ]);
     }
     expect(errorsOf([])).to.deep.equal([{ path: '', message: 'must list at least one item' }]);

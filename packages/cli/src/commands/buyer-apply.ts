@@ -34,7 +34,18 @@ function mistakesText(file: string, mistakes: Mistake[]): string {
   return `${lines.join('')}leadflow: ${count} in ${file}; nothing was applied\n`;
 }
 
+/** What the apply did to the tree's settings, when the document has a `tree`. */
+function treeText(response: ApplyBuyersResponse, input: ApplyInput): string {
+  const action = response.tree === undefined ? undefined : applyActions.nameOf(response.tree);
+  if (action === undefined) return '';
+  return `${input.dryRun ? `would be ${action}` : action}  tree settings (\`leadflow buyer tree\` shows them)\n`;
+}
+
 function appliedText(response: ApplyBuyersResponse, input: ApplyInput): string {
+  return buyersText(response, input) + treeText(response, input);
+}
+
+function buyersText(response: ApplyBuyersResponse, input: ApplyInput): string {
   if (response.buyers.length === 0) return `No buyers in ${input.document.name}.\n`;
   const table = columns(
     response.buyers.map((buyer) => {
@@ -64,7 +75,8 @@ export const apply: Command<ApplyInput> = {
   details: [
     '-f, --file FILE   the document, YAML or JSON; - reads standard input',
     '--dry-run         check the document and say what would change, change nothing',
-    'Buyers are matched by name; buyers the document does not name are left alone.',
+    'Buyers are matched by name; buyers the document does not name are left alone. A `tree` key',
+    "replaces the tree's routing mode and ping windows (`leadflow buyer tree`); without one they are left.",
     'Prints "created", "updated" or "unchanged" with the name and id of each buyer, and "paused" after a',
     'paused one: a paused buyer stays paused whatever the file says (`active: false` pauses one); only',
     '`leadflow buyer resume` resumes it.',

@@ -4,6 +4,7 @@ import { msOfDuration } from '@leadflow/service-kit/proto-time';
 import { stringify } from 'yaml';
 import { dollars, fields, table, timestamp } from '../format.js';
 import { apply } from './buyer-apply.js';
+import { tree } from './buyer-tree.js';
 import type { Command } from './command.js';
 
 const status = (summary: BuyerSummary) => (summary.active ? 'active' : 'paused');
@@ -146,4 +147,4 @@ function setActive(active: boolean): Command<{ buyer: string }> {
   };
 }
 
-export const buyerCommands = [apply, list, show, setActive(false), setActive(true)];
+export const buyerCommands = [apply, list, show, tree, setActive(false), setActive(true)];

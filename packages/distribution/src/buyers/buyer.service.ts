@@ -6,8 +6,15 @@ import { type Buyer, buyerFromStored, InvalidStoredBuyerError, type StoredBuyer 
 import * as repository from './buyer.repository.js';
 import { type EnvironmentValues, serviceValues } from './definition/buyer-values.js';
 import { parseBuyerDocument } from './definition/parse-buyers.js';
+import { parseTree } from './definition/parse-tree.js';
+import { Problems } from './definition/problems.js';
+import { NO_TREE_SETTINGS, type TreeSettings } from './tree/tree-settings.js';
+import * as treeRepository from './tree/tree-settings.repository.js';
 
-/** How long the active buyer list is reused between leads: a change reaches every instance within this. */
+/**
+ * How long the active buyer list and the tree's settings are reused between leads: a change reaches
+ * every instance within this.
+ */
 export const ACTIVE_BUYERS_TTL_MS = 1000;
 
 export type ApplyAction = 'created' | 'updated' | 'unchanged';
@@ -20,9 +27,32 @@ export interface AppliedBuyer {
   paused: boolean;
 }
 
+/** `tree`: what the apply did to the tree's settings, when the document sets them. */
 export type ApplyResult =
-  | { ok: true; buyers: AppliedBuyer[] }
+  | { ok: true; buyers: AppliedBuyer[]; tree?: Exclude<ApplyAction, 'created'> }
   | { ok: false; errors: { path: string; message: string }[] };
+
+/** Stored JSON that does not parse reads as a value the rules refuse. */
+function parseStoredJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replaces the stored tree settings with the document's; left out keys fall back to the environment's. */
+async function applyTree(
+  db: Db,
+  settings: TreeSettings,
+  dryRun: boolean,
+  now: number,
+): Promise<'updated' | 'unchanged'> {
+  const json = JSON.stringify(settings);
+  if ((await treeRepository.readTreeSettingsJson(db)) === json) return 'unchanged';
+  if (!dryRun) await treeRepository.writeTreeSettingsJson(db, json, now);
+  return 'updated';
+}
 
 function parseJson(text: string): unknown {
   try {
@@ -40,6 +70,9 @@ function parseJson(text: string): unknown {
  */
 export class BuyerService {
   private activeCache: { buyers: Buyer[]; expiresAt: number } | undefined;
+  private treeCache: { settings: TreeSettings; expiresAt: number } | undefined;
+  /** The stored tree settings last found invalid, logged once. */
+  private invalidTreeJson: string | undefined;
   /** The last check of each buyer's stored definition, redone only when its record changes. */
   private readonly checked = new Map<string, { stored: StoredBuyer; result: Buyer | InvalidStoredBuyerError }>();
 
@@ -57,6 +90,31 @@ export class BuyerService {
       this.activeCache = { buyers: this.usable(stored), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
     }
     return this.activeCache.buyers;
+  }
+
+  /** The tree's settings as the last applied document set them, for selling: read again every TTL. */
+  async treeSettings(): Promise<TreeSettings> {
+    const now = Date.now();
+    if (!this.treeCache || this.treeCache.expiresAt <= now) {
+      this.treeCache = { settings: await this.storedTreeSettings(), expiresAt: now + ACTIVE_BUYERS_TTL_MS };
+    }
+    return this.treeCache.settings;
+  }
+
+  /**
+   * The tree's settings as stored, checked again with the rules of `buyer apply`: settings that fail them
+   * (written by hand, or by a later version) are logged once and not used.
+   */
+  async storedTreeSettings(): Promise<TreeSettings> {
+    const json = await treeRepository.readTreeSettingsJson(this.db);
+    const problems = new Problems();
+    const settings = parseTree(parseStoredJson(json), 'tree', problems);
+    if (settings) return settings;
+    if (this.invalidTreeJson !== json) {
+      this.invalidTreeJson = json;
+      this.logger.error({ problems: problems.found }, 'stored tree settings are invalid: the defaults are used');
+    }
+    return NO_TREE_SETTINGS;
   }
 
   async list(): Promise<Buyer[]> {
@@ -163,10 +221,12 @@ export class BuyerService {
           applied.push({ id: stored.id, name: definition.name, action: 'updated', paused });
         }
       }
-      return applied;
+      const tree = parsed.tree && (await applyTree(trx, parsed.tree, dryRun, now));
+      return { buyers: applied, tree };
     });
     this.activeCache = undefined;
-    return { ok: true, buyers: results };
+    this.treeCache = undefined;
+    return { ok: true, buyers: results.buyers, ...(results.tree && { tree: results.tree }) };
   }
 
   async setActive(idOrName: string, active: boolean): Promise<Buyer> {

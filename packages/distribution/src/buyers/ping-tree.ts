@@ -1,4 +1,3 @@
-import type { RoutingMode } from '@leadflow/service-kit/config';
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import type { Db } from '../db/database.js';
@@ -34,6 +33,7 @@ import { payoutFor } from './rules/payout.js';
 import { chargeForPost } from './rules/price-change.js';
 import { priceFor } from './rules/pricing.js';
 import { byPriceGroup, byTier, type CapUsage, rankOffers, skipReason } from './selection.js';
+import { DEFAULT_TREE, EffectiveTree, type TreeDefaults } from './tree/tree-settings.js';
 
 /** A buyer still in the running for this lead. */
 interface Candidate {
@@ -58,12 +58,13 @@ export interface PingTreeDependencies {
   call?: typeof callBuyer;
   /** For the weighted rotation among equal offers. */
   random?: () => number;
-  /** How long a tier waits for bids; undefined: learned from the bidders' answer times (ping-window.ts). */
-  pingWindowMs?: number;
+  /**
+   * The routing mode and ping window where the buyers document's `tree` sets none (the environment's);
+   * by default strict tiers, windows learned from the bidders' answer times (ping-window.ts).
+   */
+  treeDefaults?: TreeDefaults;
   /** The bidders' recent ping answer times; this seller's own when not given. */
   pingLatencies?: PingLatencies;
-  /** How the tiers are walked; default strict_tiers. */
-  routing?: RoutingMode;
   /**
    * Buyers' learned post figures: with them, posts are ordered by expected revenue when the time left
    * cannot carry every post in price order; without them, always in price order.
@@ -127,9 +128,10 @@ export class PingTreeSeller implements LeadSeller {
     };
     const candidates = await this.eligible(request, log);
     if (candidates.length === 0) return decision(NO_ELIGIBLE_BUYER);
+    const tree = new EffectiveTree(await this.deps.buyers.treeSettings(), this.deps.treeDefaults ?? DEFAULT_TREE);
 
     let outOfTime = false;
-    for await (const offers of this.offerGroups(candidates, request, log, waited)) {
+    for await (const offers of this.offerGroups(candidates, tree, request, log, waited)) {
       const queue = rankOffers(offers, this.random);
       while (queue.length > 0) {
         const [candidate] = queue.splice(this.nextPost(queue, request), 1) as [Candidate];
@@ -154,17 +156,17 @@ export class PingTreeSeller implements LeadSeller {
    */
   private async *offerGroups(
     candidates: Candidate[],
+    tree: EffectiveTree,
     request: SaleRequest,
     log: AttemptLog,
     waited: { ms: number },
   ): AsyncGenerator<Candidate[]> {
-    const routing = this.deps.routing ?? 'strict_tiers';
-    if (routing === 'strict_tiers') {
-      for (const tier of byTier(candidates)) yield await this.pingAll(tier, request, log, waited);
+    if (tree.routing === 'strict_tiers') {
+      for (const tier of byTier(candidates)) yield await this.pingAll(tier, tree, request, log, waited);
       return;
     }
-    const offers = await this.pingAll(candidates, request, log, waited);
-    if (routing === 'auction') yield offers;
+    const offers = await this.pingAll(candidates, tree, request, log, waited);
+    if (tree.routing === 'auction') yield offers;
     else yield* byPriceGroup(offers);
   }
 
@@ -256,6 +258,7 @@ export class PingTreeSeller implements LeadSeller {
    */
   private async pingAll(
     tier: Candidate[],
+    tree: EffectiveTree,
     request: SaleRequest,
     log: AttemptLog,
     waited: { ms: number },
@@ -274,7 +277,7 @@ export class PingTreeSeller implements LeadSeller {
     );
     let closeWindow: NodeJS.Timeout | undefined;
     const window = new Promise<void>(
-      (resolve) => (closeWindow = setTimeout(resolve, this.pingWindowMs(pinged, request))),
+      (resolve) => (closeWindow = setTimeout(resolve, this.pingWindowMs(pinged, tree, request))),
     );
     await Promise.race([pings, window]);
     clearTimeout(closeWindow);
@@ -283,16 +286,24 @@ export class PingTreeSeller implements LeadSeller {
     return [...directPosts, ...bidders];
   }
 
-  /** How long a tier waits for bids: the configured window, else one its bidders' answer times need. */
-  private pingWindowMs(pinged: Candidate[], request: SaleRequest): number {
-    return pingWindowMs({
-      configuredMs: this.deps.pingWindowMs,
-      leftMs: request.deadline - Date.now(),
-      bidders: pinged.map(({ buyer }) => ({
-        timeoutMs: callTimeoutMs(buyer.definition.integration, 'ping'),
-        p95Ms: this.pingLatencies.p95Ms(buyer.id),
-      })),
-    });
+  /**
+   * How long the pinged tiers wait for bids: each tier's configured window, else one its bidders' answer
+   * times need; tiers pinged at once (price groups, auction) wait for the longest of theirs.
+   */
+  private pingWindowMs(pinged: Candidate[], tree: EffectiveTree, request: SaleRequest): number {
+    const leftMs = request.deadline - Date.now();
+    return Math.max(
+      ...byTier(pinged).map((tier) =>
+        pingWindowMs({
+          configuredMs: tree.pingWindowMs(tier[0]!.buyer.definition.tier),
+          leftMs,
+          bidders: tier.map(({ buyer }) => ({
+            timeoutMs: callTimeoutMs(buyer.definition.integration, 'ping'),
+            p95Ms: this.pingLatencies.p95Ms(buyer.id),
+          })),
+        }),
+      ),
+    );
   }
 
   /** One bidder's ping; its bid as an offer, or undefined. `inWindow` says whether a bid still counts. */

@@ -1,8 +1,9 @@
 /*
- * How long a tier waits for bids. A fixed window (LEADFLOW_PING_WINDOW_MS) is the operator's; without
- * one, the window is a share of the time left, shortened to what the bidders' own recent answer times
- * need: a bidder that answers in 200 ms at its 95th percentile does not need a 500 ms window, and one
- * whose pings often hang no longer holds every sale for its whole timeout.
+ * How long a tier waits for bids. A fixed window (the buyers document's `tree`, else
+ * LEADFLOW_PING_WINDOW_MS) is the operator's; without one, the window is a share of the time left,
+ * shortened to what the bidders' own recent answer times need: a bidder that answers in 200 ms at its
+ * 95th percentile does not need a 500 ms window, and one whose pings often hang no longer holds every
+ * sale for its whole timeout.
  */
 
 /**
@@ -78,7 +79,7 @@ function insertionIndex(sorted: readonly number[], value: number): number {
 }
 
 export interface PingWindowInput {
-  /** LEADFLOW_PING_WINDOW_MS, when set. */
+  /** The tier's window as the tree's settings or the environment set it, if they do. */
   configuredMs: number | undefined;
   /** Until the sale's deadline. */
   leftMs: number;

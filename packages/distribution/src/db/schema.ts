@@ -164,6 +164,13 @@ export interface LeadPostTable {
   resolved_by: LeadPostResolver | null;
 }
 
+/** The ping tree's settings: one row, id `tree`, holding the JSON of its TreeSettings. */
+export interface TreeSettingsTable {
+  id: string;
+  settings: string;
+  updated_at: number;
+}
+
 /** A check value per key the data was written with: `hmac`, `pii:<kid>`. */
 export interface KeyCheckTable {
   name: string;
@@ -184,6 +191,7 @@ export interface Database {
   sales: SaleTable;
   lead_posts: LeadPostTable;
   key_checks: KeyCheckTable;
+  tree_settings: TreeSettingsTable;
 }
 
 export type PublisherRow = Selectable<PublisherTable>;

@@ -6,15 +6,17 @@ import type {
   ListPublishersRequest,
   PublisherKey as PublisherKeyMessage,
   Publisher as PublisherMessage,
+  TreeSettings as TreeSettingsMessage,
 } from '@leadflow/proto/leadflow/admin/v1/admin';
 import type { GetReportRequest } from '@leadflow/proto/leadflow/admin/v1/reports';
-import { applyActions } from '@leadflow/service-kit/admin-enums';
+import { applyActions, routingModes } from '@leadflow/service-kit/admin-enums';
 import type { Logger } from '@leadflow/service-kit/logger';
-import { timestampOfMs } from '@leadflow/service-kit/proto-time';
+import { durationOfMs, timestampOfMs } from '@leadflow/service-kit/proto-time';
 import type { Tracer } from '@opentelemetry/api';
 import { redactedDefinition } from '../buyers/buyer.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import type { BuyerReports } from '../buyers/buyer-reports.js';
+import { effectiveSettings, type TreeDefaults, type TreeSettings } from '../buyers/tree/tree-settings.js';
 import type { LeadLookup } from '../leads/lead-lookup.js';
 import type { LeadResolution } from '../leads/lead-resolution.js';
 import type { PublisherKeyInfo, PublisherWithKeys } from '../publishers/publisher.js';
@@ -38,6 +40,8 @@ export interface AdminHandlerDependencies {
   cipher: PiiCipher;
   tracer: Tracer;
   logger: Logger;
+  /** The environment's routing mode and ping window, under the applied tree settings. */
+  treeDefaults: TreeDefaults;
 }
 
 function keyMessage(key: PublisherKeyInfo): PublisherKeyMessage {
@@ -46,6 +50,14 @@ function keyMessage(key: PublisherKeyInfo): PublisherKeyMessage {
     hint: key.hint,
     createTime: new Date(key.createdAt),
     revokeTime: timestampOfMs(key.revokedAt),
+  };
+}
+
+function treeSettingsMessage(settings: TreeSettings): TreeSettingsMessage {
+  return {
+    routing: settings.routing === undefined ? 0 : routingModes.valueOf(settings.routing),
+    pingWindow: settings.pingWindowMs === undefined ? undefined : durationOfMs(settings.pingWindowMs),
+    tiers: settings.tiers.map(({ tier, pingWindowMs }) => ({ tier, pingWindow: durationOfMs(pingWindowMs) })),
   };
 }
 
@@ -102,6 +114,14 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
       return {
         buyers: result.buyers.map((buyer) => ({ ...buyer, action: applyActions.valueOf(buyer.action) })),
         errors: [],
+        tree: result.tree === undefined ? undefined : applyActions.valueOf(result.tree),
+      };
+    }),
+    getTreeSettings: admin('GetTreeSettings', async () => {
+      const applied = await deps.buyers.storedTreeSettings();
+      return {
+        applied: treeSettingsMessage(applied),
+        effective: treeSettingsMessage(effectiveSettings(applied, deps.treeDefaults)),
       };
     }),
     listBuyers: admin('ListBuyers', async (request: ListBuyersRequest) => {

@@ -1,7 +1,8 @@
 /**
  * The buyer file of `leadflow buyer apply -f FILE`, YAML or JSON, already parsed into plain values.
  *
- * A document is `{buyers: [...]}`, a bare list of buyers, or one buyer. Names are camelCase; every key
+ * A document is `{buyers: [...], tree: {...}}` (either key may be left out), a bare list of buyers, or
+ * one buyer. `tree` sets how the ping tree sells (parse-tree.ts). Names are camelCase; every key
  * not read here is a mistake (a typo must not silently mean "not set"); a key left empty (`caps:`)
  * is the same as one left out. Dollars are written "25.00", "25" or 25 and become integer cents.
  *
@@ -10,28 +11,38 @@
  * the keys the parse-*.ts readers accept part ways. packages/distribution/src/demo/demo-buyers.yaml is a
  * complete example.
  */
+import type { TreeSettings } from '../tree/tree-settings.js';
 import type { BuyerDefinition } from './buyer-definition.js';
 import { type BuyerValues, serviceValues } from './buyer-values.js';
 import { parseBuyer } from './parse-buyer.js';
+import { parseTree } from './parse-tree.js';
 import { indexPath, keyPath, type Problem, Problems } from './problems.js';
-import { isPlainObject, readList, readObject } from './read-values.js';
+import { isAbsent, isPlainObject, readList, readObject } from './read-values.js';
 
-export type BuyerDocumentResult = { buyers: BuyerDefinition[] } | { errors: Problem[] };
+/** `tree`: present when the document sets the tree's settings. */
+export type BuyerDocumentResult = { buyers: BuyerDefinition[]; tree?: TreeSettings } | { errors: Problem[] };
 
-const DOCUMENT_SHAPE = '{buyers: [...]}, a list of buyers or one buyer';
+const DOCUMENT_SHAPE = '{buyers: [...], tree: {...}}, a list of buyers or one buyer';
 
-/** The buyers of the document with the path each sits at ("buyers[0]", "[0]", or "" for a lone buyer). */
-function listedBuyers(document: unknown, problems: Problems): { value: unknown; path: string }[] {
+interface ListedDocument {
+  /** Each buyer with the path it sits at ("buyers[0]", "[0]", or "" for a lone buyer). */
+  buyers: { value: unknown; path: string }[];
+  tree: unknown;
+}
+
+function listedDocument(document: unknown, problems: Problems): ListedDocument {
   const listAt = (value: unknown, path: string) =>
     (readList(value, path, problems) ?? []).map((item, index) => ({ value: item, path: indexPath(path, index) }));
-  if (Array.isArray(document)) return listAt(document, '');
+  if (Array.isArray(document)) return { buyers: listAt(document, ''), tree: undefined };
   if (!isPlainObject(document)) {
     problems.at('', `must be ${DOCUMENT_SHAPE}`);
-    return [];
+    return { buyers: [], tree: undefined };
   }
-  if (!Object.hasOwn(document, 'buyers')) return [{ value: document, path: '' }];
-  const fields = readObject(document, '', ['buyers'], problems);
-  return listAt(fields?.buyers, 'buyers');
+  if (!Object.hasOwn(document, 'buyers') && !Object.hasOwn(document, 'tree')) {
+    return { buyers: [{ value: document, path: '' }], tree: undefined };
+  }
+  const fields = readObject(document, '', ['buyers', 'tree'], problems);
+  return { buyers: isAbsent(fields?.buyers) ? [] : listAt(fields?.buyers, 'buyers'), tree: fields?.tree };
 }
 
 /** apply matches on names, and MySQL compares them ignoring case. */
@@ -54,9 +65,10 @@ function checkUniqueNames(listed: { value: unknown; path: string }[], problems: 
  */
 export function parseBuyerDocument(document: unknown, values: BuyerValues = serviceValues()): BuyerDocumentResult {
   const problems = new Problems();
-  const listed = listedBuyers(document, problems);
-  const buyers = listed.map(({ value, path }) => parseBuyer(value, path, values, problems));
-  checkUniqueNames(listed, problems);
+  const listed = listedDocument(document, problems);
+  const buyers = listed.buyers.map(({ value, path }) => parseBuyer(value, path, values, problems));
+  checkUniqueNames(listed.buyers, problems);
+  const tree = isAbsent(listed.tree) ? undefined : parseTree(listed.tree, 'tree', problems);
   if (problems.found.length > 0) return { errors: problems.found };
-  return { buyers: buyers.filter((buyer) => buyer !== undefined) };
+  return { buyers: buyers.filter((buyer) => buyer !== undefined), ...(tree && { tree }) };
 }

@@ -10,6 +10,7 @@ import * as keyChecks from './2026_11_23_0130_key_checks.js';
 import { encryptPersonalFields } from './2026_11_23_0131_encrypt_personal_fields.js';
 import * as leadLookupIndexes from './2026_11_23_1600_lead_lookup_indexes.js';
 import * as salesBuyerIndex from './2026_11_23_1600_sales_buyer_index.js';
+import * as treeSettings from './2026_11_26_0001_tree_settings.js';
 
 /** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
 export const migrations = (ring: KeyRing): Record<string, Migration> => ({
@@ -23,4 +24,5 @@ export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_23_0131_encrypt_personal_fields': encryptPersonalFields(ring),
   '2026_11_23_1600_lead_lookup_indexes': leadLookupIndexes,
   '2026_11_23_1600_sales_buyer_index': salesBuyerIndex,
+  '2026_11_26_0001_tree_settings': treeSettings,
 });

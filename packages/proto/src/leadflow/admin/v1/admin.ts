@@ -224,6 +224,55 @@ export function applyActionToJSON(object: ApplyAction): string {
   }
 }
 
+/** How the tiers are walked (docs/buyer-file.md, "Timing and routing"). */
+export enum RoutingMode {
+  ROUTING_MODE_UNSPECIFIED = 0,
+  /** ROUTING_MODE_STRICT_TIERS - A tier is pinged only when the ones before it sold nothing. */
+  ROUTING_MODE_STRICT_TIERS = 1,
+  /** ROUTING_MODE_PRICE_GROUPS - Every tier pinged at once; posts tier by tier, the best offer's tier first. */
+  ROUTING_MODE_PRICE_GROUPS = 2,
+  /** ROUTING_MODE_AUCTION - Every tier pinged at once; every offer in one ranking. */
+  ROUTING_MODE_AUCTION = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function routingModeFromJSON(object: any): RoutingMode {
+  switch (object) {
+    case 0:
+    case "ROUTING_MODE_UNSPECIFIED":
+      return RoutingMode.ROUTING_MODE_UNSPECIFIED;
+    case 1:
+    case "ROUTING_MODE_STRICT_TIERS":
+      return RoutingMode.ROUTING_MODE_STRICT_TIERS;
+    case 2:
+    case "ROUTING_MODE_PRICE_GROUPS":
+      return RoutingMode.ROUTING_MODE_PRICE_GROUPS;
+    case 3:
+    case "ROUTING_MODE_AUCTION":
+      return RoutingMode.ROUTING_MODE_AUCTION;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RoutingMode.UNRECOGNIZED;
+  }
+}
+
+export function routingModeToJSON(object: RoutingMode): string {
+  switch (object) {
+    case RoutingMode.ROUTING_MODE_UNSPECIFIED:
+      return "ROUTING_MODE_UNSPECIFIED";
+    case RoutingMode.ROUTING_MODE_STRICT_TIERS:
+      return "ROUTING_MODE_STRICT_TIERS";
+    case RoutingMode.ROUTING_MODE_PRICE_GROUPS:
+      return "ROUTING_MODE_PRICE_GROUPS";
+    case RoutingMode.ROUTING_MODE_AUCTION:
+      return "ROUTING_MODE_AUCTION";
+    case RoutingMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface Publisher {
   id: string;
   name: string;
@@ -367,6 +416,42 @@ export interface ApplyBuyersResponse {
   buyers: AppliedBuyer[];
   /** When not empty, nothing was applied. */
   errors: DocumentError[];
+  /**
+   * What the apply did (or would do) to the tree's settings: UPDATED or
+   * UNCHANGED; unset when the document has no `tree`, which leaves them.
+   */
+  tree?: ApplyAction | undefined;
+}
+
+/** The ping tree's settings. */
+export interface TreeSettings {
+  routing: RoutingMode;
+  /** How long a tier waits for bids; unset: learned from its bidders' answer times. */
+  pingWindow:
+    | Duration
+    | undefined;
+  /** The tiers with a ping window of their own, in tier order. */
+  tiers: TierSettings[];
+}
+
+export interface TierSettings {
+  tier: number;
+  pingWindow: Duration | undefined;
+}
+
+export interface GetTreeSettingsRequest {
+}
+
+export interface GetTreeSettingsResponse {
+  /** As the last applied document's `tree` set them; a field it did not set is unset here. */
+  applied:
+    | TreeSettings
+    | undefined;
+  /**
+   * What this instance sells with: the applied settings over its environment
+   * (LEADFLOW_ROUTING_MODE, LEADFLOW_PING_WINDOW_MS).
+   */
+  effective: TreeSettings | undefined;
 }
 
 export interface ListBuyersRequest {
@@ -2450,7 +2535,7 @@ export const ApplyBuyersRequest: MessageFns<ApplyBuyersRequest> = {
 };
 
 function createBaseApplyBuyersResponse(): ApplyBuyersResponse {
-  return { buyers: [], errors: [] };
+  return { buyers: [], errors: [], tree: undefined };
 }
 
 export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
@@ -2460,6 +2545,9 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
     }
     for (const v of message.errors) {
       DocumentError.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.tree !== undefined) {
+      writer.uint32(24).int32(message.tree);
     }
     return writer;
   },
@@ -2493,6 +2581,14 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
             message.errors.push(DocumentError.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tree = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2509,6 +2605,7 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
     return {
       buyers: globalThis.Array.isArray(object?.buyers) ? object.buyers.map((e: any) => AppliedBuyer.fromJSON(e)) : [],
       errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => DocumentError.fromJSON(e)) : [],
+      tree: isSet(object.tree) ? applyActionFromJSON(object.tree) : undefined,
     };
   },
 
@@ -2520,6 +2617,9 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
     if (message.errors?.length) {
       obj.errors = message.errors.map((e) => DocumentError.toJSON(e));
     }
+    if (message.tree !== undefined) {
+      obj.tree = applyActionToJSON(message.tree);
+    }
     return obj;
   },
 
@@ -2530,6 +2630,346 @@ export const ApplyBuyersResponse: MessageFns<ApplyBuyersResponse> = {
     const message = createBaseApplyBuyersResponse();
     message.buyers = object.buyers?.map((e) => AppliedBuyer.fromPartial(e)) || [];
     message.errors = object.errors?.map((e) => DocumentError.fromPartial(e)) || [];
+    message.tree = object.tree ?? undefined;
+    return message;
+  },
+};
+
+function createBaseTreeSettings(): TreeSettings {
+  return { routing: 0, pingWindow: undefined, tiers: [] };
+}
+
+export const TreeSettings: MessageFns<TreeSettings> = {
+  encode(message: TreeSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.routing !== 0) {
+      writer.uint32(8).int32(message.routing);
+    }
+    if (message.pingWindow !== undefined) {
+      Duration.encode(message.pingWindow, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.tiers) {
+      TierSettings.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TreeSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTreeSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.routing = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pingWindow = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tiers.push(TierSettings.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TreeSettings {
+    return {
+      routing: isSet(object.routing) ? routingModeFromJSON(object.routing) : 0,
+      pingWindow: isSet(object.pingWindow)
+        ? Duration.fromJSON(object.pingWindow)
+        : isSet(object.ping_window)
+        ? Duration.fromJSON(object.ping_window)
+        : undefined,
+      tiers: globalThis.Array.isArray(object?.tiers) ? object.tiers.map((e: any) => TierSettings.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: TreeSettings): unknown {
+    const obj: any = {};
+    if (message.routing !== undefined) {
+      obj.routing = routingModeToJSON(message.routing);
+    }
+    if (message.pingWindow !== undefined) {
+      obj.pingWindow = Duration.toJSON(message.pingWindow);
+    }
+    if (message.tiers?.length) {
+      obj.tiers = message.tiers.map((e) => TierSettings.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TreeSettings>, I>>(base?: I): TreeSettings {
+    return TreeSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TreeSettings>, I>>(object: I): TreeSettings {
+    const message = createBaseTreeSettings();
+    message.routing = object.routing ?? 0;
+    message.pingWindow = (object.pingWindow !== undefined && object.pingWindow !== null)
+      ? Duration.fromPartial(object.pingWindow)
+      : undefined;
+    message.tiers = object.tiers?.map((e) => TierSettings.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseTierSettings(): TierSettings {
+  return { tier: 0, pingWindow: undefined };
+}
+
+export const TierSettings: MessageFns<TierSettings> = {
+  encode(message: TierSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tier !== 0) {
+      writer.uint32(8).int32(message.tier);
+    }
+    if (message.pingWindow !== undefined) {
+      Duration.encode(message.pingWindow, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TierSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTierSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.tier = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pingWindow = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TierSettings {
+    return {
+      tier: isSet(object.tier) ? globalThis.Number(object.tier) : 0,
+      pingWindow: isSet(object.pingWindow)
+        ? Duration.fromJSON(object.pingWindow)
+        : isSet(object.ping_window)
+        ? Duration.fromJSON(object.ping_window)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TierSettings): unknown {
+    const obj: any = {};
+    if (message.tier !== undefined) {
+      obj.tier = Math.round(message.tier);
+    }
+    if (message.pingWindow !== undefined) {
+      obj.pingWindow = Duration.toJSON(message.pingWindow);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TierSettings>, I>>(base?: I): TierSettings {
+    return TierSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TierSettings>, I>>(object: I): TierSettings {
+    const message = createBaseTierSettings();
+    message.tier = object.tier ?? 0;
+    message.pingWindow = (object.pingWindow !== undefined && object.pingWindow !== null)
+      ? Duration.fromPartial(object.pingWindow)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTreeSettingsRequest(): GetTreeSettingsRequest {
+  return {};
+}
+
+export const GetTreeSettingsRequest: MessageFns<GetTreeSettingsRequest> = {
+  encode(_: GetTreeSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTreeSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTreeSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetTreeSettingsRequest {
+    return {};
+  },
+
+  toJSON(_: GetTreeSettingsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTreeSettingsRequest>, I>>(base?: I): GetTreeSettingsRequest {
+    return GetTreeSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTreeSettingsRequest>, I>>(_: I): GetTreeSettingsRequest {
+    const message = createBaseGetTreeSettingsRequest();
+    return message;
+  },
+};
+
+function createBaseGetTreeSettingsResponse(): GetTreeSettingsResponse {
+  return { applied: undefined, effective: undefined };
+}
+
+export const GetTreeSettingsResponse: MessageFns<GetTreeSettingsResponse> = {
+  encode(message: GetTreeSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applied !== undefined) {
+      TreeSettings.encode(message.applied, writer.uint32(10).fork()).join();
+    }
+    if (message.effective !== undefined) {
+      TreeSettings.encode(message.effective, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTreeSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTreeSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applied = TreeSettings.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.effective = TreeSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTreeSettingsResponse {
+    return {
+      applied: isSet(object.applied) ? TreeSettings.fromJSON(object.applied) : undefined,
+      effective: isSet(object.effective) ? TreeSettings.fromJSON(object.effective) : undefined,
+    };
+  },
+
+  toJSON(message: GetTreeSettingsResponse): unknown {
+    const obj: any = {};
+    if (message.applied !== undefined) {
+      obj.applied = TreeSettings.toJSON(message.applied);
+    }
+    if (message.effective !== undefined) {
+      obj.effective = TreeSettings.toJSON(message.effective);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetTreeSettingsResponse>, I>>(base?: I): GetTreeSettingsResponse {
+    return GetTreeSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTreeSettingsResponse>, I>>(object: I): GetTreeSettingsResponse {
+    const message = createBaseGetTreeSettingsResponse();
+    message.applied = (object.applied !== undefined && object.applied !== null)
+      ? TreeSettings.fromPartial(object.applied)
+      : undefined;
+    message.effective = (object.effective !== undefined && object.effective !== null)
+      ? TreeSettings.fromPartial(object.effective)
+      : undefined;
     return message;
   },
 };
@@ -3694,6 +4134,21 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): SetBuyerActiveResponse => SetBuyerActiveResponse.decode(value),
   },
   /**
+   * The ping tree's routing mode and ping windows: as the `tree` key of the last
+   * applied buyers document set them, and as this instance sells with them.
+   */
+  getTreeSettings: {
+    path: "/leadflow.admin.v1.AdminService/GetTreeSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTreeSettingsRequest): Buffer =>
+      Buffer.from(GetTreeSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTreeSettingsRequest => GetTreeSettingsRequest.decode(value),
+    responseSerialize: (value: GetTreeSettingsResponse): Buffer =>
+      Buffer.from(GetTreeSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTreeSettingsResponse => GetTreeSettingsResponse.decode(value),
+  },
+  /**
    * Leads, sales and money by publisher, buyer, day or hour over a time range.
    * Money figures come from the ledger, so they agree with it to the cent.
    */
@@ -3834,6 +4289,11 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   getBuyer: handleUnaryCall<GetBuyerRequest, GetBuyerResponse>;
   /** Pause (active = false) or resume a buyer; takes effect within a second on every instance. */
   setBuyerActive: handleUnaryCall<SetBuyerActiveRequest, SetBuyerActiveResponse>;
+  /**
+   * The ping tree's routing mode and ping windows: as the `tree` key of the last
+   * applied buyers document set them, and as this instance sells with them.
+   */
+  getTreeSettings: handleUnaryCall<GetTreeSettingsRequest, GetTreeSettingsResponse>;
   /**
    * Leads, sales and money by publisher, buyer, day or hour over a time range.
    * Money figures come from the ledger, so they agree with it to the cent.
@@ -4029,6 +4489,25 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetBuyerActiveResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The ping tree's routing mode and ping windows: as the `tree` key of the last
+   * applied buyers document set them, and as this instance sells with them.
+   */
+  getTreeSettings(
+    request: GetTreeSettingsRequest,
+    callback: (error: ServiceError | null, response: GetTreeSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getTreeSettings(
+    request: GetTreeSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTreeSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getTreeSettings(
+    request: GetTreeSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTreeSettingsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Leads, sales and money by publisher, buyer, day or hour over a time range.
