@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { AttemptRecord } from '../../../packages/distribution/src/buyers/attempt-record.js';
-import { WINDOW_POSTS } from '../../../packages/distribution/src/buyers/post-figures.js';
+import { priceBandOf, WINDOW_POSTS } from '../../../packages/distribution/src/buyers/post-figures.js';
 import { PostFiguresStore } from '../../../packages/distribution/src/buyers/post-figures-store.js';
 import type { Db } from '../../../packages/distribution/src/db/database.js';
 import type { BuyerAttemptOutcome } from '../../../packages/distribution/src/db/schema.js';
@@ -31,6 +31,7 @@ function attempt(
 
 /** Storage is only read by load(), which the selling tests exercise on SQLite and MariaDB. */
 const NO_STORAGE = undefined as unknown as Db;
+const NOTHING_OFFERED = () => undefined;
 
 describe('post figures store: what the engine reads on the hot path', () => {
   it('learns from the posts of a sale as it ends, and ignores pings and skips', () => {
@@ -43,6 +44,7 @@ describe('post figures store: what the engine reads on the hot path', () => {
         attempt('lead_1', 'buy_b', 'skip', 'skipped', 3),
       ],
       'CA',
+      NOTHING_OFFERED,
     );
     expect(store.figures('buy_a')).to.include({ posts: 1, p50Ms: 300 });
     expect(store.figures('buy_b').posts).to.equal(0);
@@ -52,17 +54,30 @@ describe('post figures store: what the engine reads on the hot path', () => {
   it('counts a post once when it is seen again, and keeps only the most recent posts', () => {
     const store = new PostFiguresStore(NO_STORAGE);
     const before = store.figures('buy_a').acceptRate;
-    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
-    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA');
+    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA', NOTHING_OFFERED);
+    store.record([attempt('lead_1', 'buy_a', 'post', 'accepted', 1)], 'CA', NOTHING_OFFERED);
     expect(store.figures('buy_a').posts).to.equal(1);
     expect(store.figures('buy_a').acceptRate, 'fresh figures after a post, not the cached ones').to.be.above(before);
     for (let i = 0; i < WINDOW_POSTS + 10; i += 1)
-      store.record([attempt(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX');
+      store.record([attempt(`lead_x${i}`, 'buy_a', 'post', 'rejected', 100 + i)], 'TX', NOTHING_OFFERED);
     const figures = store.figures('buy_a');
     expect(figures.posts).to.equal(WINDOW_POSTS);
     expect(store.figures('buy_a', 'CA').acceptRate, 'the accepted post left the window').to.be.closeTo(
       figures.acceptRate,
       1e-9,
     );
+  });
+
+  it("keeps the price each post was offered at: a buyer's accept rate by price band", () => {
+    const store = new PostFiguresStore(NO_STORAGE);
+    for (let i = 0; i < 40; i += 1) {
+      const cheap = i % 2 === 0;
+      store.record([attempt(`lead_${i}`, 'buy_a', 'post', cheap ? 'accepted' : 'rejected', i)], 'CA', (buyerId) =>
+        buyerId === 'buy_a' ? (cheap ? 800 : 6_000) : undefined,
+      );
+    }
+    const overall = store.figures('buy_a', 'CA').acceptRate;
+    expect(store.figures('buy_a', 'CA', priceBandOf(800)).acceptRate).to.be.above(overall + 0.2);
+    expect(store.figures('buy_a', 'CA', priceBandOf(6_000)).acceptRate).to.be.below(overall - 0.2);
   });
 });

@@ -4,15 +4,16 @@ import {
   latencyQuantiles,
   type PostObservation,
   type PostResult,
+  priceBandOf,
   resultOf,
   summarizePosts,
   WINDOW_POSTS,
 } from '../../../packages/distribution/src/buyers/post-figures.js';
 
 let serial = 0;
-function post(result: PostResult, latencyMs = 100, state = 'CA'): PostObservation {
+function post(result: PostResult, latencyMs = 100, state = 'CA', priceBand?: number): PostObservation {
   serial += 1;
-  return { leadId: `lead_${serial}`, at: 1_000_000 - serial, latencyMs, result, state };
+  return { leadId: `lead_${serial}`, at: 1_000_000 - serial, latencyMs, result, state, priceBand };
 }
 
 const times = (count: number, make: () => PostObservation) => Array.from({ length: count }, make);
@@ -85,6 +86,30 @@ describe("post figures: what a buyer's own posts say of it", () => {
     expect(summarizePosts(posts, 'TX').acceptRate).to.be.above(0.6);
     expect(summarizePosts(posts, 'CA').acceptRate).to.be.below(overall);
     expect(summarizePosts(posts, 'NY').acceptRate, "a state never seen: the buyer's rate").to.be.closeTo(overall, 1e-9);
+  });
+
+  it("gives a price band its own accept rate within the state, pulled toward the state's", () => {
+    const [cheap, dear] = [priceBandOf(900), priceBandOf(12_000)];
+    const posts = [
+      ...times(60, () => post('accepted', 100, 'TX', cheap)),
+      ...times(60, () => post('declined', 100, 'TX', dear)),
+      ...times(80, () => post('declined', 100, 'CA', cheap)),
+    ];
+    posts.sort((a, b) => (a.leadId < b.leadId ? -1 : 1));
+    const texas = summarizePosts(posts, 'TX').acceptRate;
+    expect(summarizePosts(posts, 'TX', cheap).acceptRate).to.be.above(texas + 0.2);
+    expect(summarizePosts(posts, 'TX', dear).acceptRate).to.be.below(texas - 0.2);
+    expect(summarizePosts(posts, 'CA', cheap).acceptRate, 'the band within its state').to.be.below(
+      summarizePosts(posts, 'TX', cheap).acceptRate - 0.3,
+    );
+    expect(summarizePosts(posts, 'TX', priceBandOf(3_000)).acceptRate, 'a band never seen').to.be.closeTo(texas, 1e-9);
+  });
+
+  it('bands prices under $10, $10-25, $25-50, $50-100 and from $100', () => {
+    expect([999, 1_000, 2_499, 2_500, 4_999, 5_000, 9_999, 10_000, 50_000].map(priceBandOf)).to.deep.equal([
+      0, 1, 1, 2, 2, 3, 3, 4, 4,
+    ]);
+    expect([priceBandOf(null), priceBandOf(undefined)]).to.deep.equal([undefined, undefined]);
   });
 
   it('counts a timeout or an unknown outcome as unanswered, an error as a no', () => {

@@ -141,6 +141,8 @@ export interface LivePost {
   outcome: BuyerAttemptOutcome;
   /** The lead's US state. */
   leadState: string;
+  /** What the lead was offered to the buyer at. */
+  chargeCents: number | null;
 }
 
 /**
@@ -154,7 +156,7 @@ export async function listRecentLivePosts(db: Db, buyerId: string, limit: number
     .innerJoin('buyer_attempts as a', (join) =>
       join.onRef('a.lead_id', '=', 'p.lead_id').onRef('a.buyer_id', '=', 'p.buyer_id').on('a.kind', '=', 'post'),
     )
-    .select(['p.lead_id', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
+    .select(['p.lead_id', 'p.charge_cents', 'a.started_at', 'a.duration_ms', 'a.outcome', 'l.state'])
     .where('p.buyer_id', '=', buyerId)
     .where('l.is_test', '=', 0)
     .orderBy('p.created_at', 'desc')
@@ -166,6 +168,7 @@ export async function listRecentLivePosts(db: Db, buyerId: string, limit: number
     durationMs: Number(row.duration_ms),
     outcome: row.outcome,
     leadState: row.state,
+    chargeCents: row.charge_cents === null ? null : Number(row.charge_cents),
   }));
 }
 

@@ -25,6 +25,7 @@ import {
 } from './lead-seller.js';
 import { PingLatencies, pingWindowMs } from './ping-window.js';
 import { postVerdict } from './post-answer.js';
+import { type PostFigures, priceBandOf } from './post-figures.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 import { type OpenPost, PostJournal } from './post-journal.js';
 import { planPosts, prospectOf } from './post-order.js';
@@ -111,10 +112,13 @@ export class PingTreeSeller implements LeadSeller {
   async sell(request: SaleRequest): Promise<SaleDecision> {
     const log = new AttemptLog(request.leadId);
     const waited = { ms: 0 };
+    /** What each buyer posted to was offered the lead at, for its learned figures. */
+    const offered = new Map<string, number | undefined>();
     const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
       // The attempts go to the sale's record; a bid that comes later still goes to the audit trail.
       log.close((attempt) => void insertBuyerAttempts(this.deps.db, [attempt]).catch(() => undefined));
-      if (!request.lead.test) this.deps.figures?.record(log.attempts, request.lead.fields.state);
+      if (!request.lead.test)
+        this.deps.figures?.record(log.attempts, request.lead.fields.state, (buyerId) => offered.get(buyerId));
       return {
         winner: undefined,
         unconfirmed: undefined,
@@ -140,6 +144,7 @@ export class PingTreeSeller implements LeadSeller {
           outOfTime = true;
           continue;
         }
+        offered.set(candidate.buyer.id, candidate.chargeCents);
         const posted = await this.post(candidate, request, log, waited);
         if (posted.kind === 'sold') return decision('', { winner: posted.winner });
         if (posted.kind === 'unconfirmed') return decision(AWAITING_CONFIRMATION, { unconfirmed: posted });
@@ -180,7 +185,7 @@ export class PingTreeSeller implements LeadSeller {
     if (!figures || ranked.length < 2) return 0;
     const prospects = ranked.map((candidate) => {
       const { integration } = candidate.buyer.definition;
-      return prospectOf(figures.figures(candidate.buyer.id, request.lead.fields.state), {
+      return prospectOf(this.figuresOf(figures, candidate, request), {
         valueCents: candidate.chargeCents ?? 0,
         timeoutMs: callTimeoutMs(integration, 'post'),
         minimumTimeMs: this.minimumTimeMs(candidate, 'post', request),
@@ -188,6 +193,11 @@ export class PingTreeSeller implements LeadSeller {
       });
     });
     return planPosts(prospects, request.deadline - Date.now())[0]!;
+  }
+
+  /** A buyer's learned figures for this lead: its state, and the price band of the offer. */
+  private figuresOf(figures: PostFiguresStore, candidate: Candidate, request: SaleRequest): PostFigures {
+    return figures.figures(candidate.buyer.id, request.lead.fields.state, priceBandOf(candidate.chargeCents));
   }
 
   /** The active buyers this lead may go to; every other one gets its reason in the log. */
@@ -353,8 +363,8 @@ export class PingTreeSeller implements LeadSeller {
   private minimumTimeMs(candidate: Candidate, kind: 'ping' | 'post', request: SaleRequest): number {
     const { buyer } = candidate;
     const timeoutMs = callTimeoutMs(buyer.definition.integration, kind);
-    const medianMs =
-      kind === 'post' ? this.deps.figures?.figures(buyer.id, request.lead.fields.state).p50Ms : undefined;
+    const figures = this.deps.figures;
+    const medianMs = kind === 'post' && figures ? this.figuresOf(figures, candidate, request).p50Ms : undefined;
     return Math.min(timeoutMs, medianMs ?? timeoutMs * USEFUL_SHARE_OF_TIMEOUT);
   }
 

@@ -2,7 +2,14 @@ import type { Logger } from '@leadflow/service-kit/logger';
 import type { Db } from '../db/database.js';
 import type { AttemptRecord } from './attempt-record.js';
 import { listRecentLivePosts } from './lead-post.repository.js';
-import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDOW_POSTS } from './post-figures.js';
+import {
+  type PostFigures,
+  type PostObservation,
+  priceBandOf,
+  resultOf,
+  summarizePosts,
+  WINDOW_POSTS,
+} from './post-figures.js';
 
 /**
  * Each buyer's recent live posts, in memory, and the figures learned from them. Loaded from storage at
@@ -12,7 +19,7 @@ import { type PostFigures, type PostObservation, resultOf, summarizePosts, WINDO
 export class PostFiguresStore {
   /** Newest first, at most WINDOW_POSTS per buyer. */
   private readonly posts = new Map<string, PostObservation[]>();
-  /** By buyer, then by state ('' for all states). */
+  /** By buyer, then by state and price band ("TX 2", "TX ", " 2", " " for none). */
   private readonly cache = new Map<string, Map<string, PostFigures>>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -22,17 +29,21 @@ export class PostFiguresStore {
     private readonly logger?: Logger,
   ) {}
 
-  /** The figures of a buyer's posts; with `state`, its accept rate for leads of that state. */
-  figures(buyerId: string, state?: string): PostFigures {
+  /**
+   * The figures of a buyer's posts; with `state`, its accept rate for leads of that state, and with
+   * `priceBand` (priceBandOf), for leads offered to it at that price.
+   */
+  figures(buyerId: string, state?: string, priceBand?: number): PostFigures {
     let cached = this.cache.get(buyerId);
     if (!cached) {
       cached = new Map();
       this.cache.set(buyerId, cached);
     }
-    let figures = cached.get(state ?? '');
+    const key = `${state ?? ''} ${priceBand ?? ''}`;
+    let figures = cached.get(key);
     if (!figures) {
-      figures = summarizePosts(this.posts.get(buyerId) ?? [], state);
-      cached.set(state ?? '', figures);
+      figures = summarizePosts(this.posts.get(buyerId) ?? [], state, priceBand);
+      cached.set(key, figures);
     }
     return figures;
   }
@@ -42,8 +53,12 @@ export class PostFiguresStore {
     for (const buyerId of this.posts.keys()) yield [buyerId, this.figures(buyerId)];
   }
 
-  /** The posts among one live lead's attempts, as its sale ends. */
-  record(attempts: readonly AttemptRecord[], state: string): void {
+  /** The posts among one live lead's attempts, as its sale ends; `offeredCents`: what each buyer was offered it at. */
+  record(
+    attempts: readonly AttemptRecord[],
+    state: string,
+    offeredCents: (buyerId: string) => number | undefined,
+  ): void {
     for (const attempt of attempts) {
       if (attempt.kind !== 'post') continue;
       this.merge(attempt.buyerId, [
@@ -53,6 +68,7 @@ export class PostFiguresStore {
           latencyMs: attempt.durationMs,
           result: resultOf(attempt.outcome),
           state,
+          priceBand: priceBandOf(offeredCents(attempt.buyerId)),
         },
       ]);
     }
@@ -70,6 +86,7 @@ export class PostFiguresStore {
           latencyMs: post.durationMs,
           result: resultOf(post.outcome),
           state: post.leadState,
+          priceBand: priceBandOf(post.chargeCents),
         })),
       );
     }

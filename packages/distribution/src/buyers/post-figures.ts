@@ -17,6 +17,8 @@ export interface PostObservation {
   result: PostResult;
   /** The lead's US state: accept rates differ by state. */
   state: string;
+  /** The band of the price the lead was offered to the buyer at (priceBandOf); undefined if unknown. */
+  priceBand: number | undefined;
 }
 
 /** The learned figures of one buyer's posts. */
@@ -36,8 +38,23 @@ export interface PostFigures {
 export const WINDOW_POSTS = 200;
 /** A post weighs half as much as one this many posts newer: the figures follow a buyer that changes. */
 export const HALF_LIFE_POSTS = 50;
-/** A state's own accept rate counts as much as this many posts against the buyer's overall one. */
-const STATE_SHRINK_POSTS = 20;
+/**
+ * A state's own accept rate counts as much as this many posts against the buyer's overall one, and a
+ * price band's (within the state, when there is one) as much against the state's.
+ */
+const SEGMENT_SHRINK_POSTS = 20;
+/**
+ * Upper bounds of the price bands, in cents: under $10, $10-25, $25-50, $50-100, $100 and more. A lender
+ * often takes cheap leads and turns down dear ones, or the other way round.
+ */
+const PRICE_BAND_BOUNDS_CENTS = [1_000, 2_500, 5_000, 10_000] as const;
+
+/** The price band of a post offered at `cents`: 0 (under $10) to 4 ($100 and more); undefined if unknown. */
+export function priceBandOf(cents: number | null | undefined): number | undefined {
+  if (cents === null || cents === undefined) return undefined;
+  const band = PRICE_BAND_BOUNDS_CENTS.findIndex((bound) => cents < bound);
+  return band === -1 ? PRICE_BAND_BOUNDS_CENTS.length : band;
+}
 
 export function resultOf(outcome: BuyerAttemptOutcome): PostResult {
   if (outcome === 'accepted') return 'accepted';
@@ -48,19 +65,26 @@ export function resultOf(outcome: BuyerAttemptOutcome): PostResult {
  * Figures of posts given newest first (only the first WINDOW_POSTS count). Each weighs by its recency;
  * the accept rate is Laplace-smoothed ((accepted + 1) / (answered + 2), weighted), so that a buyer with
  * no history starts at one half. With `state`, the accept rate is that state's, pulled toward the
- * buyer's overall rate as much as STATE_SHRINK_POSTS posts would.
+ * buyer's overall rate as much as SEGMENT_SHRINK_POSTS posts would; with `priceBand` too, that band's
+ * within the state (or overall), pulled the same way toward the rate above it.
  */
-export function summarizePosts(newestFirst: readonly PostObservation[], state?: string): PostFigures {
+export function summarizePosts(
+  newestFirst: readonly PostObservation[],
+  state?: string,
+  priceBand?: number,
+): PostFigures {
   const window = newestFirst.slice(0, WINDOW_POSTS);
   const weighted = window.map((post, rank) => ({ post, weight: 0.5 ** (rank / HALF_LIFE_POSTS) }));
   const total = sum(weighted.map(({ weight }) => weight));
-  const overall = acceptRateOf(weighted);
-  let acceptRate = overall;
+  let acceptRate = acceptRateOf(weighted);
+  let segment = weighted;
   if (state !== undefined) {
-    const local = weighted.filter(({ post }) => post.state === state);
-    const answered = sum(local.filter(({ post }) => post.result !== 'unanswered').map(({ weight }) => weight));
-    const accepted = sum(local.filter(({ post }) => post.result === 'accepted').map(({ weight }) => weight));
-    acceptRate = (accepted + STATE_SHRINK_POSTS * overall) / (answered + STATE_SHRINK_POSTS);
+    segment = segment.filter(({ post }) => post.state === state);
+    acceptRate = shrunkAcceptRate(segment, acceptRate);
+  }
+  if (priceBand !== undefined) {
+    segment = segment.filter(({ post }) => post.priceBand === priceBand);
+    acceptRate = shrunkAcceptRate(segment, acceptRate);
   }
   const unanswered = sum(weighted.filter(({ post }) => post.result === 'unanswered').map(({ weight }) => weight));
   const [p50Ms, p90Ms] = latencyQuantiles(
@@ -74,6 +98,13 @@ export function summarizePosts(newestFirst: readonly PostObservation[], state?: 
     p50Ms,
     p90Ms,
   };
+}
+
+/** A segment's accept rate, pulled toward `prior` as much as SEGMENT_SHRINK_POSTS posts would. */
+function shrunkAcceptRate(segment: readonly { post: PostObservation; weight: number }[], prior: number): number {
+  const answered = sum(segment.filter(({ post }) => post.result !== 'unanswered').map(({ weight }) => weight));
+  const accepted = sum(segment.filter(({ post }) => post.result === 'accepted').map(({ weight }) => weight));
+  return (accepted + SEGMENT_SHRINK_POSTS * prior) / (answered + SEGMENT_SHRINK_POSTS);
 }
 
 function acceptRateOf(weighted: readonly { post: PostObservation; weight: number }[]): number {
