@@ -4,7 +4,8 @@ import { ConfigError } from '@leadflow/service-kit/config';
 import { TtlCache } from '@leadflow/service-kit/ttl-cache';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
-import { createPool } from 'mysql2';
+import type * as Mysql2 from 'mysql2';
+import { lazyModule } from '../lazy-module.js';
 import type { KeyRing } from '../security/key-ring.js';
 import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
 import { migrations } from './migrations/index.js';
@@ -62,7 +63,11 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   return new SqliteDialect({ database: withStatementCache(database) });
 }
 
+/** Loaded only when a MySQL URL is given. */
+const mysql2 = lazyModule<typeof Mysql2>('mysql2');
+
 function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialect {
+  const { createPool } = mysql2();
   return new MysqlDialect({
     pool: createPool({
       uri: databaseUrl,

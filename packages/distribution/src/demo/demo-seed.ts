@@ -1,10 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { OWNER_ONLY, restrictToOwner } from '../db/data-files.js';
+import { lazyModule } from '../lazy-module.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
+
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 export const DEMO_KEY_FILE = 'demo-key.txt';
 export const DEMO_PUBLISHER_NAME = 'Demo publisher';
@@ -27,7 +30,7 @@ export async function seedDemo(
   buyers: BuyerService,
 ): Promise<string | undefined> {
   if ((await publishers.list()).length > 0) return undefined;
-  const document = parse(
+  const document = yaml().parse(
     (await readFile(demoBuyersPath(), 'utf8')).replaceAll('SIMULATOR_URL', simulatorUrl.replace(/\/$/, '')),
   );
   const applied = await buyers.apply(JSON.stringify(document), false);

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyModule } from '../../lazy-module.js';
+
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 /**
  * Where the `${env:NAME}` and `${secret:a.b}` references of a buyer file are looked up: the distribution
@@ -28,7 +31,7 @@ function readSecretsFile(path: string | undefined): SecretsFile {
   }
   let document: unknown;
   try {
-    document = parseYaml(text);
+    document = yaml().parse(text);
   } catch {
     // The parser's message may quote the file, and the file is secrets.
     return { problem: `the secrets file named by ${SECRETS_FILE_VARIABLE} is not valid YAML or JSON` };

@@ -1,4 +1,9 @@
-import { DOMParser, type Node as DomNode } from '@xmldom/xmldom';
+import type * as Xmldom from '@xmldom/xmldom';
+import type { Node as DomNode } from '@xmldom/xmldom';
+import { lazyModule } from '../../lazy-module.js';
+
+const xmldom = lazyModule<typeof Xmldom>('@xmldom/xmldom');
+
 import type { BodyEntry } from './request-body.js';
 import { RequestBuildError } from './request-build-error.js';
 
@@ -182,7 +187,7 @@ function markersIn(root: DomNode): number {
  */
 function parseTemplate(text: string): DomNode | undefined {
   if (/<!DOCTYPE/i.test(text)) return undefined;
-  const parser = new DOMParser({
+  const parser = new (xmldom().DOMParser)({
     locator: false,
     onError: (level, message) => {
       if (level !== 'warning') throw new Error(message);

@@ -1,4 +1,9 @@
-import { type Attr, DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
+import type * as Xmldom from '@xmldom/xmldom';
+import type { Attr, Document, Element, Node } from '@xmldom/xmldom';
+import { lazyModule } from '../../lazy-module.js';
+
+const xmldom = lazyModule<typeof Xmldom>('@xmldom/xmldom');
+
 import type { NameTest, Predicate, Step, XPathExpression } from './xml-path.js';
 
 /**
@@ -33,7 +38,7 @@ const CDATA_SECTION_NODE = 4;
 export function parseXml(body: string): XmlDocument | undefined {
   if (/<!DOCTYPE/i.test(body)) return undefined;
   checkMarkupCounts(body);
-  const parser = new DOMParser({
+  const parser = new (xmldom().DOMParser)({
     locator: false,
     onError: (level, message) => {
       if (level !== 'warning') throw new Error(message);

@@ -1,4 +1,8 @@
-import { RE2JS, RE2JSException } from 're2js';
+import type * as Re2js from 're2js';
+import type { RE2JS } from 're2js';
+import { lazyModule } from '../../lazy-module.js';
+
+const re2js = lazyModule<typeof Re2js>('re2js');
 
 /**
  * Regular expressions from buyer files (filter patterns, text reply locators, `matches`) run on RE2's
@@ -42,9 +46,10 @@ export function compileLinearPattern(source: string, options: { ignoreCase?: boo
   if (source.length > MAX_PATTERN_LENGTH) throw new PatternError(`is longer than ${MAX_PATTERN_LENGTH} characters`);
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(source, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const { RE2JS: Re2 } = re2js();
+    regex = Re2.compile(source, options.ignoreCase ? Re2.CASE_INSENSITIVE : 0);
   } catch (error) {
-    if (error instanceof RE2JSException) throw new PatternError(syntaxMessage(source));
+    if (error instanceof re2js().RE2JSException) throw new PatternError(syntaxMessage(source));
     throw error;
   }
   if (regex.programSize() > MAX_PATTERN_PROGRAM) {
