@@ -32,8 +32,8 @@ export type ApplyResult =
   | { ok: true; buyers: AppliedBuyer[]; tree?: Exclude<ApplyAction, 'created'> }
   | { ok: false; errors: { path: string; message: string }[] };
 
-/** Stored JSON that does not parse reads as a value the rules refuse. */
-function parseStoredJson(text: string): unknown {
+/** The value of JSON text; undefined when it does not parse. */
+function jsonValue(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -54,12 +54,12 @@ async function applyTree(
   return 'updated';
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
+function parseDocumentJson(text: string): unknown {
+  const value = jsonValue(text);
+  if (value === undefined) {
     throw invalidField('document_json', 'is not valid JSON', { message: 'the document is not valid JSON' });
   }
+  return value;
 }
 
 /**
@@ -108,7 +108,8 @@ export class BuyerService {
   async storedTreeSettings(): Promise<TreeSettings> {
     const json = await treeRepository.readTreeSettingsJson(this.db);
     const problems = new Problems();
-    const settings = parseTree(parseStoredJson(json), 'tree', problems);
+    // Stored text that does not parse reads as a value the rules refuse.
+    const settings = parseTree(jsonValue(json), 'tree', problems);
     if (settings) return settings;
     if (this.invalidTreeJson !== json) {
       this.invalidTreeJson = json;
@@ -184,7 +185,7 @@ export class BuyerService {
    */
   async apply(documentJson: string, dryRun: boolean): Promise<ApplyResult> {
     this.values.reload();
-    const parsed = parseBuyerDocument(parseJson(documentJson), this.values);
+    const parsed = parseBuyerDocument(parseDocumentJson(documentJson), this.values);
     if ('errors' in parsed) return { ok: false, errors: parsed.errors };
     const now = Date.now();
     const results = await this.db.transaction().execute(async (trx) => {

@@ -76,15 +76,15 @@ export function summarizePosts(
   const window = newestFirst.slice(0, WINDOW_POSTS);
   const weighted = window.map((post, rank) => ({ post, weight: 0.5 ** (rank / HALF_LIFE_POSTS) }));
   const total = sum(weighted.map(({ weight }) => weight));
-  let acceptRate = acceptRateOf(weighted);
+  let acceptRate = acceptRateToward(weighted, 0.5, 2);
   let segment = weighted;
   if (state !== undefined) {
     segment = segment.filter(({ post }) => post.state === state);
-    acceptRate = shrunkAcceptRate(segment, acceptRate);
+    acceptRate = acceptRateToward(segment, acceptRate, SEGMENT_SHRINK_POSTS);
   }
   if (priceBand !== undefined) {
     segment = segment.filter(({ post }) => post.priceBand === priceBand);
-    acceptRate = shrunkAcceptRate(segment, acceptRate);
+    acceptRate = acceptRateToward(segment, acceptRate, SEGMENT_SHRINK_POSTS);
   }
   const unanswered = sum(weighted.filter(({ post }) => post.result === 'unanswered').map(({ weight }) => weight));
   const [p50Ms, p90Ms] = latencyQuantiles(
@@ -100,17 +100,18 @@ export function summarizePosts(
   };
 }
 
-/** A segment's accept rate, pulled toward `prior` as much as SEGMENT_SHRINK_POSTS posts would. */
-function shrunkAcceptRate(segment: readonly { post: PostObservation; weight: number }[], prior: number): number {
-  const answered = sum(segment.filter(({ post }) => post.result !== 'unanswered').map(({ weight }) => weight));
-  const accepted = sum(segment.filter(({ post }) => post.result === 'accepted').map(({ weight }) => weight));
-  return (accepted + SEGMENT_SHRINK_POSTS * prior) / (answered + SEGMENT_SHRINK_POSTS);
-}
-
-function acceptRateOf(weighted: readonly { post: PostObservation; weight: number }[]): number {
+/**
+ * The weighted share of answered posts accepted, pulled toward `prior` as much as `priorPosts` posts would
+ * (with 0.5 and 2: Laplace smoothing).
+ */
+function acceptRateToward(
+  weighted: readonly { post: PostObservation; weight: number }[],
+  prior: number,
+  priorPosts: number,
+): number {
   const answered = sum(weighted.filter(({ post }) => post.result !== 'unanswered').map(({ weight }) => weight));
   const accepted = sum(weighted.filter(({ post }) => post.result === 'accepted').map(({ weight }) => weight));
-  return (accepted + 1) / (answered + 2);
+  return (accepted + priorPosts * prior) / (answered + priorPosts);
 }
 
 /**
