@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Answer } from './answer-tally.js';
-import { bestSaleOf, captureOf, type LeadTake, leadTakes, pairedRevenue } from './market-capture.js';
+import { bestSaleOf, captureOf, type LeadTake, leadTakes, pairedRevenue, plannedSaleOf } from './market-capture.js';
 import type { BuyerCall, StoredLead } from './market-figures.js';
 import { lossCause } from './market-losses.js';
 
@@ -51,6 +51,8 @@ describe('bench: market capture', () => {
     const best = bestSaleOf(sellable, 2000)!;
     expect(best.buyer).to.match(/^market-/);
     expect(bestSaleOf(sellable, 0), 'nothing sells in no time').to.equal(undefined);
+    const planned = plannedSaleOf(sellable, 2000)?.priceCents ?? 0;
+    expect(planned).to.be.at.most(best.priceCents);
 
     const answers: Answer[] = [
       { leadId: 'l1', status: 'rejected', processingMs: 100, opening: false },
@@ -67,6 +69,7 @@ describe('bench: market capture', () => {
     expect(takes.get(sellable)).to.deep.include({
       revenueCents: 0,
       bestCents: best.priceCents,
+      plannedCents: planned,
       loss: 'skipped_for_time',
       deadlineSkips: 1,
     });
@@ -76,6 +79,9 @@ describe('bench: market capture', () => {
     expect(capture.leads).to.equal(2);
     expect(capture.revenuePerLead).to.equal(25);
     expect(capture.share).to.be.closeTo(5000 / (best.priceCents + twinBest), 0.0001);
+    const twinPlanned = takes.get(`${sellable}-twin`)!.plannedCents;
+    expect(capture.plannedPerLead).to.equal(Math.round((planned + twinPlanned) / 2) / 100);
+    expect(capture.shareOfPlanned).to.be.closeTo(5000 / (planned + twinPlanned), 0.0001);
     expect(capture.lossPerLead.skipped_for_time).to.equal(Math.round(best.priceCents / 2) / 100);
   });
 
@@ -83,6 +89,7 @@ describe('bench: market capture', () => {
     const take = (revenueCents: number): LeadTake => ({
       revenueCents,
       bestCents: 6000,
+      plannedCents: 5000,
       loss: undefined,
       deadlineSkips: 0,
       lateBids: 0,

@@ -1,4 +1,4 @@
-import { bestSale, parseEndpoints } from '@leadflow/simulator';
+import { bestSale, parseEndpoints, plannedSale } from '@leadflow/simulator';
 import type { Answer } from './answer-tally.js';
 import { buyerNameOf, MARKET_ENDPOINTS, MARKET_MIN_PRICE_CENTS, MARKET_SEED } from './market.js';
 import type { StoredLead } from './market-figures.js';
@@ -9,6 +9,8 @@ import { round } from './stats.js';
 export interface LeadTake {
   revenueCents: number;
   bestCents: number;
+  /** What the best plan that cannot know the lenders' decisions sold it for (plannedSaleOf). */
+  plannedCents: number;
   /** Why it brought less than the best; undefined when it did not. */
   loss: LossCause | undefined;
   deadlineSkips: number;
@@ -24,6 +26,9 @@ export interface Capture {
   bestPerLead: number;
   /** Revenue over the best possible, 0..1. */
   share: number;
+  /** Dollars per lead of the planned sales, and revenue over them. */
+  plannedPerLead: number;
+  shareOfPlanned: number;
   /** Dollars per lead short of the best, by cause. */
   lossPerLead: Record<LossCause, number>;
   /** Buyers skipped for lack of time, and bids that came after the ping window, per lead. */
@@ -43,6 +48,16 @@ export function bestSaleOf(clickid: string, budgetMs: number): { buyer: string; 
   return best && { buyer: buyerNameOf(best.path), priceCents: best.priceCents };
 }
 
+/**
+ * The sale of a lead by the best plan of a router that knows every bid, latency and fault in advance but
+ * not the lenders' decisions (the simulator's planned-sale.ts): the bound for a router posting one lender
+ * at a time, which the best sale is not.
+ */
+export function plannedSaleOf(clickid: string, budgetMs: number): { buyer: string; priceCents: number } | undefined {
+  const planned = plannedSale(endpoints, MARKET_SEED, clickid, { budgetMs, minPriceCents: MARKET_MIN_PRICE_CENTS });
+  return planned && { buyer: buyerNameOf(planned.path), priceCents: planned.priceCents };
+}
+
 /** Each steady lead of a run by its clickid, with what it brought, the best it could have, and why not. */
 export function leadTakes(
   measured: readonly Answer[],
@@ -58,6 +73,7 @@ export function leadTakes(
     takes.set(lead.clickid, {
       revenueCents: lead.chargeCents,
       bestCents,
+      plannedCents: plannedSaleOf(lead.clickid, budgetMs)?.priceCents ?? 0,
       loss: best && lead.chargeCents < bestCents ? lossCause(lead, best.buyer) : undefined,
       deadlineSkips: lead.skips.filter((skip) => skip.reason === 'deadline').length,
       lateBids: lead.calls.filter((call) => call.late).length,
@@ -69,12 +85,14 @@ export function leadTakes(
 export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
   let revenueCents = 0;
   let bestCents = 0;
+  let plannedCents = 0;
   let deadlineSkips = 0;
   let lateBids = 0;
   const lostCents = Object.fromEntries(LOSS_CAUSES.map((cause) => [cause, 0])) as Record<LossCause, number>;
   for (const take of takes.values()) {
     revenueCents += take.revenueCents;
     bestCents += take.bestCents;
+    plannedCents += take.plannedCents;
     deadlineSkips += take.deadlineSkips;
     lateBids += take.lateBids;
     if (take.loss) lostCents[take.loss] += take.bestCents - take.revenueCents;
@@ -85,7 +103,9 @@ export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
     leads,
     revenuePerLead: perLead(revenueCents / 100),
     bestPerLead: perLead(bestCents / 100),
-    share: bestCents === 0 ? 0 : Math.round((revenueCents / bestCents) * 10_000) / 10_000,
+    share: shareOf(revenueCents, bestCents),
+    plannedPerLead: perLead(plannedCents / 100),
+    shareOfPlanned: shareOf(revenueCents, plannedCents),
     lossPerLead: Object.fromEntries(LOSS_CAUSES.map((cause) => [cause, perLead(lostCents[cause] / 100)])) as Record<
       LossCause,
       number
@@ -122,6 +142,11 @@ export function pairedRevenue(
     leads,
     revenuePerLead: perLead(cents),
     otherRevenuePerLead: perLead(otherCents),
-    ratio: otherCents === 0 ? 0 : Math.round((cents / otherCents) * 10_000) / 10_000,
+    ratio: shareOf(cents, otherCents),
   };
+}
+
+/** part / whole to four places; 0 when the whole is. */
+function shareOf(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 }

@@ -13,7 +13,8 @@ function captureLine(title: string, budgetMs: number, capture: Capture): string 
     .join(', ');
   return (
     `  ${title.padEnd(10)} ${budgetMs / 1000} s: revenue $${capture.revenuePerLead} per lead of a best possible ` +
-    `$${capture.bestPerLead} (${percent(capture.share)}) over ${capture.leads} leads; per lead ` +
+    `$${capture.bestPerLead} (${percent(capture.share)}), of the planned $${capture.plannedPerLead} ` +
+    `(${percent(capture.shareOfPlanned)}) over ${capture.leads} leads; per lead ` +
     `${capture.deadlineSkipsPerLead} buyers skipped for time, ${capture.lateBidsPerLead} late bids\n` +
     `             lost per lead: ${losses || 'nothing'}`
   );
@@ -43,6 +44,8 @@ function captureJson(capture: Capture): Record<string, unknown> {
     revenue_per_lead: capture.revenuePerLead,
     best_per_lead: capture.bestPerLead,
     share_of_best: capture.share,
+    planned_per_lead: capture.plannedPerLead,
+    share_of_planned: capture.shareOfPlanned,
     loss_per_lead: capture.lossPerLead,
     deadline_skips_per_lead: capture.deadlineSkipsPerLead,
     late_bids_per_lead: capture.lateBidsPerLead,

@@ -84,6 +84,15 @@ describe('simulator: lead-keyed draws', () => {
         .filter((cents) => cents >= 3000);
       expect(floored[lead]?.priceCents ?? null, lead).to.equal(over.length === 0 ? null : Math.max(...over));
     }
+    // The planned sale is one the lead really makes, never better than the best, and often as good.
+    const planned = simulator.plannedSales(LEADS, { budgetMs: 1000, minPriceCents: 0 });
+    for (const lead of LEADS) {
+      const sale = planned[lead];
+      if (sale) expect(sales.get(lead), lead).to.deep.include({ path: sale.path, priceCents: sale.priceCents });
+      expect(sale?.priceCents ?? 0, lead).to.be.at.most(best[lead]?.priceCents ?? 0);
+    }
+    const matched = LEADS.filter((lead) => (planned[lead]?.priceCents ?? 0) === (best[lead]?.priceCents ?? 0));
+    expect(matched.length).to.be.within(LEADS.length / 2, LEADS.length);
     // No ping and post together take less than nothing: a budget of 0 leaves only instant sales.
     const instant = simulator.bestSales(LEADS, { budgetMs: 0, minPriceCents: 0 });
     for (const lead of LEADS) expect(instant[lead]?.durationMs ?? 0).to.equal(0);
@@ -96,8 +105,10 @@ describe('simulator: lead-keyed draws', () => {
       body: JSON.stringify({ leads: LEADS.slice(0, 5), budgetMs: 500, minPriceCents: 1000 }),
     });
     expect(response.status).to.equal(200);
+    const terms = { budgetMs: 500, minPriceCents: 1000 };
     expect(await response.json()).to.deep.equal({
-      sales: simulator.bestSales(LEADS.slice(0, 5), { budgetMs: 500, minPriceCents: 1000 }),
+      sales: simulator.bestSales(LEADS.slice(0, 5), terms),
+      plannedSales: simulator.plannedSales(LEADS.slice(0, 5), terms),
     });
     const bad = await fetch(`${simulator.url}/_simulator/best-sales`, { method: 'POST', body: '{"leads": [1]}' });
     expect(bad.status).to.equal(400);

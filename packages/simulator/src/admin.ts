@@ -13,7 +13,8 @@ import { BodyError, readText } from './request-body.js';
  *   GET  /_simulator/stats   -> 200 SimulatorStats (stats.ts)
  *   POST /_simulator/reset   -> 204; counters, remembered bids and applicants forgotten, random streams restarted
  *   POST /_simulator/best-sales <- {"leads": [leadKey values], "budgetMs": 2000, "minPriceCents": 1250}
- *                            -> 200 {"sales": {lead: {"path", "priceCents", "durationMs"} | null}} (lead-keyed markets only)
+ *                            -> 200 {"sales": {lead: {"path", "priceCents", "durationMs"} | null}, "plannedSales": {same}}
+ *                               (lead-keyed markets only)
  */
 export async function handleAdminRequest(
   market: Market,
@@ -87,5 +88,9 @@ async function answerBestSales(market: Market, request: IncomingMessage, respons
       'expected {"leads": [strings], "budgetMs": whole number, "minPriceCents": whole number}',
     );
   }
-  sendJson(response, 200, { sales: market.bestSales(leads as string[], { budgetMs, minPriceCents }) });
+  const terms = { budgetMs, minPriceCents };
+  sendJson(response, 200, {
+    sales: market.bestSales(leads as string[], terms),
+    plannedSales: market.plannedSales(leads as string[], terms),
+  });
 }

@@ -25,6 +25,13 @@ export function sample(distribution: Distribution, random: Random): number {
   return Math.min(max, Math.max(min, value));
 }
 
+/** The distribution's mean; a normal's before its bounds clip it. */
+export function meanOf(distribution: Distribution): number {
+  if ('fixed' in distribution) return distribution.fixed;
+  if ('uniform' in distribution) return (distribution.uniform[0] + distribution.uniform[1]) / 2;
+  return distribution.normal.mean;
+}
+
 /** Box-Muller. */
 function standardNormal(random: Random): number {
   const u = 1 - random();

@@ -28,5 +28,6 @@ export {
   simulatorReplyParser,
 } from './integrations.js';
 export { type BestSale, type BestSaleTerms, bestSale } from './lead-draws.js';
+export { plannedSale } from './planned-sale.js';
 export { type Simulator, type SimulatorOptions, startSimulator } from './simulator.js';
 export type { EndpointStats, SimulatorStats } from './stats.js';

@@ -49,7 +49,7 @@ export interface BestSale {
   /** The post endpoint of the sale. */
   path: string;
   priceCents: number;
-  /** Its ping's latency (0 for a direct post) plus its post's. */
+  /** When its post's answer came, ms into the sale: for the best sale, its ping's latency (0 for a direct post) plus its post's. */
   durationMs: number;
 }
 

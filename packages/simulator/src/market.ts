@@ -2,6 +2,7 @@ import type { Endpoint } from './config.js';
 import { EndpointState } from './endpoint-state.js';
 import type { EndpointRequestContext } from './handle-endpoint.js';
 import { type BestSale, type BestSaleTerms, bestSale, leadRandom } from './lead-draws.js';
+import { plannedSale } from './planned-sale.js';
 import { endpointRandom } from './random.js';
 import type { SimulatorStats } from './stats.js';
 
@@ -64,6 +65,15 @@ export class Market {
   bestSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null> {
     const endpoints = this.config();
     return Object.fromEntries(leads.map((lead) => [lead, bestSale(endpoints, this.seed, lead, terms) ?? null]));
+  }
+
+  /**
+   * The sale of each lead by the best plan of a router that knew every bid, latency and fault but not the
+   * lenders' decisions (planned-sale.ts).
+   */
+  plannedSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null> {
+    const endpoints = this.config();
+    return Object.fromEntries(leads.map((lead) => [lead, plannedSale(endpoints, this.seed, lead, terms) ?? null]));
   }
 
   stats(): SimulatorStats {

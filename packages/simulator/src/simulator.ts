@@ -39,6 +39,8 @@ export interface Simulator {
   reset(): void;
   /** With a leadKey: the best sale of each lead a router that knew every answer could have made. */
   bestSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null>;
+  /** With a leadKey: each lead's sale by the best plan that does not know the lenders' decisions. */
+  plannedSales(leads: readonly string[], terms: BestSaleTerms): Record<string, BestSale | null>;
   /** Stops listening and cuts every open connection, hanging ones included. */
   close(): Promise<void>;
 }
@@ -87,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     stats: () => market.stats(),
     reset: () => market.reset(),
     bestSales: (leads, terms) => market.bestSales(leads, terms),
+    plannedSales: (leads, terms) => market.plannedSales(leads, terms),
     close: async () => {
       closing.abort();
       const closed = new Promise<void>((resolve, reject) =>
