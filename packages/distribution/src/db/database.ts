@@ -1,15 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { ConfigError } from '@leadflow/service-kit/config';
-import { TtlCache } from '@leadflow/service-kit/ttl-cache';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, MysqlDialect, SqliteAdapter, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
+import { Kysely, Migrator, MysqlDialect, SqliteAdapter, sql } from 'kysely';
 import type * as Mysql2 from 'mysql2';
 import { lazyModule } from '../lazy-module.js';
 import type { KeyRing } from '../security/key-ring.js';
-import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 
 export type Db = Kysely<Database>;
 
@@ -22,46 +18,6 @@ export interface DatabaseOptions {
 }
 
 export { SQLITE_FILE } from './data-files.js';
-
-/** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
-const PREPARED_STATEMENTS = 256;
-
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
-  const statements = new TtlCache<string, SqliteDatabase.Statement>(Number.POSITIVE_INFINITY, PREPARED_STATEMENTS);
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = database.prepare(sql);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
-
-function sqliteDialect(dataDir: string): SqliteDialect {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, SQLITE_FILE);
-  const database = new SqliteDatabase(file);
-  // Before the first write: SQLite gives the -wal and -shm files it creates the database file's mode.
-  restrictToOwner(file, ...sqliteCompanionFiles(file));
-  database.pragma('journal_mode = WAL');
-  // FULL syncs the WAL at every commit, so a commit survives power loss too (NORMAL only survives a
-  // process crash). Group commit makes that one fsync per batch of leads: see docs/security.md, "Keys and secrets".
-  database.pragma('synchronous = FULL');
-  // Deleted and overwritten content is zeroed, so a purged or re-encrypted value leaves no copy in free pages.
-  database.pragma('secure_delete = ON');
-  database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
-  database.pragma('wal_autocheckpoint = 4000');
-  // better-sqlite3 builds SQLite with a 16 MB page cache (SQLite's own default is 2 MB), which a busy
-  // service fills and keeps: 16 MB of its resident memory. A lead's statements read the B-trees' last
-  // pages and a buyer's recent rows, which 2 MB holds, and a page it misses is in the OS's file cache.
-  database.pragma('cache_size = -2000');
-  return new SqliteDialect({ database: withStatementCache(database) });
-}
 
 /** Loaded only when a MySQL URL is given. */
 const mysql2 = lazyModule<typeof Mysql2>('mysql2');

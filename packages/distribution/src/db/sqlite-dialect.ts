@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { TtlCache } from '@leadflow/service-kit/ttl-cache';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  SqliteAdapter,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
+import { type FileSync, fileSync, WalSync } from './wal-sync.js';
+
+/** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
+const PREPARED_STATEMENTS = 256;
+
+/** Whether the connection wrote since its last WAL sync. */
+interface Unsynced {
+  writes: boolean;
+}
+
+function withStatementCache(database: SqliteDatabase.Database, unsynced: Unsynced): SqliteDialectConfig['database'] {
+  const statements = new TtlCache<string, SqliteDatabase.Statement>(Number.POSITIVE_INFINITY, PREPARED_STATEMENTS);
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql);
+        statements.set(sql, statement);
+      }
+      // Kysely prepares each statement just before it runs it. BEGIN and COMMIT count as read-only.
+      if (!statement.readonly) unsynced.writes = true;
+      return statement;
+    },
+  };
+}
+
+/**
+ * better-sqlite3's driver, made durable off the event loop: a connection that wrote is given back at
+ * once (the next query need not wait for the disk), and its user hears that the query or transaction
+ * is done only once the WAL holding it is synced.
+ */
+class DurableSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly database: SqliteDatabase.Database,
+    private readonly unsynced: Unsynced,
+    private readonly wal: WalSync,
+    private readonly closeWal: () => Promise<void>,
+  ) {
+    super(config);
+  }
+
+  override async releaseConnection(): Promise<void> {
+    const wrote = this.unsynced.writes && !this.database.inTransaction;
+    if (wrote) this.unsynced.writes = false;
+    await super.releaseConnection();
+    if (wrote) await this.wal.sync();
+  }
+
+  override async destroy(): Promise<void> {
+    await this.closeWal();
+    await super.destroy();
+  }
+}
+
+/** Kysely's SQLite dialect with the durable driver. */
+class DurableSqliteDialect implements Dialect {
+  constructor(readonly createDriver: () => Driver) {}
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}
+
+/**
+ * The embedded database in dataDir. `syncWal` replaces the WAL's fsync (tests that watch it); by
+ * default it is the real one, through the thread pool.
+ */
+export function sqliteDialect(dataDir: string, syncWal?: FileSync): Dialect {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, SQLITE_FILE);
+  const database = new SqliteDatabase(file);
+  // Before the first write: SQLite gives the -wal and -shm files it creates the database file's mode.
+  restrictToOwner(file, ...sqliteCompanionFiles(file));
+  database.pragma('journal_mode = WAL');
+  // A commit survives power loss: NORMAL writes it to the WAL and the driver syncs the WAL before the
+  // committer goes on (FULL would fsync in the commit, on the event loop). One fsync serves every commit
+  // made while the one before ran: see docs/security.md, "The embedded data directory".
+  database.pragma('synchronous = NORMAL');
+  // Deleted and overwritten content is zeroed, so a purged or re-encrypted value leaves no copy in free pages.
+  database.pragma('secure_delete = ON');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('wal_autocheckpoint = 4000');
+  // better-sqlite3 builds SQLite with a 16 MB page cache (SQLite's own default is 2 MB), which a busy
+  // service fills and keeps: 16 MB of its resident memory. A lead's statements read the B-trees' last
+  // pages and a buyer's recent rows, which 2 MB holds, and a page it misses is in the OS's file cache.
+  database.pragma('cache_size = -2000');
+  const unsynced: Unsynced = { writes: false };
+  const walFile = fileSync(`${file}-wal`);
+  const config = { database: withStatementCache(database, unsynced) };
+  return new DurableSqliteDialect(
+    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(syncWal ?? walFile.sync), walFile.close),
+  );
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { Kysely, sql } from 'kysely';
+import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
+import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
+import { fileSync } from '../../packages/distribution/src/db/wal-sync.js';
+
+interface Table {
+  notes: { id: number; body: string };
+}
+
+/** An fsync that completes only when the test says so. */
+class HeldSyncs {
+  readonly pending: { resolve(): void; reject(error: Error): void }[] = [];
+  started = 0;
+  readonly sync = () => {
+    this.started += 1;
+    return new Promise<void>((resolve, reject) => this.pending.push({ resolve, reject }));
+  };
+}
+
+/** Resolves once `check` holds, turning the event loop meanwhile. */
+async function until(check: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1000 && !check(); turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  expect(check()).to.equal(true);
+}
+
+function tracked<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => boolean } {
+  let settled = false;
+  const watched = promise.finally(() => (settled = true));
+  watched.catch(() => undefined);
+  return { promise: watched, settled: () => settled };
+}
+
+describe('SQLite commits are on disk before their caller hears of them', () => {
+  let dir: string;
+  let syncs: HeldSyncs;
+  let db: Kysely<Table>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'leadflow-durable-'));
+    syncs = new HeldSyncs();
+    db = new Kysely<Table>({ dialect: sqliteDialect(dir, syncs.sync) });
+    const created = sql`create table notes (id integer primary key, body text)`.execute(db);
+    await until(() => syncs.pending.length === 1);
+    syncs.pending.shift()!.resolve();
+    await created;
+    syncs.started = 0;
+  });
+  afterEach(async () => {
+    for (const held of syncs.pending.splice(0)) held.resolve();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports a transaction done only once the WAL is synced, and lets other queries run meanwhile', async () => {
+    const write = tracked(
+      db.transaction().execute((trx) => trx.insertInto('notes').values({ id: 1, body: 'a' }).execute()),
+    );
+    await until(() => syncs.pending.length === 1);
+    expect(write.settled()).to.equal(false);
+    // The connection is free during the fsync: a read runs, and needs no sync of its own.
+    expect(await db.selectFrom('notes').select('body').execute()).to.deep.equal([{ body: 'a' }]);
+    expect(syncs.started).to.equal(1);
+    syncs.pending.shift()!.resolve();
+    await write.promise;
+  });
+
+  it('shares one fsync among the commits made while the one before ran', async () => {
+    const first = tracked(db.insertInto('notes').values({ id: 1, body: 'a' }).execute());
+    await until(() => syncs.pending.length === 1);
+    const later = [2, 3, 4].map((id) => tracked(db.insertInto('notes').values({ id, body: 'b' }).execute()));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(syncs.started, 'no second fsync while the first runs').to.equal(1);
+    syncs.pending.shift()!.resolve();
+    await first.promise;
+    await until(() => syncs.pending.length === 1);
+    expect(later.some((write) => write.settled())).to.equal(false);
+    syncs.pending.shift()!.resolve();
+    await Promise.all(later.map((write) => write.promise));
+    expect(syncs.started).to.equal(2);
+  });
+
+  it('fails the commit of a caller whose fsync failed', async () => {
+    const write = tracked(db.insertInto('notes').values({ id: 1, body: 'a' }).execute());
+    await until(() => syncs.pending.length === 1);
+    syncs.pending.shift()!.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    await write.promise.then(
+      () => expect.fail('the write was reported durable'),
+      (error: NodeJS.ErrnoException) => expect(error.code).to.equal('EIO'),
+    );
+    // The next commit gets an fsync of its own.
+    const next = tracked(db.insertInto('notes').values({ id: 2, body: 'b' }).execute());
+    await until(() => syncs.pending.length === 1);
+    syncs.pending.shift()!.resolve();
+    await next.promise;
+  });
+});
+
+describe('the WAL fsync', () => {
+  it('syncs the real file, and finds nothing to sync before SQLite made it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'leadflow-wal-'));
+    try {
+      const wal = fileSync(path.join(dir, `${SQLITE_FILE}-wal`));
+      await wal.sync();
+      const db = new Kysely<Table>({ dialect: sqliteDialect(dir) });
+      await sql`create table notes (id integer primary key, body text)`.execute(db);
+      await db.insertInto('notes').values({ id: 1, body: 'kept' }).execute();
+      await db.destroy();
+      const reopened = new Kysely<Table>({ dialect: sqliteDialect(dir) });
+      expect(await reopened.selectFrom('notes').select('body').execute()).to.deep.equal([{ body: 'kept' }]);
+      await reopened.destroy();
+      await wal.sync();
+      await wal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
