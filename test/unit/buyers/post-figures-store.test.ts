@@ -80,4 +80,26 @@ describe('post figures store: what the engine reads on the hot path', () => {
     expect(store.figures('buy_a', 'CA', priceBandOf(800)).acceptRate).to.be.above(overall + 0.2);
     expect(store.figures('buy_a', 'CA', priceBandOf(6_000)).acceptRate).to.be.below(overall - 0.2);
   });
+
+  it("starts a buyer with no posts of its own at the tree's figures: the newest posts to any buyer", () => {
+    const store = new PostFiguresStore(NO_STORAGE);
+    // Old posts that nobody accepted, then newer ones to two other buyers accepted nine times in ten.
+    for (let i = 0; i < WINDOW_POSTS; i += 1)
+      store.record([attempt(`lead_old${i}`, 'buy_old', 'post', 'rejected', i, 900)], 'CA', NOTHING_OFFERED);
+    for (let i = 0; i < WINDOW_POSTS; i += 1) {
+      const buyer = i % 2 === 0 ? 'buy_a' : 'buy_b';
+      const outcome = i % 10 === 0 ? 'rejected' : 'accepted';
+      store.record([attempt(`lead_new${i}`, buyer, 'post', outcome, 10_000 + i, 120)], 'CA', NOTHING_OFFERED);
+    }
+    const tree = store.treeFigures();
+    expect(tree.posts).to.equal(WINDOW_POSTS);
+    expect(tree.acceptRate).to.be.within(0.85, 0.92);
+    expect(tree).to.include({ p50Ms: 120, p90Ms: 120 });
+    const newcomer = store.figures('buy_new');
+    expect(newcomer.posts).to.equal(0);
+    expect(newcomer.acceptRate).to.be.closeTo(tree.acceptRate, 1e-9);
+    expect(newcomer.p50Ms, "the buyer's own latency: none yet").to.equal(undefined);
+    // A buyer's own posts outweigh the tree's start once it has a few.
+    expect(store.figures('buy_old').acceptRate).to.be.below(0.1);
+  });
 });

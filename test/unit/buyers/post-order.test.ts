@@ -5,6 +5,7 @@ import {
   finishProbability,
   type PostProspect,
   planPosts,
+  prospectOf,
   timeForAll,
 } from '../../../packages/distribution/src/buyers/post-order.js';
 import { referencePlanPosts } from './post-order-reference.js';
@@ -119,6 +120,23 @@ describe('post order: deadline-aware expected value', () => {
     expect(finishProbability(latency, 0)).to.equal(0);
     expect(expectedLatencyWithin(latency, 800)).to.be.within(150, 400);
     expect(expectedLatencyWithin(latency, 100)).to.be.below(100);
+  });
+
+  it("takes a buyer with no posts to answer as the tree's buyers do, never slower than its timeout says", () => {
+    const post = { valueCents: 5000, timeoutMs: 1000, minimumTimeMs: 500, timeoutEndsSale: true };
+    const unknown = { acceptRate: 0.85, p50Ms: undefined, p90Ms: undefined };
+    expect(prospectOf(unknown, post).latency).to.deep.equal({ p50Ms: 500, p90Ms: 1000 });
+    expect(prospectOf(unknown, post, { p50Ms: 120, p90Ms: 200 }).latency).to.deep.equal({ p50Ms: 120, p90Ms: 200 });
+    expect(prospectOf(unknown, post, { p50Ms: 800, p90Ms: 1500 }).latency).to.deep.equal({ p50Ms: 500, p90Ms: 1000 });
+    const known = { acceptRate: 0.85, p50Ms: 300, p90Ms: 450 };
+    expect(prospectOf(known, post, { p50Ms: 120, p90Ms: 200 }).latency).to.deep.equal({ p50Ms: 300, p90Ms: 450 });
+    // A tree of new buyers that answer and accept like the tree's: price order, no search.
+    const newcomers = Array.from({ length: 50 }, (_, i) =>
+      prospectOf(unknown, { ...post, valueCents: 6000 - i * 50 }, { p50Ms: 120, p90Ms: 200 }),
+    );
+    expect(timeForAll(newcomers, 2200)).to.equal(true);
+    const assumedSlow = newcomers.map((prospect) => prospectOf(unknown, { ...post, valueCents: prospect.valueCents }));
+    expect(timeForAll(assumedSlow, 2200)).to.equal(false);
   });
 
   it('keeps a single offer, and no offers, as they are', () => {

@@ -183,14 +183,19 @@ export class PingTreeSeller implements LeadSeller {
   private nextPost(ranked: readonly Candidate[], request: SaleRequest): number {
     const figures = this.deps.figures;
     if (!figures || ranked.length < 2) return 0;
+    const tree = figures.treeFigures();
     const prospects = ranked.map((candidate) => {
       const { integration } = candidate.buyer.definition;
-      return prospectOf(this.figuresOf(figures, candidate, request), {
-        valueCents: candidate.chargeCents ?? 0,
-        timeoutMs: callTimeoutMs(integration, 'post'),
-        minimumTimeMs: this.minimumTimeMs(candidate, 'post', request),
-        timeoutEndsSale: integration.onTimeout !== 'decline',
-      });
+      return prospectOf(
+        this.figuresOf(figures, candidate, request),
+        {
+          valueCents: candidate.chargeCents ?? 0,
+          timeoutMs: callTimeoutMs(integration, 'post'),
+          minimumTimeMs: this.minimumTimeMs(candidate, 'post', request),
+          timeoutEndsSale: integration.onTimeout !== 'decline',
+        },
+        tree,
+      );
     });
     return planPosts(prospects, request.deadline - Date.now())[0]!;
   }

@@ -3,6 +3,8 @@ import type { Db } from '../db/database.js';
 import type { AttemptRecord } from './attempt-record.js';
 import { listRecentLivePosts } from './lead-post.repository.js';
 import {
+  type AcceptPrior,
+  EVEN_PRIOR,
   type PostFigures,
   type PostObservation,
   priceBandOf,
@@ -10,6 +12,14 @@ import {
   summarizePosts,
   WINDOW_POSTS,
 } from './post-figures.js';
+
+/**
+ * A buyer's accept rate starts at the tree's and weighs it as much as this many posts: a new buyer is
+ * taken to accept like the buyers already posted to, until its own posts say otherwise.
+ */
+const TREE_PRIOR_POSTS = 5;
+/** The tree's figures are worked out again at most this often: every buyer's figures follow them. */
+const TREE_REFRESH_MS = 1_000;
 
 /**
  * Each buyer's recent live posts, in memory, and the figures learned from them. Loaded from storage at
@@ -21,6 +31,8 @@ export class PostFiguresStore {
   private readonly posts = new Map<string, PostObservation[]>();
   /** By buyer, then by state and price band ("TX 2", "TX ", " 2", " " for none). */
   private readonly cache = new Map<string, Map<string, PostFigures>>();
+  /** The figures of every buyer's posts together, newest first, and when they were worked out. */
+  private tree: { figures: PostFigures; at: number; stale: boolean } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -34,6 +46,7 @@ export class PostFiguresStore {
    * `priceBand` (priceBandOf), for leads offered to it at that price.
    */
   figures(buyerId: string, state?: string, priceBand?: number): PostFigures {
+    const prior = this.treePrior();
     let cached = this.cache.get(buyerId);
     if (!cached) {
       cached = new Map();
@@ -42,10 +55,24 @@ export class PostFiguresStore {
     const key = `${state ?? ''} ${priceBand ?? ''}`;
     let figures = cached.get(key);
     if (!figures) {
-      figures = summarizePosts(this.posts.get(buyerId) ?? [], state, priceBand);
+      figures = summarizePosts(this.posts.get(buyerId) ?? [], state, priceBand, prior);
       cached.set(key, figures);
     }
     return figures;
+  }
+
+  /**
+   * The figures of the most recent posts to any buyer: what a buyer with no posts of its own is taken to
+   * do. Worked out again at most every TREE_REFRESH_MS once posts came.
+   */
+  treeFigures(): PostFigures {
+    const now = Date.now();
+    if (!this.tree || (this.tree.stale && now - this.tree.at >= TREE_REFRESH_MS)) {
+      this.tree = { figures: summarizePosts(newestAcross([...this.posts.values()])), at: now, stale: false };
+      // Every buyer's accept rate starts at the tree's.
+      this.cache.clear();
+    }
+    return this.tree.figures;
   }
 
   /** Every buyer with posts, and its figures. */
@@ -118,6 +145,11 @@ export class PostFiguresStore {
     await this.running;
   }
 
+  private treePrior(): AcceptPrior {
+    const tree = this.treeFigures();
+    return tree.posts === 0 ? EVEN_PRIOR : { acceptRate: tree.acceptRate, posts: TREE_PRIOR_POSTS };
+  }
+
   /** One post per lead and buyer: a post seen in memory and in storage counts once. */
   private merge(buyerId: string, observations: readonly PostObservation[]): void {
     if (observations.length === 0) return;
@@ -128,5 +160,26 @@ export class PostFiguresStore {
       .slice(0, WINDOW_POSTS);
     this.posts.set(buyerId, newestFirst);
     this.cache.delete(buyerId);
+    if (this.tree) this.tree.stale = true;
   }
+}
+
+/**
+ * The WINDOW_POSTS newest posts of lists each given newest first, newest first: a merge that reads as
+ * far into each list as it needs, never sorting every buyer's posts.
+ */
+function newestAcross(lists: readonly (readonly PostObservation[])[]): PostObservation[] {
+  const next = lists.map(() => 0);
+  const merged: PostObservation[] = [];
+  while (merged.length < WINDOW_POSTS) {
+    let newest = -1;
+    for (const [list, posts] of lists.entries()) {
+      const post = posts[next[list]!];
+      if (post && (newest < 0 || post.at > lists[newest]![next[newest]!]!.at)) newest = list;
+    }
+    if (newest < 0) break;
+    merged.push(lists[newest]![next[newest]!]!);
+    next[newest] = next[newest]! + 1;
+  }
+  return merged;
 }

@@ -25,7 +25,7 @@ export interface PostObservation {
 export interface PostFigures {
   /** Posts the figures come from (the most recent, at most WINDOW_POSTS). */
   posts: number;
-  /** Of the answered posts, the share accepted, smoothed toward one half while there are few. */
+  /** Of the answered posts, the share accepted, smoothed toward a prior (the tree's rate) while there are few. */
   acceptRate: number;
   /** Share of posts that got no answer in time. */
   unansweredRate: number;
@@ -61,10 +61,19 @@ export function resultOf(outcome: BuyerAttemptOutcome): PostResult {
   return outcome === 'timeout' || outcome === 'unknown' ? 'unanswered' : 'declined';
 }
 
+/** Where a buyer's accept rate starts, and how many posts' worth that start weighs. */
+export interface AcceptPrior {
+  acceptRate: number;
+  posts: number;
+}
+
+/** Laplace smoothing: a buyer with no history at one half, pulled there as much as two posts would. */
+export const EVEN_PRIOR: AcceptPrior = { acceptRate: 0.5, posts: 2 };
+
 /**
  * Figures of posts given newest first (only the first WINDOW_POSTS count). Each weighs by its recency;
- * the accept rate is Laplace-smoothed ((accepted + 1) / (answered + 2), weighted), so that a buyer with
- * no history starts at one half. With `state`, the accept rate is that state's, pulled toward the
+ * the accept rate is smoothed toward `prior` (by default Laplace: (accepted + 1) / (answered + 2),
+ * weighted), so that a buyer with no history starts at the prior. With `state`, the accept rate is that state's, pulled toward the
  * buyer's overall rate as much as SEGMENT_SHRINK_POSTS posts would; with `priceBand` too, that band's
  * within the state (or overall), pulled the same way toward the rate above it.
  */
@@ -72,11 +81,12 @@ export function summarizePosts(
   newestFirst: readonly PostObservation[],
   state?: string,
   priceBand?: number,
+  prior: AcceptPrior = EVEN_PRIOR,
 ): PostFigures {
   const window = newestFirst.slice(0, WINDOW_POSTS);
   const weighted = window.map((post, rank) => ({ post, weight: 0.5 ** (rank / HALF_LIFE_POSTS) }));
   const total = sum(weighted.map(({ weight }) => weight));
-  let acceptRate = acceptRateToward(weighted, 0.5, 2);
+  let acceptRate = acceptRateToward(weighted, prior.acceptRate, prior.posts);
   let segment = weighted;
   if (state !== undefined) {
     segment = segment.filter(({ post }) => post.state === state);

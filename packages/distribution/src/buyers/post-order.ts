@@ -338,17 +338,27 @@ function sourceOf(position: number, from: number, to: number): number {
   return position;
 }
 
+interface LearnedLatency {
+  p50Ms: number | undefined;
+  p90Ms: number | undefined;
+}
+
 /**
  * The prospect of a post to a buyer with these learned figures. A buyer with no posts yet is taken to
- * answer in half its timeout at the median and in its timeout at the 90th percentile.
+ * answer as the tree's buyers do (`tree`), but never slower than half its timeout at the median and its
+ * timeout at the 90th percentile, which is what it is taken to do when the tree has no posts either.
  */
 export function prospectOf(
-  figures: { acceptRate: number; p50Ms: number | undefined; p90Ms: number | undefined },
+  figures: { acceptRate: number } & LearnedLatency,
   post: { valueCents: number; timeoutMs: number; minimumTimeMs: number; timeoutEndsSale: boolean },
+  tree: LearnedLatency = { p50Ms: undefined, p90Ms: undefined },
 ): PostProspect {
-  const latency =
-    figures.p50Ms === undefined || figures.p90Ms === undefined
-      ? { p50Ms: post.timeoutMs / 2, p90Ms: post.timeoutMs }
-      : { p50Ms: figures.p50Ms, p90Ms: figures.p90Ms };
+  const known = (latency: LearnedLatency): latency is LatencyProfile =>
+    latency.p50Ms !== undefined && latency.p90Ms !== undefined;
+  const latency = known(figures)
+    ? { p50Ms: figures.p50Ms, p90Ms: figures.p90Ms }
+    : known(tree)
+      ? { p50Ms: Math.min(tree.p50Ms, post.timeoutMs / 2), p90Ms: Math.min(tree.p90Ms, post.timeoutMs) }
+      : { p50Ms: post.timeoutMs / 2, p90Ms: post.timeoutMs };
   return { ...post, acceptRate: figures.acceptRate, latency };
 }
