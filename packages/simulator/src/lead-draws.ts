@@ -53,6 +53,25 @@ export interface BestSale {
   durationMs: number;
 }
 
+/** A post endpoint with what it does with a lead: its post's draws and, for a ping-post lender, its ping's. */
+export interface DrawnLender {
+  endpoint: Endpoint;
+  post: DrawnCall;
+  pinged: DrawnCall | undefined;
+}
+
+/** Every post endpoint (direct or ping-post) with the lead's draws at it and at its ping. */
+export function drawLenders(endpoints: readonly Endpoint[], seed: number, lead: string): DrawnLender[] {
+  const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
+  const draw = (endpoint: Endpoint) => drawCall(endpoint, leadRandom(seed, endpoint.path, lead));
+  return endpoints
+    .filter((endpoint) => endpoint.kind !== 'ping')
+    .map((endpoint) => {
+      const ping = endpoint.kind === 'post' ? byPath.get(endpoint.ping) : undefined;
+      return { endpoint, post: draw(endpoint), pinged: ping && draw(ping) };
+    });
+}
+
 /**
  * The best sale of a lead a router that knew every answer could have made: the highest price among the
  * post endpoints whose ping bids and whose post accepts (or direct posts that accept), without a fault,
@@ -65,14 +84,8 @@ export function bestSale(
   lead: string,
   terms: BestSaleTerms,
 ): BestSale | undefined {
-  const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
-  const draw = (endpoint: Endpoint) => drawCall(endpoint, leadRandom(seed, endpoint.path, lead));
   let best: BestSale | undefined;
-  for (const endpoint of endpoints) {
-    if (endpoint.kind === 'ping') continue;
-    const post = draw(endpoint);
-    const ping = endpoint.kind === 'post' ? byPath.get(endpoint.ping) : undefined;
-    const pinged = ping ? draw(ping) : undefined;
+  for (const { endpoint, post, pinged } of drawLenders(endpoints, seed, lead)) {
     const priceCents = pinged ? pinged.amountCents : post.amountCents;
     const durationMs = (pinged?.latencyMs ?? 0) + post.latencyMs;
     const sells = post.accepts && (pinged?.accepts ?? true) && priceCents !== undefined;

@@ -1,6 +1,6 @@
 import type { Endpoint } from './config.js';
 import { meanOf } from './distributions.js';
-import { type BestSale, type BestSaleTerms, drawCall, leadRandom } from './lead-draws.js';
+import { type BestSale, type BestSaleTerms, drawLenders } from './lead-draws.js';
 
 /*
  * The best a router can do when the lenders' decisions are unknown until it posts. The best sale
@@ -81,13 +81,8 @@ export function plannedSale(
   lead: string,
   terms: BestSaleTerms,
 ): BestSale | undefined {
-  const byPath = new Map(endpoints.map((endpoint) => [endpoint.path, endpoint]));
   const offers: (PlannedOffer & { priceCents: number | undefined; accepts: boolean })[] = [];
-  for (const endpoint of endpoints) {
-    if (endpoint.kind === 'ping') continue;
-    const post = drawCall(endpoint, leadRandom(seed, endpoint.path, lead));
-    const ping = endpoint.kind === 'post' ? byPath.get(endpoint.ping) : undefined;
-    const pinged = ping && drawCall(ping, leadRandom(seed, ping.path, lead));
+  for (const { endpoint, post, pinged } of drawLenders(endpoints, seed, lead)) {
     if (pinged && pinged.amountCents === undefined) continue;
     const valueCents = pinged
       ? pinged.amountCents!
