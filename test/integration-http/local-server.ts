@@ -10,7 +10,7 @@ export interface ReceivedRequest {
 
 export type Handler = (request: ReceivedRequest, response: ServerResponse) => void;
 
-/** A real HTTP server on 127.0.0.1 that records what it receives and answers as the test scripts it. */
+/** A real HTTP server on 127.0.0.1 (or `host`) that records what it receives and answers as the test scripts it. */
 export interface LocalServer {
   url(path?: string): string;
   readonly port: number;
@@ -20,7 +20,7 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+export async function startLocalServer(handler: Handler, host = '127.0.0.1'): Promise<LocalServer> {
   const requests: ReceivedRequest[] = [];
   let connections = 0;
   const server = createServer(async (incoming, response) => {
@@ -36,10 +36,11 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     handler(request, response);
   });
   server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
+  const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   return {
-    url: (path = '/') => `http://127.0.0.1:${port}${path}`,
+    url: (path = '/') => `http://${authority}${path}`,
     port,
     requests,
     connections: () => connections,

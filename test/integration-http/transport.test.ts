@@ -17,7 +17,7 @@ function post(url: string, body = '{"leadId":"lead-1"}'): BuyerRequest {
 
 describe('sendToBuyer against real HTTP servers', () => {
   let server: LocalServer | undefined;
-  const serve = async (handler: Handler) => (server = await startLocalServer(handler));
+  const serve = async (handler: Handler, host?: string) => (server = await startLocalServer(handler, host));
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -40,6 +40,25 @@ describe('sendToBuyer against real HTTP servers', () => {
       'content-type': 'application/json',
       'content-length': '19',
     });
+  });
+
+  it('reaches an IPv6 literal, and sends each request to its own URL however many went before', async () => {
+    const buyer = await serve((_, response) => json(response, 200, { status: 'accepted' }), '::1');
+    const get = (query: string): BuyerRequest => ({
+      url: buyer.url(`/q?${query}`),
+      method: 'GET',
+      headers: {},
+      body: undefined,
+    });
+    for (const request of [post(buyer.url('/v6?k=1')), post(buyer.url('/v6?k=1')), get('a=1'), get('a=2')]) {
+      expect(await sendToBuyer(request, LOCAL)).to.include({ kind: 'reply', status: 200 });
+    }
+    expect(buyer.requests.map((request) => [request.method, request.path, request.headers.host])).to.deep.equal([
+      ['POST', '/v6?k=1', `[::1]:${buyer.port}`],
+      ['POST', '/v6?k=1', `[::1]:${buyer.port}`],
+      ['GET', '/q?a=1', `[::1]:${buyer.port}`],
+      ['GET', '/q?a=2', `[::1]:${buyer.port}`],
+    ]);
   });
 
   it('returns a 5xx as a reply with its status', async () => {

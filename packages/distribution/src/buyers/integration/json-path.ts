@@ -22,6 +22,18 @@ export function parseJsonPath(path: string): JsonPathSegment[] | undefined {
   return segments;
 }
 
+const parsed = new Map<string, readonly JsonPathSegment[] | undefined>();
+const MAX_CACHED = 1024;
+
+/** parseJsonPath, kept for the next reply: a parser's few paths are read in every reply. */
+export function cachedJsonPath(path: string): readonly JsonPathSegment[] | undefined {
+  if (parsed.has(path)) return parsed.get(path);
+  const segments = parseJsonPath(path);
+  if (parsed.size >= MAX_CACHED) parsed.clear();
+  parsed.set(path, segments);
+  return segments;
+}
+
 function unescapeQuoted(quoted: string): string {
   return quoted.replace(/\\(.)/g, '$1');
 }

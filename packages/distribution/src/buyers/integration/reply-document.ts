@@ -1,6 +1,6 @@
 import type { ResponseFormat } from '../definition/buyer-definition.js';
 import { cachedLinearPattern, type LinearPattern, PatternError } from '../rules/linear-pattern.js';
-import { parseJsonPath, selectJsonPath } from './json-path.js';
+import { cachedJsonPath, selectJsonPath } from './json-path.js';
 import { parseXml, ReplyTooComplexError } from './xml-document.js';
 import { parseXPath } from './xml-path.js';
 
@@ -74,7 +74,7 @@ function jsonDocument(body: string): ReplyDocument | undefined {
   }
   return {
     locate(path) {
-      const segments = parseJsonPath(path);
+      const segments = cachedJsonPath(path);
       if (!segments) throw new InvalidLocatorError(path);
       return nonEmpty(jsonText(selectJsonPath(root, segments)));
     },

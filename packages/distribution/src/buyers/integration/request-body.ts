@@ -2,6 +2,20 @@ import type { FieldValue } from './field-transforms.js';
 
 export type BodyEntry = readonly [key: string, value: FieldValue];
 
+const segmentsOf = new Map<string, readonly string[]>();
+const MAX_CACHED = 4096;
+
+/** A mapping key's dotted segments, kept: the same keys make up every lead's body. */
+function keySegments(key: string): readonly string[] {
+  let segments = segmentsOf.get(key);
+  if (!segments) {
+    segments = key.split('.');
+    if (segmentsOf.size >= MAX_CACHED) segmentsOf.clear();
+    segmentsOf.set(key, segments);
+  }
+  return segments;
+}
+
 /**
  * The first mapping key that cannot live in one JSON object next to the others: one with an empty
  * path segment ("a..b"), or one nested under another key's value ("applicant.name" next to
@@ -10,7 +24,7 @@ export type BodyEntry = readonly [key: string, value: FieldValue];
 export function conflictingJsonKey(keys: readonly string[]): string | undefined {
   const all = new Set(keys);
   for (const key of keys) {
-    const segments = key.split('.');
+    const segments = keySegments(key);
     if (segments.includes('')) return key;
     for (let depth = 1; depth < segments.length; depth++) {
       if (all.has(segments.slice(0, depth).join('.'))) return key;
@@ -27,13 +41,14 @@ export function jsonBody(entries: readonly BodyEntry[]): string {
   // Null-prototype objects: a key such as "__proto__" is then a plain property, never the prototype.
   const root: Record<string, unknown> = Object.create(null);
   for (const [key, value] of entries) {
-    const path = key.split('.');
+    const path = keySegments(key);
     let node = root;
-    for (const segment of path.slice(0, -1)) {
+    for (let depth = 0; depth < path.length - 1; depth++) {
+      const segment = path[depth]!;
       node[segment] ??= Object.create(null);
       node = node[segment] as Record<string, unknown>;
     }
-    node[path[path.length - 1]] = value;
+    node[path[path.length - 1]!] = value;
   }
   return JSON.stringify(root);
 }

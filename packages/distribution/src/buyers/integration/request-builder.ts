@@ -81,11 +81,23 @@ function headers(exchange: HttpExchange): Record<string, string> {
   return result;
 }
 
+/** Each mapping's first conflicting JSON key (null: none), found once: a mapping never changes. */
+const jsonConflicts = new WeakMap<HttpExchange['mapping'], string | null>();
+
+function jsonConflictOf(mapping: HttpExchange['mapping']): string | undefined {
+  let conflict = jsonConflicts.get(mapping);
+  if (conflict === undefined) {
+    conflict = conflictingJsonKey(Object.keys(mapping)) ?? null;
+    jsonConflicts.set(mapping, conflict);
+  }
+  return conflict ?? undefined;
+}
+
 function body(exchange: HttpExchange, lead: LeadForBuyer): string {
   if (exchange.format === 'form') return formBody(entries(exchange, lead));
   if (exchange.format === 'xml' || exchange.format === 'soap') return xmlBody(exchange, lead);
   // Checked over every key, not only the present ones, so a bad mapping fails for every lead alike.
-  const conflict = conflictingJsonKey(Object.keys(exchange.mapping));
+  const conflict = jsonConflictOf(exchange.mapping);
   if (conflict !== undefined) {
     throw new RequestBuildError('conflicting_keys', `mapping key "${conflict}" conflicts with another key`);
   }

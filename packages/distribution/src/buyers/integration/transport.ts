@@ -6,7 +6,8 @@ import { lookup as dnsLookup } from 'node:dns';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkDestination, isPublicAddress } from './destination.js';
+import { TtlCache } from '@leadflow/service-kit/ttl-cache';
+import { checkDestination, type DestinationRefusal, isPublicAddress } from './destination.js';
 import type { BuyerRequest } from './request-builder.js';
 
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
@@ -70,11 +71,46 @@ export async function sendToBuyer(request: BuyerRequest, options: TransportOptio
   return { ...outcome, latencyMs: Math.round(performance.now() - started) };
 }
 
+/** Where a request goes, as node:http takes it: parsing the URL anew was a good part of a call's cost. */
+interface Target {
+  protocol: 'http:' | 'https:';
+  hostname: string;
+  port: string | undefined;
+  path: string;
+}
+
+type TargetOrRefusal = Target | { refused: DestinationRefusal };
+
+/** The buyers' configured URLs: a tree's worth, whatever the number of leads. */
+const TARGETS = new TtlCache<string, TargetOrRefusal>(Number.POSITIVE_INFINITY, 1_000);
+
+/**
+ * The checked destination of a URL. `configured`: the URL is an exchange's own, the same for every lead,
+ * and is kept; a GET's URL carries the lead's values in its query and is never kept.
+ */
+function targetOf(url: string, local: boolean, configured: boolean): TargetOrRefusal {
+  const key = `${local ? 'local' : 'remote'} ${url}`;
+  const known = configured ? TARGETS.get(key) : undefined;
+  if (known) return known;
+  const destination = checkDestination(url, local);
+  const target: TargetOrRefusal =
+    'refused' in destination
+      ? destination
+      : {
+          protocol: destination.url.protocol as Target['protocol'],
+          // node:http wants an IPv6 literal without its brackets.
+          hostname: destination.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: destination.url.port || undefined,
+          path: `${destination.url.pathname}${destination.url.search}`,
+        };
+  if (configured) TARGETS.set(key, target);
+  return target;
+}
+
 function exchange(request: BuyerRequest, options: TransportOptions): Promise<Outcome> {
-  const destination = checkDestination(request.url, options.local);
-  if ('refused' in destination) return Promise.resolve({ kind: 'failed', error: destination.refused });
+  const target = targetOf(request.url, options.local, request.body !== undefined);
+  if ('refused' in target) return Promise.resolve({ kind: 'failed', error: target.refused });
   if (options.signal?.aborted) return Promise.resolve({ kind: 'timeout' });
-  const { url } = destination;
   const maxBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
 
   return new Promise((resolve) => {
@@ -110,15 +146,16 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
     };
 
     try {
-      const client = url.protocol === 'https:' ? https : http;
-      outgoing = client.request(url, {
+      const client = target.protocol === 'https:' ? https : http;
+      outgoing = client.request({
+        ...target,
         method: request.method,
         // A GET has no body, and then no Content-Length: some servers refuse a GET that declares one.
         headers:
           request.body === undefined
             ? request.headers
             : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        agent: options.local ? AGENTS.local[url.protocol as 'http:' | 'https:'] : AGENTS.remote,
+        agent: options.local ? AGENTS.local[target.protocol] : AGENTS.remote,
       });
     } catch {
       // Invalid header names or values (the operator's configuration) throw before anything is sent.
