@@ -5,12 +5,12 @@ export type Weekday = (typeof WEEKDAYS)[number];
 
 /** A moment as the wall clock and calendar of one time zone show it. */
 export interface ZonedClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  weekday: Weekday;
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly weekday: Weekday;
 }
 
 // Building a DateTimeFormat costs far more than using one; there are only as many as buyers' zones.
@@ -34,21 +34,35 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** The clock of each zone's latest minute asked for, by zone. */
+const lastClocks = new Map<string, { minute: number; clock: ZonedClock }>();
+
 /**
  * The wall clock of `timezone` at `now`, from the time zone database through Intl: daylight saving time
  * changes need no arithmetic here. Throws a RangeError for a zone Intl does not know.
  */
 export function zonedClock(now: Date, timezone: string): ZonedClock {
+  // Every lead reads the clock of each buyer's zone, often within the same minute: that minute's clock is
+  // kept per zone (the formatter shows no seconds, and today's zones change their offset on whole minutes).
+  const minute = Math.floor(now.getTime() / 60_000);
+  const last = lastClocks.get(timezone);
+  if (last?.minute === minute) return last.clock;
+  const clock = clockOf(now, timezone);
+  lastClocks.set(timezone, { minute, clock });
+  return clock;
+}
+
+function clockOf(now: Date, timezone: string): ZonedClock {
   const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const part of formatterFor(timezone).formatToParts(now)) parts[part.type] = part.value;
-  return {
+  return Object.freeze({
     year: Number(parts.year),
     month: Number(parts.month),
     day: Number(parts.day),
     hour: Number(parts.hour),
     minute: Number(parts.minute),
     weekday: (parts.weekday ?? '').toLowerCase() as Weekday,
-  };
+  });
 }
 
 /** The zone's canonical IANA name ("america/new_york" -> "America/New_York"), undefined when Intl does not know it. */

@@ -7,13 +7,13 @@ const RANDOM_BYTES = 10;
 const pool = Buffer.alloc(RANDOM_BYTES * 409);
 let poolOffset = pool.length;
 
-function randomBits(): Buffer {
+function fillRandom(target: Buffer): void {
   if (poolOffset === pool.length) {
     randomFillSync(pool);
     poolOffset = 0;
   }
+  pool.copy(target, 0, poolOffset, poolOffset + RANDOM_BYTES);
   poolOffset += RANDOM_BYTES;
-  return Buffer.from(pool.subarray(poolOffset - RANDOM_BYTES, poolOffset));
 }
 
 /** The last id's time and random part, so that ids made in the same millisecond still sort in order. */
@@ -25,7 +25,7 @@ function nextRandom(now: number): Buffer {
     // Monotonic ULID: the same millisecond increments the previous random part.
     for (let index = RANDOM_BYTES - 1; index >= 0 && ++lastRandom[index]! === 256; index--) lastRandom[index] = 0;
   } else {
-    randomBits().copy(lastRandom);
+    fillRandom(lastRandom);
     lastTime = now;
   }
   return lastRandom;

@@ -68,6 +68,21 @@ describe('post figures store: what the engine reads on the hot path', () => {
     );
   });
 
+  it('keeps the newest posts by when they were made, whatever order their sales ended in', () => {
+    const store = new PostFiguresStore(NO_STORAGE);
+    for (let i = 0; i < WINDOW_POSTS; i += 1)
+      store.record([attempt(`lead_${i}`, 'buy_a', 'post', 'rejected', 1_000 + i * 10)], 'CA', NOTHING_OFFERED);
+    const full = store.figures('buy_a').acceptRate;
+    store.record([attempt('lead_older', 'buy_a', 'post', 'accepted', 500)], 'CA', NOTHING_OFFERED);
+    expect(store.figures('buy_a').acceptRate, 'older than every post kept: left out').to.equal(full);
+    store.record([attempt('lead_between', 'buy_a', 'post', 'accepted', 1_005)], 'CA', NOTHING_OFFERED);
+    expect(store.figures('buy_a').posts).to.equal(WINDOW_POSTS);
+    const between = store.figures('buy_a').acceptRate;
+    expect(between, 'newer than the oldest post kept: in, in its place').to.be.above(full);
+    store.record([attempt('lead_newest', 'buy_a', 'post', 'accepted', 9_000)], 'CA', NOTHING_OFFERED);
+    expect(store.figures('buy_a').acceptRate, 'the newest post weighs most').to.be.above(between * 2);
+  });
+
   it("keeps the price each post was offered at: a buyer's accept rate by price band", () => {
     const store = new PostFiguresStore(NO_STORAGE);
     for (let i = 0; i < 40; i += 1) {

@@ -88,16 +88,14 @@ export class PostFiguresStore {
   ): void {
     for (const attempt of attempts) {
       if (attempt.kind !== 'post') continue;
-      this.merge(attempt.buyerId, [
-        {
-          leadId: attempt.leadId,
-          at: attempt.startedAt,
-          latencyMs: attempt.durationMs,
-          result: resultOf(attempt.outcome),
-          state,
-          priceBand: priceBandOf(offeredCents(attempt.buyerId)),
-        },
-      ]);
+      this.add(attempt.buyerId, {
+        leadId: attempt.leadId,
+        at: attempt.startedAt,
+        latencyMs: attempt.durationMs,
+        result: resultOf(attempt.outcome),
+        state,
+        priceBand: priceBandOf(offeredCents(attempt.buyerId)),
+      });
     }
   }
 
@@ -155,13 +153,32 @@ export class PostFiguresStore {
     if (observations.length === 0) return;
     const byLead = new Map((this.posts.get(buyerId) ?? []).map((post) => [post.leadId, post]));
     for (const observation of observations) byLead.set(observation.leadId, observation);
-    const newestFirst = [...byLead.values()]
-      .sort((a, b) => b.at - a.at || (a.leadId < b.leadId ? 1 : -1))
-      .slice(0, WINDOW_POSTS);
-    this.posts.set(buyerId, newestFirst);
+    this.posts.set(buyerId, [...byLead.values()].sort(newestFirst).slice(0, WINDOW_POSTS));
+    this.changed(buyerId);
+  }
+
+  /** One post as a sale ends: placed among the buyer's posts, which are in order, without sorting them again. */
+  private add(buyerId: string, observation: PostObservation): void {
+    const posts = this.posts.get(buyerId) ?? [];
+    const sameLead = posts.findIndex((post) => post.leadId === observation.leadId);
+    if (sameLead >= 0) posts.splice(sameLead, 1);
+    let place = 0;
+    while (place < posts.length && newestFirst(posts[place]!, observation) < 0) place++;
+    posts.splice(place, 0, observation);
+    if (posts.length > WINDOW_POSTS) posts.length = WINDOW_POSTS;
+    this.posts.set(buyerId, posts);
+    this.changed(buyerId);
+  }
+
+  private changed(buyerId: string): void {
     this.cache.delete(buyerId);
     if (this.tree) this.tree.stale = true;
   }
+}
+
+/** Newest first; posts of the same moment by lead id, so that every instance keeps the same ones. */
+function newestFirst(a: PostObservation, b: PostObservation): number {
+  return b.at - a.at || (a.leadId < b.leadId ? 1 : -1);
 }
 
 /**
