@@ -1,7 +1,14 @@
 import { MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { BuyerAttemptOutcome, LeadPostResolver, LeadPostRow, LeadPostState } from '../db/schema.js';
+import { ReusableQuery } from '../db/reusable-query.js';
+import type {
+  BuyerAttemptOutcome,
+  LeadPostResolver,
+  LeadPostRow,
+  LeadPostState,
+  LeadPostUpdate,
+} from '../db/schema.js';
 import type { PersonHashes } from './duplicates.js';
 import type { LeadPost } from './lead-post.js';
 
@@ -23,17 +30,10 @@ export interface NewIntent {
 
 export type IntentRefusal = 'claim_lost' | 'open_post' | 'already_posted';
 
-/**
- * Writes, in the transaction `trx`, the intent to post a lead to a buyer, or says why it may not be: the
- * lead is no longer held under this claim (another process took it over), another post of it may have
- * reached a buyer, or it was posted to this buyer before (the unique key on lead and buyer says so too,
- * when two writers race). The claim is read under the lead row's lock, so a takeover either sees this
- * intent or makes it fail.
- */
-export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
-  // One round trip: the lead under its lock, and counts of its posts read beside it (a subquery of a
-  // locking read locks nothing, as the separate read of the posts did not).
-  let claim = trx
+// One round trip: the lead under its lock, and counts of its posts read beside it (a subquery of a
+// locking read locks nothing, as the separate read of the posts did not).
+const claimOfLead = new ReusableQuery((db: Db, values: { leadId: string; buyerId: string }) => {
+  const claim = db
     .selectFrom('leads')
     .select((eb) => [
       'leads.status',
@@ -48,12 +48,22 @@ export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRe
         .selectFrom('lead_posts')
         .select(eb.fn.countAll().as('count'))
         .whereRef('lead_posts.lead_id', '=', 'leads.id')
-        .where('lead_posts.buyer_id', '=', intent.buyerId)
+        .where('lead_posts.buyer_id', '=', values.buyerId)
         .as('posts_to_buyer'),
     ])
-    .where('leads.id', '=', intent.leadId);
-  if (trx.getExecutor().adapter instanceof MysqlAdapter) claim = claim.forUpdate();
-  const lead = await claim.executeTakeFirst();
+    .where('leads.id', '=', values.leadId);
+  return db.getExecutor().adapter instanceof MysqlAdapter ? claim.forUpdate() : claim;
+});
+
+/**
+ * Writes, in the transaction `trx`, the intent to post a lead to a buyer, or says why it may not be: the
+ * lead is no longer held under this claim (another process took it over), another post of it may have
+ * reached a buyer, or it was posted to this buyer before (the unique key on lead and buyer says so too,
+ * when two writers race). The claim is read under the lead row's lock, so a takeover either sees this
+ * intent or makes it fail.
+ */
+export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
+  const [lead] = (await claimOfLead.execute(trx, { leadId: intent.leadId, buyerId: intent.buyerId })).rows;
   if (lead?.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
   if (Number(lead.open_posts) > 0) return 'open_post';
   if (Number(lead.posts_to_buyer) > 0) return 'already_posted';
@@ -84,26 +94,32 @@ export interface PostAnswer {
   resolvedBy?: LeadPostResolver;
 }
 
+const answerOfPost = new ReusableQuery((db: Db, values: { postId: string; row: LeadPostUpdate }) =>
+  db
+    .updateTable('lead_posts')
+    .set(values.row)
+    .where('id', '=', values.postId)
+    .where('state', 'in', ['pending', 'unknown']),
+);
+
 /**
  * Records a post's answer. Only a post without a final answer changes (pending, or unknown when a late
  * answer or a resolution settles it); false when the post already had one.
  */
 export async function recordAnswer(db: Db, postId: string, answer: PostAnswer, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('lead_posts')
-    .set({
+  const result = await answerOfPost.execute(db, {
+    postId,
+    row: {
       state: answer.state,
-      ...(answer.chargeCents !== undefined ? { charge_cents: answer.chargeCents } : {}),
-      ...(answer.payoutCents !== undefined ? { payout_cents: answer.payoutCents } : {}),
+      charge_cents: answer.chargeCents,
+      payout_cents: answer.payoutCents,
       redirect_url: answer.redirectUrl?.slice(0, 2048) ?? null,
       reference: answer.reference?.slice(0, 200) ?? null,
       answered_at: now,
       resolved_by: answer.resolvedBy ?? null,
-    })
-    .where('id', '=', postId)
-    .where('state', 'in', ['pending', 'unknown'])
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    },
+  });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 function postOfRow(row: LeadPostRow): LeadPost {

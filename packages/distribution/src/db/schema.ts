@@ -204,3 +204,4 @@ export type BuyerAttemptRow = Selectable<BuyerAttemptTable>;
 export type NewSaleRow = Insertable<SaleTable>;
 export type LedgerEntryRow = Selectable<LedgerEntryTable>;
 export type LeadPostRow = Selectable<LeadPostTable>;
+export type LeadPostUpdate = Updateable<LeadPostTable>;

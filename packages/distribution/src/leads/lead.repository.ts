@@ -2,6 +2,7 @@ import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import type { Db } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
+import { ReusableQuery } from '../db/reusable-query.js';
 import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 import type { Sale } from './sale.js';
 import type { LeadChange, StaleSale, StoredLead, UnconfirmedLead } from './stored-lead.js';
@@ -265,30 +266,37 @@ export async function releaseClaim(db: Db, leadId: string, claimToken: string): 
     .execute();
 }
 
+const completeUnderClaim = new ReusableQuery(
+  (db: Db, values: { leadId: string; claimToken: string; row: LeadUpdate }) =>
+    db
+      .updateTable('leads')
+      .set(values.row)
+      .where('id', '=', values.leadId)
+      .where('status', '=', 'processing')
+      .where('claim_token', '=', values.claimToken),
+);
+
 /** Writes the outcome of a lead still held under this claim; false when the claim was lost. */
 export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadChange): Promise<boolean> {
-  const result = await db
-    .updateTable('leads')
-    .set(changeRow(outcome))
-    .where('id', '=', leadId)
-    .where('status', '=', 'processing')
-    .where('claim_token', '=', claimToken)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await completeUnderClaim.execute(db, { leadId, claimToken, row: changeRow(outcome) });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
+
+const settleOpenLead = new ReusableQuery((db: Db, values: { leadId: string; row: LeadUpdate }) =>
+  db
+    .updateTable('leads')
+    .set(values.row)
+    .where('id', '=', values.leadId)
+    .where('status', 'in', ['processing', 'unconfirmed']),
+);
 
 /**
  * Writes a sale's outcome on a lead that has none yet: one being sold, or one waiting for a buyer's
  * confirmation. Whoever holds the claim, the accepted post is the proof.
  */
 export async function settleLead(db: Db, leadId: string, outcome: LeadChange): Promise<boolean> {
-  const result = await db
-    .updateTable('leads')
-    .set(changeRow(outcome))
-    .where('id', '=', leadId)
-    .where('status', 'in', ['processing', 'unconfirmed'])
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await settleOpenLead.execute(db, { leadId, row: changeRow(outcome) });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 function attemptRow(attempt: AttemptRecord): BuyerAttemptRow {
