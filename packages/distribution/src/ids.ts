@@ -1,20 +1,8 @@
-import { randomFillSync } from 'node:crypto';
+import { fillRandom } from './random-pool.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 const RANDOM_BYTES = 10;
-// One call to the system's generator per 409 ids instead of one per id: ids are made several times a lead.
-const pool = Buffer.alloc(RANDOM_BYTES * 409);
-let poolOffset = pool.length;
-
-function fillRandom(target: Buffer): void {
-  if (poolOffset === pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  pool.copy(target, 0, poolOffset, poolOffset + RANDOM_BYTES);
-  poolOffset += RANDOM_BYTES;
-}
 
 /** The last id's time and random part, so that ids made in the same millisecond still sort in order. */
 let lastTime = -1;

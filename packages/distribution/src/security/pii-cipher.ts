@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { ConfigError } from '@leadflow/service-kit/config';
 import { keyWeakness } from '@leadflow/service-kit/secret-strength';
+import { fillRandom } from '../random-pool.js';
 
 const FORMAT = 'v1';
 const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -37,7 +38,7 @@ export class PiiCipher {
   }
 
   encrypt(plaintext: string): string {
-    const iv = randomBytes(12);
+    const iv = fillRandom(Buffer.allocUnsafe(12));
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.activeKeyId)!, iv);
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [
