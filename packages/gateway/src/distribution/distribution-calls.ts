@@ -1,4 +1,4 @@
-import type { CallOptions, ChannelCredentials, Interceptor, ServiceError } from '@grpc/grpc-js';
+import type { CallOptions, ChannelCredentials, ServiceError } from '@grpc/grpc-js';
 import {
   DistributionServiceClient,
   DistributionServiceService,
@@ -6,9 +6,8 @@ import {
   type SubmitLeadRequest,
   type SubmitLeadResponse,
 } from '@leadflow/proto/leadflow/distribution/v1/distribution';
-import { deadlineInterceptor } from '@leadflow/service-kit/grpc-client-interceptors';
 import { callMethod } from '@leadflow/service-kit/grpc-unary';
-import { type Context, trace } from '@opentelemetry/api';
+import { type Context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { clientSpanInterceptor } from './client-span.js';
 
 /** Key resolution is a cached lookup on the service side: it answers fast or not at all. */
@@ -36,22 +35,21 @@ export function isServiceError(error: unknown): error is ServiceError {
 
 /**
  * The gateway's calls to the distribution service, as promises, each with a
- * deadline and inside a CLIENT span (see clientSpanInterceptor).
+ * deadline and, when the request is traced, inside a CLIENT span (see clientSpanInterceptor).
  */
 export class DistributionCalls {
-  private readonly deadline: Interceptor;
-
   constructor(
     private readonly client: DistributionServiceClient,
-    intakeDeadlineMs: number,
-  ) {
-    this.deadline = deadlineInterceptor((path) =>
-      path === DistributionServiceService.submitLead.path ? intakeDeadlineMs : RESOLVE_KEY_DEADLINE_MS,
-    );
-  }
+    private readonly intakeDeadlineMs: number,
+  ) {}
 
   submitLead(request: SubmitLeadRequest, parent: Context): Promise<SubmitLeadResponse> {
-    return callMethod(this.client, DistributionServiceService.submitLead, request, this.options(parent));
+    return callMethod(
+      this.client,
+      DistributionServiceService.submitLead,
+      request,
+      this.options(parent, this.intakeDeadlineMs),
+    );
   }
 
   resolvePublisherKey(webmasterKey: string, parent: Context): Promise<ResolvePublisherKeyResponse> {
@@ -59,12 +57,19 @@ export class DistributionCalls {
       this.client,
       DistributionServiceService.resolvePublisherKey,
       { webmasterKey },
-      this.options(parent),
+      this.options(parent, RESOLVE_KEY_DEADLINE_MS),
     );
   }
 
-  /** Per call, as the client may be the caller's own (built without these interceptors). */
-  private options(parent: Context): Partial<CallOptions> {
-    return { interceptors: [this.deadline, clientSpanInterceptor(tracer, parent)] };
+  /**
+   * Per call, as the client may be the caller's own (built without interceptors). A request with no trace
+   * (tracing off) gets no span: there is nothing to record or to carry, and every interceptor costs.
+   */
+  private options(parent: Context, deadlineMs: number): Partial<CallOptions> {
+    const deadline = Date.now() + deadlineMs;
+    const spanContext = trace.getSpanContext(parent);
+    return spanContext !== undefined && isSpanContextValid(spanContext)
+      ? { deadline, interceptors: [clientSpanInterceptor(tracer, parent)] }
+      : { deadline };
   }
 }
