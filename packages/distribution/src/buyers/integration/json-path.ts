@@ -1,3 +1,5 @@
+import { TtlCache } from '@leadflow/service-kit/ttl-cache';
+
 export type JsonPathSegment = string | number;
 
 // One step after the root: .name, [0], ['quoted name'] or ["quoted name"] (backslash escapes inside quotes).
@@ -22,16 +24,17 @@ export function parseJsonPath(path: string): JsonPathSegment[] | undefined {
   return segments;
 }
 
-const parsed = new Map<string, readonly JsonPathSegment[] | undefined>();
-const MAX_CACHED = 1024;
+/** A parser's few paths, parsed once; null: not a path of the grammar. */
+const PARSED = new TtlCache<string, readonly JsonPathSegment[] | null>(Number.POSITIVE_INFINITY, 1024);
 
 /** parseJsonPath, kept for the next reply: a parser's few paths are read in every reply. */
 export function cachedJsonPath(path: string): readonly JsonPathSegment[] | undefined {
-  if (parsed.has(path)) return parsed.get(path);
-  const segments = parseJsonPath(path);
-  if (parsed.size >= MAX_CACHED) parsed.clear();
-  parsed.set(path, segments);
-  return segments;
+  let segments = PARSED.get(path);
+  if (segments === undefined) {
+    segments = parseJsonPath(path) ?? null;
+    PARSED.set(path, segments);
+  }
+  return segments ?? undefined;
 }
 
 function unescapeQuoted(quoted: string): string {

@@ -1,17 +1,17 @@
+import { TtlCache } from '@leadflow/service-kit/ttl-cache';
 import type { FieldValue } from './field-transforms.js';
 
 export type BodyEntry = readonly [key: string, value: FieldValue];
 
-const segmentsOf = new Map<string, readonly string[]>();
-const MAX_CACHED = 4096;
+/** The mapping keys of the buyers' exchanges, split once. */
+const SEGMENTS = new TtlCache<string, readonly string[]>(Number.POSITIVE_INFINITY, 4096);
 
 /** A mapping key's dotted segments, kept: the same keys make up every lead's body. */
 function keySegments(key: string): readonly string[] {
-  let segments = segmentsOf.get(key);
+  let segments = SEGMENTS.get(key);
   if (!segments) {
     segments = key.split('.');
-    if (segmentsOf.size >= MAX_CACHED) segmentsOf.clear();
-    segmentsOf.set(key, segments);
+    SEGMENTS.set(key, segments);
   }
   return segments;
 }

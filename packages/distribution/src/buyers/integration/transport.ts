@@ -89,8 +89,8 @@ const TARGETS = new TtlCache<string, TargetOrRefusal>(Number.POSITIVE_INFINITY, 
  * and is kept; a GET's URL carries the lead's values in its query and is never kept.
  */
 function targetOf(url: string, local: boolean, configured: boolean): TargetOrRefusal {
-  const key = `${local ? 'local' : 'remote'} ${url}`;
-  const known = configured ? TARGETS.get(key) : undefined;
+  const key = configured ? `${local ? 'local' : 'remote'} ${url}` : undefined;
+  const known = key === undefined ? undefined : TARGETS.get(key);
   if (known) return known;
   const destination = checkDestination(url, local);
   const target: TargetOrRefusal =
@@ -103,7 +103,7 @@ function targetOf(url: string, local: boolean, configured: boolean): TargetOrRef
           port: destination.url.port || undefined,
           path: `${destination.url.pathname}${destination.url.search}`,
         };
-  if (configured) TARGETS.set(key, target);
+  if (key !== undefined) TARGETS.set(key, target);
   return target;
 }
 
