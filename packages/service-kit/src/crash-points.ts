@@ -4,14 +4,7 @@
  * SIGCONT (`<point>:stop`, so that a test can take the database away at exactly that step). It fires
  * once, for the first lead that reaches the step. Unset, every call is a no-op.
  */
-export const CRASH_POINTS = [
-  'before-intent',
-  'after-intent',
-  'after-answer',
-  'after-answer-recorded',
-  'in-record',
-  'after-record',
-] as const;
+export const CRASH_POINTS = ['before-intent', 'after-intent', 'after-answer', 'in-record', 'after-record'] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 const ACTIONS = { kill: 'SIGKILL', stop: 'SIGSTOP' } as const;

@@ -1,6 +1,7 @@
 import type { ValidLead } from '../leads/validation.js';
 import type { AttemptRecord } from './attempt-record.js';
 import type { PersonHashes } from './duplicates.js';
+import type { PostAnswer } from './lead-post.repository.js';
 
 export interface SaleRequest {
   leadId: string;
@@ -19,6 +20,19 @@ export interface SaleRequest {
   recordBy: number;
 }
 
+/**
+ * A buyer's acceptance that is not stored yet: the sale's record stores it in its own transaction, one
+ * durable write fewer per sale than storing it first.
+ */
+export interface UnstoredAcceptance {
+  answer: PostAnswer & { state: 'accepted'; chargeCents: number; payoutCents: number; redirectUrl: string };
+  /**
+   * Stores the acceptance on its own, trying again while storage fails (then throws): for a sale whose
+   * record failed, so that the lead's retry finds the post accepted and finishes the sale from it.
+   */
+  storeAlone(): Promise<void>;
+}
+
 export interface SaleWinner {
   /** The accepted post. */
   postId: string;
@@ -31,6 +45,8 @@ export interface SaleWinner {
    * knows it holds none (the buyer has no caps), which spares the sale's record a look for a hold.
    */
   mayHoldCapacity: boolean;
+  /** Set when the seller leaves the post's acceptance to the sale's record; else it is stored already. */
+  acceptance?: UnstoredAcceptance;
 }
 
 export interface SaleDecision {

@@ -22,6 +22,7 @@ import {
   type SaleDecision,
   type SaleRequest,
   type SaleWinner,
+  type UnstoredAcceptance,
 } from './lead-seller.js';
 import { PingLatencies, pingWindowMs } from './ping-window.js';
 import { postVerdict } from './post-answer.js';
@@ -375,7 +376,8 @@ export class PingTreeSeller implements LeadSeller {
 
   /**
    * Posts to one buyer under the sale protocol: its caps and the person held and the intent committed
-   * first (PostJournal), the answer recorded as soon as it arrives.
+   * first (PostJournal), any other answer recorded as soon as it arrives, an acceptance left to the
+   * sale's record.
    */
   private async post(
     candidate: Candidate,
@@ -422,19 +424,25 @@ export class PingTreeSeller implements LeadSeller {
           ? 'price in the answer is below the floor or missing'
           : (result.reply.reason ?? result.reply.error),
     });
-    const redirectUrl = result.reply.redirectUrl ?? '';
+    if (sold) {
+      const accepted = {
+        state: 'accepted',
+        chargeCents: chargeCents!,
+        payoutCents: payoutCents!,
+        redirectUrl: result.reply.redirectUrl ?? '',
+        reference: result.reply.reference,
+      } as const;
+      return { kind: 'sold', winner: winnerOf(post, this.journal.accepted(post, accepted, request.recordBy)) };
+    }
     await this.journal.answer(
       post,
-      sold
-        ? { state: 'accepted', chargeCents, payoutCents, redirectUrl, reference: result.reply.reference }
-        : {
-            state: verdict.state,
-            reference: result.reply.reference,
-            resolvedBy: verdict.byTimeoutPolicy ? 'timeout_policy' : undefined,
-          },
+      {
+        state: verdict.state,
+        reference: result.reply.reference,
+        resolvedBy: verdict.byTimeoutPolicy ? 'timeout_policy' : undefined,
+      },
       request.recordBy,
     );
-    if (sold) return { kind: 'sold', winner: winnerOf(post, chargeCents!, payoutCents!, redirectUrl) };
     if (verdict.state === 'unknown') return { kind: 'unconfirmed', postId: post.id, buyerId: buyer.id };
     return { kind: 'declined' };
   }
@@ -512,7 +520,8 @@ function destinationHost(exchange: HttpExchange, integration: Integration, test:
   return url === undefined ? undefined : hostOfUrl(url);
 }
 
-function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redirectUrl: string): SaleWinner {
+function winnerOf(post: OpenPost, acceptance: UnstoredAcceptance): SaleWinner {
+  const { chargeCents, payoutCents, redirectUrl } = acceptance.answer;
   return {
     postId: post.id,
     buyerId: post.offer.buyer.id,
@@ -520,6 +529,7 @@ function winnerOf(post: OpenPost, chargeCents: number, payoutCents: number, redi
     payoutCents,
     redirectUrl,
     mayHoldCapacity: post.lead.live && post.offer.periods.length > 0,
+    acceptance,
   };
 }
 

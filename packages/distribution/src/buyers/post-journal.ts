@@ -8,6 +8,7 @@ import { adjustSpend, releaseCapacity, reserveCapacity, spendHeadroom } from './
 import type { CapPeriod } from './cap-periods.js';
 import { holdPerson, type PersonHashes, releasePerson } from './duplicates.js';
 import { type IntentRefusal, insertIntent, type PostAnswer, recordAnswer } from './lead-post.repository.js';
+import type { UnstoredAcceptance } from './lead-seller.js';
 
 /** The lead side of a post: who holds the lead, and what to hold of the buyer. */
 export interface PostingLead {
@@ -43,8 +44,9 @@ const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
 
 /**
  * The durable steps of posting a lead: the buyer's caps and the person held, then the intent committed,
- * before anything reaches the buyer; the answer recorded as soon as it arrives. What a post holds is
- * given back here, and only when its answer says the buyer did not take the lead.
+ * before anything reaches the buyer; any other answer recorded as soon as it arrives, an acceptance with
+ * the sale. What a post holds is given back here, and only when its answer says the buyer did not take
+ * the lead.
  */
 export class PostJournal {
   /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
@@ -104,14 +106,31 @@ export class PostJournal {
   }
 
   /**
-   * Records the buyer's answer, trying again while storage fails until `retryUntil` (then throws: the
-   * intent stays pending, and recovery treats the post as one that may have reached the buyer).
-   * A decline gives back what the post held; an acceptance moves the held spend to the sale's price.
+   * The buyer's acceptance, left to the sale's record to store with the sale in one transaction. Until
+   * that commits, the post is pending: a crash before leaves the lead unconfirmed, as a crash before an
+   * answer's own record would.
+   */
+  accepted(post: OpenPost, answer: UnstoredAcceptance['answer'], retryUntil: number): UnstoredAcceptance {
+    crashPoint('after-answer');
+    return { answer, storeAlone: () => this.store(post, answer, retryUntil) };
+  }
+
+  /**
+   * Records an answer that makes no sale (a decline, or none in time), trying again while storage fails
+   * until `retryUntil` (then throws: the intent stays pending, and recovery treats the post as one that
+   * may have reached the buyer).
    */
   async answer(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
     crashPoint('after-answer');
+    await this.store(post, answer, retryUntil);
+  }
+
+  /**
+   * Stores an answer on its own. A decline gives back what the post held; an acceptance moves the held
+   * spend to the sale's price (a sale's record does it too, from the hold, when it stores the acceptance).
+   */
+  private async store(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
     await this.retrying(() => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now())), retryUntil);
-    crashPoint('after-answer-recorded');
     if (!post.lead.live) return;
     if (answer.state === 'rejected' || answer.state === 'failed') {
       await this.release(post);

@@ -341,16 +341,19 @@ export class IntakeService {
   ): Promise<void> {
     const now = Date.now();
     const { winner } = decision;
+    if (winner) {
+      const lead = { id: identity.id, publisherId: identity.publisherId, test };
+      await this.deps.writes
+        .run((trx) => recordSale(trx, lead, winner, decision.attempts, processingMs, now))
+        .catch(async (error: unknown) => {
+          // The acceptance must outlive the failed record: the lead's retry finishes the sale from it.
+          // Should storage refuse that too, the post stays pending, and the lead waits for confirmation.
+          await winner.acceptance?.storeAlone().catch(() => undefined);
+          throw error;
+        });
+      return;
+    }
     await this.deps.writes.run((trx) => {
-      if (winner)
-        return recordSale(
-          trx,
-          { id: identity.id, publisherId: identity.publisherId, test },
-          winner,
-          decision.attempts,
-          processingMs,
-          now,
-        );
       const update = release
         ? { claimedAt: repository.RELEASED_CLAIM_AT }
         : decision.unconfirmed

@@ -1,6 +1,7 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { consumeCapacity } from '../buyers/cap.repository.js';
+import { recordAnswer } from '../buyers/lead-post.repository.js';
 import type { SaleWinner } from '../buyers/lead-seller.js';
 import { saleEntries } from '../buyers/ledger.js';
 import { insertLedgerEntries } from '../buyers/ledger.repository.js';
@@ -19,10 +20,11 @@ export interface RecordedLead {
 export class LeadNotRecordable extends Error {}
 
 /**
- * The sale of an accepted post, in the transaction `trx`: the sale row, its ledger entries, the cap hold
- * consumed and the lead marked sold. Idempotent: a lead already sold (by a record that got there first,
- * a recovery or a resolution) makes it throw a duplicate-key error or LeadNotRecordable, and nothing is
- * written twice. A test lead is marked sold with no money moved.
+ * The sale of an accepted post, in the transaction `trx`: the buyer's acceptance when the seller left it
+ * to the sale, the sale row, its ledger entries, the cap hold consumed and the lead marked sold.
+ * Idempotent: a lead already sold (by a record that got there first, a recovery or a resolution), or a
+ * post already settled otherwise, makes it throw a duplicate-key error or LeadNotRecordable, and nothing
+ * is written twice. A test lead is marked sold with no money moved.
  */
 export async function recordSale(
   trx: Db,
@@ -32,6 +34,8 @@ export async function recordSale(
   processingMs: number | null,
   now: number,
 ): Promise<void> {
+  if (winner.acceptance && !(await recordAnswer(trx, winner.postId, winner.acceptance.answer, now)))
+    throw new LeadNotRecordable();
   await repository.insertBuyerAttempts(trx, attempts);
   if (!lead.test) {
     await repository.insertSale(trx, {
