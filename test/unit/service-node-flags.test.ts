@@ -20,7 +20,7 @@ describe('service node flags', () => {
   it("leave out a flag the operator sets on node's command line, in either spelling", () => {
     expect(serviceNodeFlags('gateway', ['--max-old-space-size=1024'])).to.deep.equal(['--max-semi-space-size=8']);
     expect(serviceNodeFlags('gateway', ['--max_semi_space_size=32'])).to.deep.equal(['--max-old-space-size=512']);
-    expect(serviceNodeFlags('distribution', ['--max_old_space_size=2048'])).to.deep.equal([]);
+    expect(serviceNodeFlags('distribution', ['--max_old_space_size=2048'])).to.deep.equal(['--max-semi-space-size=8']);
   });
 
   it('leave out a flag the operator sets in NODE_OPTIONS', () => {
