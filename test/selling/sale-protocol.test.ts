@@ -4,6 +4,11 @@ import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { LEAD_FIELDS } from '../../packages/core/src/lead-fields.js';
+import { buyerFromStored } from '../../packages/distribution/src/buyers/buyer.js';
+import { findBuyer } from '../../packages/distribution/src/buyers/buyer.repository.js';
+import { listLeadPosts } from '../../packages/distribution/src/buyers/lead-post.repository.js';
+import { type OpenPost, PostJournal } from '../../packages/distribution/src/buyers/post-journal.js';
+import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
 import { LeadStatus } from '../../packages/proto/src/leadflow/admin/v1/leads.js';
 import { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
 import { bearer, call } from '../support/grpc.js';
@@ -217,6 +222,98 @@ describeEachDatabase('the sale protocol: what a buyer may hold is never offered 
     expect((await leadRow(leadId)).status).to.equal('rejected');
     expect(await market().count('sales', { column: 'lead_id', value: leadId })).to.equal(0);
     expect(await market().count('ledger_entries', { column: 'lead_id', value: leadId })).to.equal(0);
+  });
+
+  /**
+   * The seller of a lead that stood still past its claim (a paused process) while recovery made the lead
+   * unconfirmed: its post, as the seller holds it, to store the answer the buyer gave meanwhile.
+   */
+  async function pausedSeller(leadId: string, buyerId: string, heldSpend: number) {
+    const { db } = market();
+    const [post] = await listLeadPosts(db, leadId);
+    const counters = await db
+      .selectFrom('buyer_cap_counters')
+      .select('period')
+      .where('buyer_id', '=', buyerId)
+      .execute();
+    const open: OpenPost = {
+      id: post!.id,
+      lead: { leadId, claimToken: 'taken over by recovery', person: { ssn: '', email: '', phone: '' }, live: true },
+      offer: {
+        buyer: buyerFromStored((await findBuyer(db, buyerId))!),
+        periods: counters.map(({ period }) => ({ period, maxLeads: undefined, maxSpendCents: undefined })),
+        chargeCents: undefined,
+        payoutCents: undefined,
+      },
+      heldSpend,
+    };
+    return { journal: new PostJournal(db, new GroupCommit(db)), post: open, answerBy: Date.now() + 2000 };
+  }
+
+  const spendOf = async (buyerId: string) =>
+    market()
+      .db.selectFrom('buyer_cap_counters')
+      .select(['leads', 'spend_cents'])
+      .where('buyer_id', '=', buyerId)
+      .execute();
+
+  it("keeps an operator's sale as settled when the paused seller's acceptance arrives after it, at another price", async () => {
+    const { apply, submit } = market();
+    buyers.on('/names-price', hang);
+    const base = buyer('names-price', buyers.url('/names-price'), { price: '1.00', timeoutMs: 300 });
+    const ids = await apply([
+      {
+        ...base,
+        pricing: { type: 'bid' },
+        caps: { spendPerDay: '500.00' },
+        integration: {
+          ...base.integration,
+          post: { ...base.integration.post, response: { ...REPLY, price: '$.price' } },
+        },
+      },
+    ]);
+    const buyerId = ids['names-price']!;
+    const first = await submit(personLead());
+    expect(first.outcome?.$case).to.equal('unconfirmed');
+    const leadId = first.outcome?.$case === 'unconfirmed' ? first.outcome.value.leadId : '';
+    const hold = await market()
+      .db.selectFrom('buyer_cap_holds')
+      .select('spend_cents')
+      .where('lead_id', '=', leadId)
+      .executeTakeFirstOrThrow();
+    expect(hold.spend_cents, 'a post of a buyer naming its price holds what is left of its spend cap').to.equal(50_000);
+    const seller = await pausedSeller(leadId, buyerId, hold.spend_cents);
+
+    await admin().resolve(leadId, true, 4000);
+    expect(await spendOf(buyerId)).to.deep.equal([{ leads: 1, spend_cents: 4000 }]);
+
+    const late = { state: 'accepted', chargeCents: 5500, payoutCents: 4400, redirectUrl: '' } as const;
+    await seller.journal.accepted(seller.post, late, seller.answerBy).storeAlone();
+    expect(await spendOf(buyerId), 'the sale counts at the price it was settled at').to.deep.equal([
+      { leads: 1, spend_cents: 4000 },
+    ]);
+    const [post] = await listLeadPosts(market().db, leadId);
+    expect(post).to.include({ state: 'accepted', chargeCents: 4000, resolvedBy: 'operator' });
+  });
+
+  it("leaves a lead resolvable when the paused seller's decline arrives after recovery made it unconfirmed", async () => {
+    const { apply, submit } = market();
+    buyers.on('/slow', hang);
+    const ids = await apply([
+      buyer('slow-paused', buyers.url('/slow'), { price: '40.00', timeoutMs: 300, caps: { leadsPerDay: 100 } }),
+    ]);
+    const buyerId = ids['slow-paused']!;
+    const first = await submit(personLead());
+    expect(first.outcome?.$case).to.equal('unconfirmed');
+    const leadId = first.outcome?.$case === 'unconfirmed' ? first.outcome.value.leadId : '';
+    const seller = await pausedSeller(leadId, buyerId, 4000);
+
+    await seller.journal.answer(seller.post, { state: 'rejected' }, seller.answerBy);
+    expect((await listLeadPosts(market().db, leadId))[0]!.state, 'the post still awaits a verdict').to.equal('unknown');
+    expect((await admin().unconfirmed()).map((lead) => lead.leadId)).to.include(leadId);
+    expect(await capCount(buyerId), 'the post keeps its cap place until it is settled').to.equal(1);
+    expect(await admin().resolve(leadId, false)).to.deep.include({ leadId, status: LeadStatus.LEAD_STATUS_REJECTED });
+    expect(await capCount(buyerId)).to.equal(0);
   });
 
   it('moves on to the next buyer after a timeout only when the buyer counts a timeout as a decline', async () => {

@@ -94,20 +94,27 @@ export interface PostAnswer {
   resolvedBy?: LeadPostResolver;
 }
 
-const answerOfPost = new ReusableQuery((db: Db, values: { postId: string; row: LeadPostUpdate }) =>
-  db
-    .updateTable('lead_posts')
-    .set(values.row)
-    .where('id', '=', values.postId)
-    .where('state', 'in', ['pending', 'unknown']),
-);
+const answerOfPost = (states: LeadPostState[]) =>
+  new ReusableQuery((db: Db, values: { postId: string; row: LeadPostUpdate }) =>
+    db.updateTable('lead_posts').set(values.row).where('id', '=', values.postId).where('state', 'in', states),
+  );
+const ANSWER_OF = { pending: answerOfPost(['pending']), unsettled: answerOfPost(['pending', 'unknown']) };
 
 /**
- * Records a post's answer. Only a post without a final answer changes (pending, or unknown when a late
- * answer or a resolution settles it); false when the post already had one.
+ * Which posts an answer may settle: `pending` ones, or `unsettled` ones, which adds a post left
+ * `unknown` when its lead became unconfirmed (an acceptance that arrives late, a resolution).
  */
-export async function recordAnswer(db: Db, postId: string, answer: PostAnswer, now: number): Promise<boolean> {
-  const result = await answerOfPost.execute(db, {
+export type AnswerableStates = keyof typeof ANSWER_OF;
+
+/** Records a post's answer; false when the post was not in `settles` (it already had an answer). */
+export async function recordAnswer(
+  db: Db,
+  postId: string,
+  answer: PostAnswer,
+  now: number,
+  settles: AnswerableStates = 'unsettled',
+): Promise<boolean> {
+  const result = await ANSWER_OF[settles].execute(db, {
     postId,
     row: {
       state: answer.state,

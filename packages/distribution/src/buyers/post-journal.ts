@@ -128,10 +128,19 @@ export class PostJournal {
   /**
    * Stores an answer on its own. A decline gives back what the post held; an acceptance moves the held
    * spend to the sale's price (a sale's record does it too, from the hold, when it stores the acceptance).
+   *
+   * An answer that finds the post taken over (this process stood still past its claim, and recovery
+   * made the lead unconfirmed or sold it elsewhere) changes nothing: whoever settled the post decided
+   * what it holds. Only an acceptance still settles a post recovery left unknown, for the reconciler
+   * to sell; any other answer would leave an unconfirmed lead with no post awaiting an answer.
    */
   private async store(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
-    await this.retrying(() => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now())), retryUntil);
-    if (!post.lead.live) return;
+    const settles = answer.state === 'accepted' ? 'unsettled' : 'pending';
+    const recorded = await this.retrying(
+      () => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now(), settles)),
+      retryUntil,
+    );
+    if (!recorded || !post.lead.live) return;
     if (answer.state === 'rejected' || answer.state === 'failed') {
       await this.release(post);
     } else if (answer.state === 'accepted' && answer.chargeCents !== undefined) {
