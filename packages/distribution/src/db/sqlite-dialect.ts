@@ -16,6 +16,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import { type FileSync, fileSync, WalSync } from './wal-sync.js';
 
 /** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
@@ -54,7 +55,7 @@ class DurableSqliteDriver extends SqliteDriver {
     private readonly database: SqliteDatabase.Database,
     private readonly unsynced: Unsynced,
     private readonly wal: WalSync,
-    private readonly closeWal: () => Promise<void>,
+    private readonly closeFiles: () => Promise<void>,
   ) {
     super(config);
   }
@@ -67,9 +68,22 @@ class DurableSqliteDriver extends SqliteDriver {
   }
 
   override async destroy(): Promise<void> {
-    await this.closeWal();
+    await this.closeFiles();
     await super.destroy();
   }
+}
+
+/** The WAL size, in pages, at which SQLite checkpoints inside a commit: only while the worker cannot. */
+const COMMIT_CHECKPOINT_PAGES = 4000;
+
+/** Checkpoints from a worker thread; should it stop, the commits checkpoint again, as SQLite does by default. */
+function checkpointOffTheEventLoop(database: SqliteDatabase.Database, file: string): WalCheckpointer {
+  database.pragma('wal_autocheckpoint = 0');
+  return startWalCheckpointer(file, (error) => {
+    if (!database.open) return;
+    database.pragma(`wal_autocheckpoint = ${COMMIT_CHECKPOINT_PAGES}`);
+    process.emitWarning(`SQLite checkpoints are back in the commits: ${error.message}`, 'LeadflowWarning');
+  });
 }
 
 /** Kysely's SQLite dialect with the durable driver. */
@@ -108,15 +122,19 @@ export function sqliteDialect(dataDir: string, syncWal?: FileSync): Dialect {
   database.pragma('secure_delete = ON');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  database.pragma('wal_autocheckpoint = 4000');
   // better-sqlite3 builds SQLite with a 16 MB page cache (SQLite's own default is 2 MB), which a busy
   // service fills and keeps: 16 MB of its resident memory. A lead's statements read the B-trees' last
   // pages and a buyer's recent rows, which 2 MB holds, and a page it misses is in the OS's file cache.
   database.pragma('cache_size = -2000');
+  const checkpointer = checkpointOffTheEventLoop(database, file);
   const unsynced: Unsynced = { writes: false };
   const walFile = fileSync(`${file}-wal`);
   const config = { database: withStatementCache(database, unsynced) };
+  const closeFiles = async () => {
+    await checkpointer.stop();
+    await walFile.close();
+  };
   return new DurableSqliteDialect(
-    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(syncWal ?? walFile.sync), walFile.close),
+    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(syncWal ?? walFile.sync), closeFiles),
   );
 }

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { Kysely, sql } from 'kysely';
+import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
+import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
+import { startWalCheckpointer } from '../../packages/distribution/src/db/wal-checkpointer.js';
+
+interface Table {
+  notes: { id: number; body: string };
+}
+
+/** Resolves once `check` holds, within `ms`. */
+async function within(ms: number, check: () => boolean): Promise<boolean> {
+  const giveUpAt = Date.now() + ms;
+  while (!check() && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
+  return check();
+}
+
+describe("SQLite checkpoints run beside the service's connection, not in its commits", () => {
+  let dir: string;
+  let db: Kysely<Table> | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'leadflow-checkpoint-'));
+  });
+  afterEach(async () => {
+    await db?.destroy();
+    db = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves checkpoints out of the commits and still copies the WAL into the database file', async () => {
+    db = new Kysely<Table>({ dialect: sqliteDialect(dir) });
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+    expect(rows[0]?.wal_autocheckpoint, 'no commit checkpoints').to.equal(0);
+
+    await sql`create table notes (id integer primary key, body text)`.execute(db);
+    const file = path.join(dir, SQLITE_FILE);
+    const before = statSync(file).size;
+    // About 2 MB: some 500 pages, below the 4,000 at which commits checkpoint when the worker cannot.
+    const body = 'x'.repeat(2000);
+    for (let batch = 0; batch < 10; batch += 1) {
+      await db
+        .insertInto('notes')
+        .values(Array.from({ length: 100 }, (_, index) => ({ id: batch * 100 + index, body })))
+        .execute();
+    }
+    expect(
+      await within(5000, () => statSync(file).size > before + 1_500_000),
+      'the rows reached the database file',
+    ).to.equal(true);
+    const count = await db
+      .selectFrom('notes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).to.equal(1000);
+  });
+
+  it('stops its worker on stop() without calling it a failure', async () => {
+    db = new Kysely<Table>({ dialect: sqliteDialect(dir) });
+    await sql`create table notes (id integer primary key, body text)`.execute(db);
+    const failures: Error[] = [];
+    const checkpointer = startWalCheckpointer(path.join(dir, SQLITE_FILE), (error) => failures.push(error), 10);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await checkpointer.stop();
+    expect(failures).to.deep.equal([]);
+  });
+
+  it('reports a worker that cannot checkpoint, so that the commits can do it again', async () => {
+    const failures: Error[] = [];
+    startWalCheckpointer(dir, (error) => failures.push(error), 10);
+    expect(await within(5000, () => failures.length > 0), 'the failure was reported').to.equal(true);
+    expect(failures[0]?.message).to.match(/^SQLITE_CANTOPEN: /);
+  });
+});
