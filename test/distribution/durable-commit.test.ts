@@ -42,7 +42,7 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'leadflow-durable-'));
     syncs = new HeldSyncs();
-    db = new Kysely<Table>({ dialect: sqliteDialect(dir, syncs.sync) });
+    db = new Kysely<Table>({ dialect: sqliteDialect(dir, { syncWal: syncs.sync }) });
     const created = sql`create table notes (id integer primary key, body text)`.execute(db);
     await until(() => syncs.pending.length === 1);
     syncs.pending.shift()!.resolve();

@@ -58,6 +58,32 @@ describe("SQLite checkpoints run beside the service's connection, not in its com
     expect(Number(count.n)).to.equal(1000);
   });
 
+  it('lets the commits checkpoint again, with a warning, when its worker stops', async () => {
+    let stopWorker: ((error: Error) => void) | undefined;
+    const stoppable: typeof startWalCheckpointer = (_, onStopped) => {
+      stopWorker = onStopped;
+      return { stop: async () => undefined };
+    };
+    db = new Kysely<Table>({ dialect: sqliteDialect(dir, { startCheckpointer: stoppable }) });
+    const autocheckpoint = async () =>
+      (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db!)).rows[0]?.wal_autocheckpoint;
+    expect(await autocheckpoint()).to.equal(0);
+
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      stopWorker!(new Error('SQLITE_IOERR: disk I/O error'));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(await autocheckpoint(), 'commits checkpoint at 4,000 pages').to.equal(4000);
+    expect(warnings.map((warning) => [warning.name, warning.message])).to.deep.equal([
+      ['LeadflowWarning', 'SQLite checkpoints are back in the commits: SQLITE_IOERR: disk I/O error'],
+    ]);
+  });
+
   it('stops its worker on stop() without calling it a failure', async () => {
     db = new Kysely<Table>({ dialect: sqliteDialect(dir) });
     await sql`create table notes (id integer primary key, body text)`.execute(db);

@@ -77,9 +77,13 @@ class DurableSqliteDriver extends SqliteDriver {
 const COMMIT_CHECKPOINT_PAGES = 4000;
 
 /** Checkpoints from a worker thread; should it stop, the commits checkpoint again, as SQLite does by default. */
-function checkpointOffTheEventLoop(database: SqliteDatabase.Database, file: string): WalCheckpointer {
+function checkpointOffTheEventLoop(
+  database: SqliteDatabase.Database,
+  file: string,
+  startCheckpointer: typeof startWalCheckpointer,
+): WalCheckpointer {
   database.pragma('wal_autocheckpoint = 0');
-  return startWalCheckpointer(file, (error) => {
+  return startCheckpointer(file, (error) => {
     if (!database.open) return;
     database.pragma(`wal_autocheckpoint = ${COMMIT_CHECKPOINT_PAGES}`);
     process.emitWarning(`SQLite checkpoints are back in the commits: ${error.message}`, 'LeadflowWarning');
@@ -103,11 +107,16 @@ class DurableSqliteDialect implements Dialect {
   }
 }
 
-/**
- * The embedded database in dataDir. `syncWal` replaces the WAL's fsync (tests that watch it); by
- * default it is the real one, through the thread pool.
- */
-export function sqliteDialect(dataDir: string, syncWal?: FileSync): Dialect {
+/** Parts of the embedded database that tests replace to watch them: by default the real ones. */
+export interface SqliteParts {
+  /** The WAL's fsync; the real one runs through the thread pool. */
+  syncWal?: FileSync;
+  /** What checkpoints the WAL; the real one is a worker thread. */
+  startCheckpointer?: typeof startWalCheckpointer;
+}
+
+/** The embedded database in dataDir. */
+export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Dialect {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, SQLITE_FILE);
   const database = new SqliteDatabase(file);
@@ -126,7 +135,7 @@ export function sqliteDialect(dataDir: string, syncWal?: FileSync): Dialect {
   // service fills and keeps: 16 MB of its resident memory. A lead's statements read the B-trees' last
   // pages and a buyer's recent rows, which 2 MB holds, and a page it misses is in the OS's file cache.
   database.pragma('cache_size = -2000');
-  const checkpointer = checkpointOffTheEventLoop(database, file);
+  const checkpointer = checkpointOffTheEventLoop(database, file, parts.startCheckpointer ?? startWalCheckpointer);
   const unsynced: Unsynced = { writes: false };
   const walFile = fileSync(`${file}-wal`);
   const config = { database: withStatementCache(database, unsynced) };
@@ -135,6 +144,6 @@ export function sqliteDialect(dataDir: string, syncWal?: FileSync): Dialect {
     await walFile.close();
   };
   return new DurableSqliteDialect(
-    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(syncWal ?? walFile.sync), closeFiles),
+    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(parts.syncWal ?? walFile.sync), closeFiles),
   );
 }
