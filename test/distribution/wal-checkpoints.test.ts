@@ -6,16 +6,10 @@ import { Kysely, sql } from 'kysely';
 import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
 import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
 import { startWalCheckpointer } from '../../packages/distribution/src/db/wal-checkpointer.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Table {
   notes: { id: number; body: string };
-}
-
-/** Resolves once `check` holds, within `ms`. */
-async function within(ms: number, check: () => boolean): Promise<boolean> {
-  const giveUpAt = Date.now() + ms;
-  while (!check() && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
-  return check();
 }
 
 describe("SQLite checkpoints run beside the service's connection, not in its commits", () => {
@@ -47,10 +41,7 @@ describe("SQLite checkpoints run beside the service's connection, not in its com
         .values(Array.from({ length: 100 }, (_, index) => ({ id: batch * 100 + index, body })))
         .execute();
     }
-    expect(
-      await within(5000, () => statSync(file).size > before + 1_500_000),
-      'the rows reached the database file',
-    ).to.equal(true);
+    await waitUntil('the rows to reach the database file', () => statSync(file).size > before + 1_500_000, 5000, 20);
     const count = await db
       .selectFrom('notes')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -97,7 +88,7 @@ describe("SQLite checkpoints run beside the service's connection, not in its com
   it('reports a worker that cannot checkpoint, so that the commits can do it again', async () => {
     const failures: Error[] = [];
     startWalCheckpointer(dir, (error) => failures.push(error), 10);
-    expect(await within(5000, () => failures.length > 0), 'the failure was reported').to.equal(true);
+    await waitUntil('the failure to be reported', () => failures.length > 0, 5000, 20);
     expect(failures[0]?.message).to.match(/^SQLITE_CANTOPEN: /);
   });
 });

@@ -10,23 +10,18 @@ const CHECKPOINT_LOOP = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 // SQLite's errors lose their message on the way to the main thread; a plain Error keeps it.
-const fail = (error) => {
-  throw new Error(\`\${error.code ?? error.name}: \${error.message}\`);
+const guarded = (step) => {
+  try {
+    return step();
+  } catch (error) {
+    throw new Error(\`\${error.code ?? error.name}: \${error.message}\`);
+  }
 };
-let database;
-try {
-  database = new Database(workerData.file, { fileMustExist: true });
-  database.pragma('cache_size = -256');
-} catch (error) {
-  fail(error);
-}
+const database = guarded(() => new Database(workerData.file, { fileMustExist: true }));
+guarded(() => database.pragma('cache_size = -256'));
 let timer;
 const checkpoint = () => {
-  try {
-    database.pragma('wal_checkpoint(PASSIVE)');
-  } catch (error) {
-    fail(error);
-  }
+  guarded(() => database.pragma('wal_checkpoint(PASSIVE)'));
   timer = setTimeout(checkpoint, workerData.intervalMs);
 };
 parentPort.once('message', () => {
@@ -45,7 +40,7 @@ export interface WalCheckpointer {
 /**
  * Checkpoints SQLite's write-ahead log from a worker thread, so that no commit of the service's
  * connection pays for one: SQLite's automatic checkpoint runs inside the commit that fills the WAL past
- * its limit, copying thousands of pages and syncing the database file on the event loop (7–22 ms, which
+ * its limit, copying thousands of pages and syncing the database file on the event loop (7–27 ms, which
  * every lead in flight then waits out). The service's connection must have `wal_autocheckpoint = 0`.
  * `onStopped` hears of a worker that ended other than through stop(), to checkpoint some other way.
  */
