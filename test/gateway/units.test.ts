@@ -40,14 +40,49 @@ describe('PublisherKeys', () => {
     expect(service.calls).to.deep.equal(['live', 'nope']);
   });
 
-  it('asks again once an answer is older than the TTL, so a revocation takes effect', async () => {
+  it('uses a live answer older than the TTL once more while it asks again, then the new answer', async () => {
     const answers: Record<string, ResolvePublisherKeyResponse> = { live };
     const service = fakeService(answers);
     const keys = new PublisherKeys(service.resolve, { ttlMs: 20 });
     expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.not.equal(null);
     delete answers.live;
     await sleep(30);
-    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.equal(null);
+    const [stale, alongside] = await Promise.all([
+      keys.lookup('live', hashKey('live'), ROOT_CONTEXT),
+      keys.lookup('live', hashKey('live'), ROOT_CONTEXT),
+    ]);
+    expect(stale).to.deep.equal({ id: 'pub-1', rateLimitPerMinute: 90 });
+    expect(alongside).to.equal(stale);
+    expect(service.calls, 'asked again once').to.deep.equal(['live', 'live']);
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT), 'the revocation').to.equal(null);
+  });
+
+  it("never uses an unknown key's answer past the TTL, so that a new key works at once", async () => {
+    const answers: Record<string, ResolvePublisherKeyResponse> = {};
+    const service = fakeService(answers);
+    const keys = new PublisherKeys(service.resolve, { ttlMs: 20 });
+    expect(await keys.lookup('new', hashKey('new'), ROOT_CONTEXT)).to.equal(null);
+    answers.new = live;
+    await sleep(30);
+    expect(keys.known(hashKey('new'))).to.equal(undefined);
+    expect(await keys.lookup('new', hashKey('new'), ROOT_CONTEXT)).to.deep.equal({
+      id: 'pub-1',
+      rateLimitPerMinute: 90,
+    });
+  });
+
+  it('uses a live answer for at most maxStaleMs while the service cannot answer', async () => {
+    const service = fakeService({ live });
+    const keys = new PublisherKeys(service.resolve, { ttlMs: 20, maxStaleMs: 300 });
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.not.equal(null);
+    service.fail(true);
+    await sleep(30);
+    expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT)).to.not.equal(null);
+    await sleep(300);
+    let failure: unknown;
+    await keys.lookup('live', hashKey('live'), ROOT_CONTEXT).catch((error: unknown) => (failure = error));
+    expect(failure).to.be.an('error');
+    expect(service.calls).to.have.length(3);
   });
 
   it('does not cache a failed lookup', async () => {

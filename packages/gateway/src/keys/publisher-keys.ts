@@ -16,40 +16,90 @@ export function hashKey(webmasterKey: string): string {
 export interface PublisherKeysOptions {
   /** Short, so that a revoked key stops working within seconds. */
   ttlMs?: number;
+  /**
+   * How long a live publisher's answer may still be used while a newer one is asked for: SubmitLead
+   * checks the key again in the distribution service, so an older answer only sets the rate limit.
+   */
+  maxStaleMs?: number;
   maxEntries?: number;
 }
 
+interface CachedAnswer {
+  answer: Promise<Publisher | null>;
+  /** Date.now() when the answer was asked for. */
+  askedAt: number;
+  /** The publisher, once the answer came and the key was live. */
+  live?: Publisher;
+}
+
 /**
- * Key -> live publisher (or null for an unknown or revoked key), cached
- * in-process by the key's hash, answers and misses alike. A lookup in flight is
- * shared by every request for the same key; a failed lookup is not cached.
+ * Key -> live publisher (or null for an unknown or revoked key), cached in-process by the key's hash,
+ * answers and misses alike. A lookup in flight is shared by every request for the same key; a failed
+ * lookup is not cached. A live answer older than the TTL is still used, for up to maxStaleMs, while
+ * the next one is asked for in the background: a publisher sending a lead every few seconds would
+ * otherwise wait on that round trip for most of its leads. An unknown key's answer is never used past
+ * the TTL, so that a key just created works at once.
  */
 export class PublisherKeys {
-  private readonly cache: TtlCache<string, Promise<Publisher | null>>;
+  private readonly cache: TtlCache<string, CachedAnswer>;
+  private readonly ttlMs: number;
 
   constructor(
     private readonly resolve: (webmasterKey: string, parent: Context) => Promise<ResolvePublisherKeyResponse>,
-    { ttlMs = 5000, maxEntries = 100_000 }: PublisherKeysOptions = {},
+    { ttlMs = 5000, maxStaleMs = 60_000, maxEntries = 100_000 }: PublisherKeysOptions = {},
   ) {
-    this.cache = new TtlCache(ttlMs, maxEntries);
+    this.ttlMs = ttlMs;
+    this.cache = new TtlCache(Math.max(ttlMs, maxStaleMs), maxEntries);
   }
 
   /** The answer already cached or in flight for the key, without asking the distribution service. */
   known(keyHash: string): Promise<Publisher | null> | undefined {
-    return this.cache.get(keyHash);
+    const cached = this.cache.get(keyHash);
+    return cached && (cached.live || this.isFresh(cached)) ? cached.answer : undefined;
   }
 
   /** Rejects when the distribution service cannot answer. */
   lookup(webmasterKey: string, keyHash: string, parent: Context): Promise<Publisher | null> {
     const cached = this.cache.get(keyHash);
-    if (cached) return cached;
-    const pending = this.resolve(webmasterKey, parent).then((answer) =>
-      answer.valid ? { id: answer.publisherId, rateLimitPerMinute: answer.rateLimitPerMinute } : null,
-    );
-    this.cache.set(keyHash, pending);
-    pending.catch(() => {
-      if (this.cache.get(keyHash) === pending) this.cache.delete(keyHash);
-    });
-    return pending;
+    if (cached && this.isFresh(cached)) return cached.answer;
+    if (cached?.live) {
+      // Asked at most once a TTL: until the new answer comes, the old one counts as just asked for.
+      cached.askedAt = Date.now();
+      this.ask(webmasterKey, keyHash, parent, { refresh: true }).catch(() => undefined);
+      return cached.answer;
+    }
+    return this.ask(webmasterKey, keyHash, parent, { refresh: false });
+  }
+
+  private isFresh(cached: CachedAnswer): boolean {
+    return Date.now() - cached.askedAt < this.ttlMs;
+  }
+
+  /** Asks the distribution service; the answer replaces the cached one once it comes. */
+  private ask(
+    webmasterKey: string,
+    keyHash: string,
+    parent: Context,
+    { refresh }: { refresh: boolean },
+  ): Promise<Publisher | null> {
+    const cached: CachedAnswer = {
+      askedAt: Date.now(),
+      answer: this.resolve(webmasterKey, parent).then((answer) => {
+        const publisher = answer.valid
+          ? { id: answer.publisherId, rateLimitPerMinute: answer.rateLimitPerMinute }
+          : null;
+        if (publisher) cached.live = publisher;
+        this.cache.set(keyHash, cached);
+        return publisher;
+      }),
+    };
+    // A lookup is shared while in flight; a refresh leaves the answer in use where it is.
+    if (!refresh) {
+      this.cache.set(keyHash, cached);
+      cached.answer.catch(() => {
+        if (this.cache.get(keyHash) === cached) this.cache.delete(keyHash);
+      });
+    }
+    return cached.answer;
   }
 }
