@@ -65,10 +65,16 @@ export class PublisherKeys {
     if (cached?.live) {
       // Asked at most once a TTL: until the new answer comes, the old one counts as just asked for.
       cached.askedAt = Date.now();
-      this.ask(webmasterKey, keyHash, parent, { refresh: true }).catch(() => undefined);
+      this.ask(webmasterKey, keyHash, parent).answer.catch(() => undefined);
       return cached.answer;
     }
-    return this.ask(webmasterKey, keyHash, parent, { refresh: false });
+    // Shared while in flight; a refresh instead leaves the answer in use where it is.
+    const asked = this.ask(webmasterKey, keyHash, parent);
+    this.cache.set(keyHash, asked);
+    asked.answer.catch(() => {
+      if (this.cache.get(keyHash) === asked) this.cache.delete(keyHash);
+    });
+    return asked.answer;
   }
 
   private isFresh(cached: CachedAnswer): boolean {
@@ -76,30 +82,18 @@ export class PublisherKeys {
   }
 
   /** Asks the distribution service; the answer replaces the cached one once it comes. */
-  private ask(
-    webmasterKey: string,
-    keyHash: string,
-    parent: Context,
-    { refresh }: { refresh: boolean },
-  ): Promise<Publisher | null> {
-    const cached: CachedAnswer = {
+  private ask(webmasterKey: string, keyHash: string, parent: Context): CachedAnswer {
+    const asked: CachedAnswer = {
       askedAt: Date.now(),
       answer: this.resolve(webmasterKey, parent).then((answer) => {
         const publisher = answer.valid
           ? { id: answer.publisherId, rateLimitPerMinute: answer.rateLimitPerMinute }
           : null;
-        if (publisher) cached.live = publisher;
-        this.cache.set(keyHash, cached);
+        if (publisher) asked.live = publisher;
+        this.cache.set(keyHash, asked);
         return publisher;
       }),
     };
-    // A lookup is shared while in flight; a refresh leaves the answer in use where it is.
-    if (!refresh) {
-      this.cache.set(keyHash, cached);
-      cached.answer.catch(() => {
-        if (this.cache.get(keyHash) === cached) this.cache.delete(keyHash);
-      });
-    }
-    return cached.answer;
+    return asked;
   }
 }
