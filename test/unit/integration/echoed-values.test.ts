@@ -34,8 +34,15 @@ describe("a buyer's echo of the applicant's personal values", () => {
 
   it('takes out a value of mostly digits with letters among them as written, and its digits', () => {
     const fields = { ...FIELDS, firstName: 'Ann9898623e3983', address: '1234567 Rd' };
-    expect(withoutPersonalValues('duplicate: ANN9898623E3983 at 1234567 Rd', fields)).to.equal(
-      'duplicate: [redacted] at [redacted] Rd',
+    expect(withoutPersonalValues('duplicate: ANN9898623E3983 at 1234567 Rd, house 123-4567', fields)).to.equal(
+      'duplicate: [redacted] at [redacted], house [redacted]',
+    );
+  });
+
+  it('takes out whole a value as written whose digits run together, and those of any other value in it', () => {
+    const fields = { ...FIELDS, firstName: 'Zephyrinee12345678901', driversLicenseNumber: 'DL12345678901' };
+    expect(withoutPersonalValues('duplicate: Zephyrinee12345678901 DL12345678901 1234-5678-901', fields)).to.equal(
+      'duplicate: [redacted] [redacted] [redacted]',
     );
   });
 

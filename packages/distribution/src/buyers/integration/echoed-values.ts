@@ -38,13 +38,20 @@ export function withoutPersonalValues(text: string, fields: Readonly<Record<stri
   const digits = text.replace(/\D/g, '');
   const lower = text.toLowerCase();
   let result = text;
-  for (const value of values) {
-    for (const echo of echoesOf(value)) {
-      const haystack = echo.inDigits ? digits : lower;
-      if (haystack.includes(echo.needle)) result = result.replace(echo.pattern(), REDACTED_VALUE);
-    }
+  for (const echo of inMatchingOrder(values.flatMap(echoesOf))) {
+    const haystack = echo.inDigits ? digits : lower;
+    if (haystack.includes(echo.needle)) result = result.replace(echo.pattern(), REDACTED_VALUE);
   }
   return result;
+}
+
+/**
+ * Values as written before any value's digits: taking the digits out of "Ann98986233983" first would
+ * leave "Ann[redacted]", which the name as written no longer matches. A value as written holds a
+ * character numbers are not written with, so it cannot be found inside a number and break its match.
+ */
+function inMatchingOrder(echoes: readonly Echo[]): Echo[] {
+  return echoes.toSorted((a, b) => Number(a.inDigits) - Number(b.inDigits));
 }
 
 function echoesOf(value: string): Echo[] {
