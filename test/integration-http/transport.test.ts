@@ -239,4 +239,15 @@ describe('sendToBuyer against real HTTP servers', () => {
     expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'reply', status: 200 });
     expect(buyer.connections()).to.equal(2);
   });
+
+  it('sends nothing once given up on before its connection was up', async () => {
+    const buyer = await serve((_, response) => json(response, 200, { status: 'accepted' }));
+    const controller = new AbortController();
+    const call = sendToBuyer(post(buyer.url('/late')), { ...LOCAL, signal: controller.signal });
+    controller.abort();
+    expect((await call).kind).to.equal('timeout');
+    expect(await sendToBuyer(post(buyer.url('/next')), LOCAL)).to.include({ kind: 'reply', status: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(buyer.requests.map((request) => request.path)).to.deep.equal(['/next']);
+  });
 });
