@@ -89,6 +89,12 @@ async function needSharedMysql(context: Mocha.Context): Promise<void> {
   needOrSkip(context, await sharedMysqlReachable(), `no MariaDB/MySQL at ${new URL(MYSQL_SERVER_URL).host}`);
 }
 
+interface InstanceOptions {
+  crashAt?: string;
+  sellDeadlineMs?: number;
+  intakeDeadlineMs?: number;
+}
+
 describe('faults', function () {
   this.timeout(300_000);
 
@@ -647,24 +653,27 @@ describe('faults', function () {
     let admin: Admin | undefined;
     const handles = () => [...distributions, ...gateways].map((process) => process.handle);
 
-    /** A distribution service with a gateway in front of it; `crashAt`: the service's LEADFLOW_CRASH_AT. */
+    /**
+     * A distribution service with a gateway in front of it; `crashAt`: the service's LEADFLOW_CRASH_AT.
+     * Its deadlines are the survivor's unless given.
+     */
     async function startInstance(
       name: string,
-      crashAt?: string,
+      { crashAt, sellDeadlineMs = SELL_DEADLINE_MS, intakeDeadlineMs = INTAKE_DEADLINE_MS }: InstanceOptions = {},
     ): Promise<{ distribution: DistributionProcess; gateway: GatewayProcess }> {
       const distribution = await startDistributionProcess(`distribution-${name}`, {
         ...secrets,
         DATABASE_URL: database!.url,
         LEADFLOW_DATA_DIR: dataDir!.path,
         LEADFLOW_LOG_LEVEL: 'info',
-        LEADFLOW_SELL_DEADLINE_MS: String(SELL_DEADLINE_MS),
+        LEADFLOW_SELL_DEADLINE_MS: String(sellDeadlineMs),
         ...(crashAt ? { LEADFLOW_CRASH_AT: crashAt } : {}),
       });
       distributions.push(distribution);
       const gateway = await startGatewayProcess(`gateway-${name}`, distribution.address, {
         LEADFLOW_LOG_LEVEL: 'info',
         REDIS_URL: '',
-        LEADFLOW_INTAKE_DEADLINE_MS: String(INTAKE_DEADLINE_MS),
+        LEADFLOW_INTAKE_DEADLINE_MS: String(intakeDeadlineMs),
       });
       gateways.push(gateway);
       return { distribution, gateway };
@@ -735,7 +744,7 @@ describe('faults', function () {
       const buyerId = await takeoverBuyer(buyer);
       const publisher = await admin!.createPublisher('takeover', 1000);
       // The service dies with the buyer's caps held for the lead, before its post intent: nothing reached the buyer.
-      const doomed = await startInstance('doomed', 'before-intent:kill');
+      const doomed = await startInstance('doomed', { crashAt: 'before-intent:kill' });
       const body = validLeadBody();
       const firstReply = await postLead(doomed.gateway.baseUrl, publisher.key, body, 60_000);
       const died = await doomed.distribution.handle.exited;
@@ -784,6 +793,72 @@ describe('faults', function () {
       expect(last.body, describeReply(last)).to.include({ status: 'rejected', leadId: row!.id });
       expect(after!.status).to.equal('unconfirmed');
       expect(buyer.received, 'posts to the buyer').to.deep.equal([row!.id]);
+    });
+
+    it('lets a service frozen at the buyer wake after its lead was sold elsewhere: it posts it to no other buyer', async () => {
+      const buyer = await startGatedBuyer(0);
+      const next = await startGatedBuyer(0);
+      const third = await startGatedBuyer(0);
+      next.open();
+      third.open();
+      buyers.push(buyer, next, third);
+      // The first buyer's contract counts a post it does not answer in time as declined: a takeover moves on.
+      const ids = await admin!.applyBuyers([
+        testBuyer('takeover-buyer', buyer.url, {
+          pricing: { type: 'fixed', price: '40.00' },
+          integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' },
+        }),
+        testBuyer('next-buyer', next.url, { pricing: { type: 'fixed', price: '20.00' } }),
+        testBuyer('third-buyer', third.url, { pricing: { type: 'fixed', price: '15.00' } }),
+      ]);
+      await sleep(1500);
+      const publisher = await admin!.createPublisher('takeover-frozen', 1000);
+      // Longer deadlines than the survivor's (a configuration being rolled out): woken after the takeover,
+      // the service still has time to sell the lead, and the buyers it planned to post to.
+      const frozen = await startInstance('frozen-at-buyer', { sellDeadlineMs: 40_000, intakeDeadlineMs: 50_000 });
+      const body = validLeadBody();
+      const first = postLead(frozen.gateway.baseUrl, publisher.key, body, 60_000);
+      await waitUntil('the lead at the buyer', () => buyer.received.length === 1, 60_000, 20);
+      // A stall (a long pause, a frozen VM), not a death: the process wakes up later with its sale in hand.
+      frozen.distribution.handle.signal('SIGSTOP');
+      await waitUntil('the service stopped', () => frozen.distribution.handle.stopped(), 10_000, 20);
+      const { row, retries } = await retryThroughSurvivor(publisher.id, publisher.key, body);
+      const takenOver = retries.at(-1)!;
+      // Woken, the service finds its call to the first buyer timed out, which that buyer's contract makes a
+      // decline, and time left to post to the next buyers in its plan.
+      frozen.distribution.handle.signal('SIGCONT');
+      const firstReply = await first;
+      const [after] = await database!.rows<{ status: string; buyer_id: string | null }>(
+        'SELECT status, buyer_id FROM leads WHERE id = ?',
+        [row!.id],
+      );
+      const sales = await database!.rows<{ buyer_id: string }>('SELECT buyer_id FROM sales WHERE lead_id = ?', [
+        row!.id,
+      ]);
+      const [ledger] = await database!.rows<{ entries: number }>(
+        'SELECT COUNT(*) AS entries FROM ledger_entries WHERE lead_id = ?',
+        [row!.id],
+      );
+      const replay = await postLead(survivor!.baseUrl, publisher.key, body, 60_000);
+      reportFigures(
+        `      frozen at the buyer: after the takeover ${describeReply(takenOver)}; woken: first answer ${describeReply(firstReply)}, ` +
+          `lead ${after?.status}, sales ${sales.length}; posts ${buyer.received.length}, ${next.received.length}, ${third.received.length}`,
+      );
+
+      const soldToNext = { status: 'sold', leadId: row!.id, buyerId: ids['next-buyer'] };
+      expect(takenOver.status, describeReply(takenOver)).to.equal(200);
+      expect(takenOver.body, describeReply(takenOver)).to.include(soldToNext);
+      expect(frozen.distribution.handle.running, 'the woken service is still up').to.equal(true);
+      // Woken, the service answers the sale recovery made, or asks for a retry that replays it.
+      expect([200, 503, 504], describeReply(firstReply)).to.include(firstReply.status);
+      if (firstReply.status === 200) expect(firstReply.body, describeReply(firstReply)).to.include(soldToNext);
+      expect(replay.body, describeReply(replay)).to.include(soldToNext);
+      expect(after).to.deep.equal({ status: 'sold', buyer_id: ids['next-buyer'] });
+      expect(sales.map((sale) => sale.buyer_id)).to.deep.equal([ids['next-buyer']]);
+      expect(Number(ledger!.entries)).to.equal(3);
+      expect(buyer.received, 'posts to the first buyer').to.deep.equal([row!.id]);
+      expect(next.received, 'posts to the next buyer').to.deep.equal([row!.id]);
+      expect(third.received, 'posts to the third buyer').to.deep.equal([]);
     });
   });
 
