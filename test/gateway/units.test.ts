@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { expect } from 'chai';
 import { ReadinessProbe } from '../../packages/gateway/src/distribution/readiness.js';
 import { GatewayError } from '../../packages/gateway/src/errors.js';
@@ -55,6 +55,29 @@ describe('PublisherKeys', () => {
     expect(alongside).to.equal(stale);
     expect(service.calls, 'asked again once').to.deep.equal(['live', 'live']);
     expect(await keys.lookup('live', hashKey('live'), ROOT_CONTEXT), 'the revocation').to.equal(null);
+  });
+
+  it("asks again outside the request's trace, since the request does not wait for it", async () => {
+    const parents: Context[] = [];
+    const keys = new PublisherKeys(
+      async (_key, parent) => {
+        parents.push(parent);
+        return live;
+      },
+      { ttlMs: 20 },
+    );
+    const request = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    });
+    await keys.lookup('live', hashKey('live'), request);
+    await sleep(30);
+    await keys.lookup('live', hashKey('live'), request);
+    expect(parents.map((parent) => trace.getSpanContext(parent)?.traceId)).to.deep.equal([
+      '0af7651916cd43dd8448eb211c80319c',
+      undefined,
+    ]);
   });
 
   it("never uses an unknown key's answer past the TTL, so that a new key works at once", async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ResolvePublisherKeyResponse } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { TtlCache } from '@leadflow/service-kit/ttl-cache';
-import type { Context } from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
 
 export interface Publisher {
   id: string;
@@ -63,9 +63,10 @@ export class PublisherKeys {
     const cached = this.cache.get(keyHash);
     if (cached && this.isFresh(cached)) return cached.answer;
     if (cached?.live) {
-      // Asked at most once a TTL: until the new answer comes, the old one counts as just asked for.
+      // Asked at most once a TTL: until the new answer comes, the old one counts as just asked for. The
+      // request does not wait for it, so it is no part of the request's trace.
       cached.askedAt = Date.now();
-      this.ask(webmasterKey, keyHash, parent).answer.catch(() => undefined);
+      this.ask(webmasterKey, keyHash, ROOT_CONTEXT).answer.catch(() => undefined);
       return cached.answer;
     }
     // Shared while in flight; a refresh instead leaves the answer in use where it is.
