@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LEAD_FIELDS, type LeadField } from '../../packages/core/src/lead-fields.js';
+import { LEAD_FIELDS } from '../../packages/core/src/lead-fields.js';
 import { leadFingerprintSource, validateLead } from '../../packages/distribution/src/leads/validation.js';
 import type { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
 import { anyLead, NOW, validLead } from './lead-arbitraries.js';
@@ -40,7 +40,7 @@ const KNOWN_MESSAGES: ReadonlySet<string> = new Set([
 ]);
 
 describe('validateLead, property-based', () => {
-  it('never throws, and reports only known fields with fixed messages that never echo the value', () => {
+  it('never throws, and reports only known fields with fixed messages, which cannot echo the value', () => {
     fc.assert(
       fc.property(anyLead, ({ lead, nonStringFields }) => {
         const result = validateLead(lead, nonStringFields, NOW);
@@ -53,9 +53,6 @@ describe('validateLead, property-based', () => {
         for (const [field, message] of errors) {
           expect(LEAD_FIELDS as readonly string[]).to.include(field);
           expect(KNOWN_MESSAGES.has(message), `unknown message ${JSON.stringify(message)}`).to.equal(true);
-          const value = lead[field as LeadField].trim();
-          // Short values can occur in a message by chance ("0.00"); longer ones only if echoed.
-          if (value.length >= 12) expect(message).not.to.include(value);
         }
         for (const field of nonStringFields) {
           if ((LEAD_FIELDS as readonly string[]).includes(field))
