@@ -679,17 +679,21 @@ describe('faults', function () {
       return { distribution, gateway };
     }
 
-    /** The one buyer, at a new gated endpoint (applied under the same name): its id. */
-    async function takeoverBuyer(buyer: GatedBuyer): Promise<string> {
-      buyers.push(buyer);
-      const buyerId = (
-        await admin!.applyBuyers([
-          testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } }),
-        ])
-      )['takeover-buyer']!;
+    /** Buyers at new gated endpoints, in place of those before: their ids, once every instance has them. */
+    async function applyGatedBuyers(
+      gated: { buyer: GatedBuyer; definition: Record<string, unknown> }[],
+    ): Promise<Record<string, string>> {
+      buyers.push(...gated.map(({ buyer }) => buyer));
+      const ids = await admin!.applyBuyers(gated.map(({ definition }) => definition));
       // Every instance has seen the change once its list of active buyers expires.
       await sleep(1500);
-      return buyerId;
+      return ids;
+    }
+
+    /** The one buyer, at a new gated endpoint (applied under the same name): its id. */
+    async function takeoverBuyer(buyer: GatedBuyer): Promise<string> {
+      const definition = testBuyer('takeover-buyer', buyer.url, { integration: { timeoutMs: BUYER_TIMEOUT_MS } });
+      return (await applyGatedBuyers([{ buyer, definition }]))['takeover-buyer']!;
     }
 
     /**
@@ -801,17 +805,21 @@ describe('faults', function () {
       const third = await startGatedBuyer(0);
       next.open();
       third.open();
-      buyers.push(buyer, next, third);
       // The first buyer's contract counts a post it does not answer in time as declined: a takeover moves on.
-      const ids = await admin!.applyBuyers([
-        testBuyer('takeover-buyer', buyer.url, {
-          pricing: { type: 'fixed', price: '40.00' },
-          integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' },
-        }),
-        testBuyer('next-buyer', next.url, { pricing: { type: 'fixed', price: '20.00' } }),
-        testBuyer('third-buyer', third.url, { pricing: { type: 'fixed', price: '15.00' } }),
+      const ids = await applyGatedBuyers([
+        {
+          buyer,
+          definition: testBuyer('takeover-buyer', buyer.url, {
+            pricing: { type: 'fixed', price: '40.00' },
+            integration: { timeoutMs: BUYER_TIMEOUT_MS, onTimeout: 'decline' },
+          }),
+        },
+        { buyer: next, definition: testBuyer('next-buyer', next.url, { pricing: { type: 'fixed', price: '20.00' } }) },
+        {
+          buyer: third,
+          definition: testBuyer('third-buyer', third.url, { pricing: { type: 'fixed', price: '15.00' } }),
+        },
       ]);
-      await sleep(1500);
       const publisher = await admin!.createPublisher('takeover-frozen', 1000);
       // Longer deadlines than the survivor's (a configuration being rolled out): woken after the takeover,
       // the service still has time to sell the lead, and the buyers it planned to post to.
