@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { createDatabase, type Db, migrateToLatest } from '../../packages/distribution/src/db/database.js';
 import { ReusableQuery } from '../../packages/distribution/src/db/reusable-query.js';
 import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { describeEachDatabase } from '../support/test-database.js';
+import { watchedDb } from '../support/watched-db.js';
 
 function publisher(id: string): PublisherRow {
   return { id, name: id, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 1_700_000_000_000 };
@@ -26,19 +27,7 @@ describeEachDatabase('queries compiled once and run with new values', (database)
   after(() => db?.destroy());
   beforeEach(() => (sent = []));
 
-  /** The database, telling each query's SQL to `sent` as it runs. */
-  const watched = (): Db =>
-    new Proxy(db, {
-      get(target, property) {
-        if (property === 'executeQuery')
-          return (query: CompiledQuery) => {
-            sent.push(query.sql);
-            return target.executeQuery(query);
-          };
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+  const watched = () => watchedDb(db, sent);
 
   const names = async () =>
     (await db.selectFrom('publishers').select(['id', 'name', 'payout_share_bps']).orderBy('id').execute()).map(

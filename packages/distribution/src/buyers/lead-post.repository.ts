@@ -1,6 +1,6 @@
-import { MysqlAdapter } from 'kysely';
+import { type CompiledQuery, MysqlAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
-import { insertRows } from '../db/insert-rows.js';
+import { rowsInsert } from '../db/insert-rows.js';
 import { ReusableQuery } from '../db/reusable-query.js';
 import type {
   BuyerAttemptOutcome,
@@ -9,6 +9,7 @@ import type {
   LeadPostState,
   LeadPostUpdate,
 } from '../db/schema.js';
+import { executeTogether } from '../db/statements-together.js';
 import type { PersonHashes } from './duplicates.js';
 import type { LeadPost } from './lead-post.js';
 
@@ -28,11 +29,11 @@ export interface NewIntent {
   createdAt: number;
 }
 
-export type IntentRefusal = 'claim_lost' | 'open_post' | 'already_posted';
+export type IntentRefusal = 'claim_lost' | 'open_post';
 
-// One round trip: the lead under its lock, and counts of its posts read beside it (a subquery of a
-// locking read locks nothing, as the separate read of the posts did not).
-const claimOfLead = new ReusableQuery((db: Db, values: { leadId: string; buyerId: string }) => {
+// The lead under its lock, and a count of its open posts read beside it (a subquery of a locking read
+// locks nothing, as a separate read of the posts would not).
+const claimOfLead = new ReusableQuery((db: Db, values: { leadId: string }) => {
   const claim = db
     .selectFrom('leads')
     .select((eb) => [
@@ -44,45 +45,51 @@ const claimOfLead = new ReusableQuery((db: Db, values: { leadId: string; buyerId
         .whereRef('lead_posts.lead_id', '=', 'leads.id')
         .where('lead_posts.state', 'in', OPEN_POST_STATES)
         .as('open_posts'),
-      eb
-        .selectFrom('lead_posts')
-        .select(eb.fn.countAll().as('count'))
-        .whereRef('lead_posts.lead_id', '=', 'leads.id')
-        .where('lead_posts.buyer_id', '=', values.buyerId)
-        .as('posts_to_buyer'),
     ])
     .where('leads.id', '=', values.leadId);
   return db.getExecutor().adapter instanceof MysqlAdapter ? claim.forUpdate() : claim;
 });
 
+type ClaimOfLead = Awaited<ReturnType<typeof claimOfLead.execute>>['rows'][number];
+
+function refusalOf(lead: ClaimOfLead | undefined, claimToken: string): IntentRefusal | undefined {
+  if (lead?.status !== 'processing' || lead.claim_token !== claimToken) return 'claim_lost';
+  if (Number(lead.open_posts) > 0) return 'open_post';
+  return undefined;
+}
+
 /**
  * Writes, in the transaction `trx`, the intent to post a lead to a buyer, or says why it may not be: the
- * lead is no longer held under this claim (another process took it over), another post of it may have
- * reached a buyer, or it was posted to this buyer before (the unique key on lead and buyer says so too,
- * when two writers race). The claim is read under the lead row's lock, so a takeover either sees this
- * intent or makes it fail.
+ * lead is no longer held under this claim (another process took it over), or another post of it may
+ * have reached a buyer. A lead posted to this buyer before fails the insert on the unique key of lead
+ * and buyer (isDuplicateKeyError). The claim is read under the lead row's lock, so a takeover either
+ * sees this intent or makes it fail.
+ *
+ * The claim's read and the intent's insert go together, in one round trip on MySQL: the insert is taken
+ * back, in the same transaction, when the read refuses it.
  */
 export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
-  const [lead] = (await claimOfLead.execute(trx, { leadId: intent.leadId, buyerId: intent.buyerId })).rows;
-  if (lead?.status !== 'processing' || lead.claim_token !== intent.claimToken) return 'claim_lost';
-  if (Number(lead.open_posts) > 0) return 'open_post';
-  if (Number(lead.posts_to_buyer) > 0) return 'already_posted';
-  await insertRows(trx, 'lead_posts', [
-    {
-      id: intent.id,
-      lead_id: intent.leadId,
-      buyer_id: intent.buyerId,
-      state: 'pending',
-      charge_cents: intent.chargeCents ?? null,
-      payout_cents: intent.payoutCents ?? null,
-      redirect_url: null,
-      reference: null,
-      created_at: intent.createdAt,
-      answered_at: null,
-      resolved_by: null,
-    },
+  const [claim] = await executeTogether(trx, [
+    claimOfLead.compile(trx, { leadId: intent.leadId }),
+    rowsInsert(trx, 'lead_posts', [
+      {
+        id: intent.id,
+        lead_id: intent.leadId,
+        buyer_id: intent.buyerId,
+        state: 'pending',
+        charge_cents: intent.chargeCents ?? null,
+        payout_cents: intent.payoutCents ?? null,
+        redirect_url: null,
+        reference: null,
+        created_at: intent.createdAt,
+        answered_at: null,
+        resolved_by: null,
+      },
+    ]),
   ]);
-  return undefined;
+  const refusal = refusalOf(claim.rows[0], intent.claimToken);
+  if (refusal) await trx.deleteFrom('lead_posts').where('id', '=', intent.id).execute();
+  return refusal;
 }
 
 export interface PostAnswer {
@@ -114,7 +121,19 @@ export async function recordAnswer(
   now: number,
   settles: AnswerableStates = 'unsettled',
 ): Promise<boolean> {
-  const result = await ANSWER_OF[settles].execute(db, {
+  const result = await db.executeQuery(answerUpdate(db, postId, answer, now, settles));
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/** `recordAnswer`'s statement, to run with others; no row is affected when the post was not in `settles`. */
+export function answerUpdate(
+  db: Db,
+  postId: string,
+  answer: PostAnswer,
+  now: number,
+  settles: AnswerableStates = 'unsettled',
+): CompiledQuery {
+  return ANSWER_OF[settles].compile(db, {
     postId,
     row: {
       state: answer.state,
@@ -126,7 +145,6 @@ export async function recordAnswer(
       resolved_by: answer.resolvedBy ?? null,
     },
   });
-  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 function postOfRow(row: LeadPostRow): LeadPost {

@@ -1,5 +1,6 @@
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.js';
-import { insertRows } from '../db/insert-rows.js';
+import { rowsInsert } from '../db/insert-rows.js';
 import type { LedgerEntryRow } from '../db/schema.js';
 import type { LedgerEntry } from './ledger.js';
 
@@ -14,6 +15,6 @@ function entryRow(entry: LedgerEntry): LedgerEntryRow {
   };
 }
 
-export async function insertLedgerEntries(db: Db, entries: readonly LedgerEntry[]): Promise<void> {
-  await insertRows(db, 'ledger_entries', entries.map(entryRow));
+export function ledgerInsert(db: Db, entries: readonly LedgerEntry[]): CompiledQuery | undefined {
+  return rowsInsert(db, 'ledger_entries', entries.map(entryRow));
 }

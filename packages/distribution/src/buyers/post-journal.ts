@@ -37,7 +37,7 @@ export interface OpenPost {
   heldSpend: number;
 }
 
-export type OpenResult = { post: OpenPost } | { skip: SkipReason } | { stop: Exclude<IntentRefusal, 'already_posted'> };
+export type OpenResult = { post: OpenPost } | { skip: SkipReason } | { stop: IntentRefusal };
 
 /** Backoff between tries of an answer's record while storage fails. */
 const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
@@ -78,7 +78,6 @@ export class PostJournal {
       return { skip: 'circuit_open' };
     }
     crashPoint('before-intent');
-    let refusal: IntentRefusal | undefined;
     const intent = {
       id: post.id,
       leadId: lead.leadId,
@@ -88,6 +87,7 @@ export class PostJournal {
       payoutCents: offer.payoutCents,
       createdAt: Date.now(),
     };
+    let refusal: IntentRefusal | undefined;
     try {
       refusal = await this.writes.run((trx) => insertIntent(trx, intent));
     } catch (error) {
@@ -95,11 +95,12 @@ export class PostJournal {
         await this.release(post).catch(() => undefined);
         throw error;
       }
-      refusal = 'already_posted';
+      await this.release(post);
+      return { skip: 'posted' };
     }
     if (refusal) {
       await this.release(post);
-      return refusal === 'already_posted' ? { skip: 'posted' } : { stop: refusal };
+      return { stop: refusal };
     }
     crashPoint('after-intent');
     return { post };

@@ -28,6 +28,9 @@ function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialec
     pool: createPool({
       uri: databaseUrl,
       connectionLimit,
+      // Statements that need none of each other's results go in one packet (executeTogether). Every value
+      // is a bound parameter, escaped by mysql2; no statement is built from text a client sent.
+      multipleStatements: true,
       supportBigNumbers: true,
       bigNumberStrings: false,
       // BIGINT columns hold epoch ms and cents: well inside the safe integer range.

@@ -24,15 +24,22 @@ export async function insertRows<T extends keyof Database & string>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<void> {
-  if (rows.length === 0) return;
+  const insert = rowsInsert(db, table, rows);
+  if (insert) await db.executeQuery(insert);
+}
+
+/** The insert of `rows` into `table`, to run with others (`executeTogether`); none for no rows. */
+export function rowsInsert<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): CompiledQuery | undefined {
+  if (rows.length === 0) return undefined;
   const columns = Object.keys(rows[0]!);
   const parameters = parametersOf(rows as readonly Record<string, unknown>[], columns);
   const shapes = shapesOf(db.getExecutor().adapter, table);
   const known = parameters && shapes.find((shape) => shape.rows === rows.length && sameValues(shape.columns, columns));
-  if (parameters && known) {
-    await db.executeQuery(CompiledQuery.raw(known.sql, parameters));
-    return;
-  }
+  if (parameters && known) return CompiledQuery.raw(known.sql, parameters);
   const compiled = db
     .insertInto(table)
     .values(rows as Insertable<Database[T]>[])
@@ -42,7 +49,7 @@ export async function insertRows<T extends keyof Database & string>(
     if (shapes.length >= MAX_SHAPES_PER_TABLE) shapes.length = 0;
     shapes.push({ rows: rows.length, columns, sql: compiled.sql });
   }
-  await db.executeQuery(compiled);
+  return compiled;
 }
 
 function shapesOf(adapter: DialectAdapter, table: string): Shape[] {

@@ -29,7 +29,12 @@ export class ReusableQuery<V extends QueryValues, R> {
 
   constructor(private readonly build: (db: Db, values: V) => Compilable<R>) {}
 
-  async execute(db: Db, values: V): Promise<QueryResult<R>> {
+  execute(db: Db, values: V): Promise<QueryResult<R>> {
+    return db.executeQuery(this.compile(db, values));
+  }
+
+  /** The query with `values` bound, to run with others (`executeTogether`). */
+  compile(db: Db, values: V): CompiledQuery<R> {
     const adapter = db.getExecutor().adapter;
     let shapes = this.shapes.get(adapter);
     if (!shapes) {
@@ -43,13 +48,13 @@ export class ReusableQuery<V extends QueryValues, R> {
       if (shapes.size >= MAX_SHAPES) shapes.clear();
       shapes.set(key, shape);
     }
-    if (shape === null) return db.executeQuery(this.build(db, values).compile());
+    if (shape === null) return this.build(db, values).compile();
     const parameters = [...shape.parameters];
     for (const slot of shape.slots) {
       const value = values[slot.name];
       parameters[slot.index] = slot.key === undefined ? value : (value as Record<string, Scalar>)[slot.key];
     }
-    return db.executeQuery(CompiledQuery.raw(shape.sql, parameters));
+    return CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>;
   }
 
   private compileShape(db: Db, values: V): Shape | null {

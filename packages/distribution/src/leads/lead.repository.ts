@@ -1,7 +1,8 @@
+import type { CompiledQuery } from 'kysely';
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import type { Db } from '../db/database.js';
-import { insertRows } from '../db/insert-rows.js';
+import { insertRows, rowsInsert } from '../db/insert-rows.js';
 import { ReusableQuery } from '../db/reusable-query.js';
 import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
 import type { Sale } from './sale.js';
@@ -276,10 +277,9 @@ const completeUnderClaim = new ReusableQuery(
       .where('claim_token', '=', values.claimToken),
 );
 
-/** Writes the outcome of a lead still held under this claim; false when the claim was lost. */
-export async function completeLead(db: Db, leadId: string, claimToken: string, outcome: LeadChange): Promise<boolean> {
-  const result = await completeUnderClaim.execute(db, { leadId, claimToken, row: changeRow(outcome) });
-  return (result.numAffectedRows ?? 0n) > 0n;
+/** Writes the outcome of a lead still held under this claim; no row is affected when the claim was lost. */
+export function completionUpdate(db: Db, leadId: string, claimToken: string, outcome: LeadChange): CompiledQuery {
+  return completeUnderClaim.compile(db, { leadId, claimToken, row: changeRow(outcome) });
 }
 
 const settleOpenLead = new ReusableQuery((db: Db, values: { leadId: string; row: LeadUpdate }) =>
@@ -295,8 +295,13 @@ const settleOpenLead = new ReusableQuery((db: Db, values: { leadId: string; row:
  * confirmation. Whoever holds the claim, the accepted post is the proof.
  */
 export async function settleLead(db: Db, leadId: string, outcome: LeadChange): Promise<boolean> {
-  const result = await settleOpenLead.execute(db, { leadId, row: changeRow(outcome) });
+  const result = await db.executeQuery(settlementUpdate(db, leadId, outcome));
   return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/** `settleLead`'s statement, to run with others; no row is affected when the lead has an outcome. */
+export function settlementUpdate(db: Db, leadId: string, outcome: LeadChange): CompiledQuery {
+  return settleOpenLead.compile(db, { leadId, row: changeRow(outcome) });
 }
 
 function attemptRow(attempt: AttemptRecord): BuyerAttemptRow {
@@ -337,6 +342,11 @@ export async function insertBuyerAttempts(db: Db, attempts: readonly AttemptReco
   await insertRows(db, 'buyer_attempts', attempts.map(attemptRow));
 }
 
+/** `insertBuyerAttempts`'s statement, to run with others; none for no attempts. */
+export function attemptsInsert(db: Db, attempts: readonly AttemptRecord[]): CompiledQuery | undefined {
+  return rowsInsert(db, 'buyer_attempts', attempts.map(attemptRow));
+}
+
 export async function listBuyerAttempts(db: Db, leadId: string): Promise<AttemptRecord[]> {
   const rows = await db
     .selectFrom('buyer_attempts')
@@ -361,6 +371,6 @@ function saleRow(sale: Sale): NewSaleRow {
   };
 }
 
-export async function insertSale(db: Db, sale: Sale): Promise<void> {
-  await insertRows(db, 'sales', [saleRow(sale)]);
+export function saleInsert(db: Db, sale: Sale): CompiledQuery {
+  return rowsInsert(db, 'sales', [saleRow(sale)])!;
 }

@@ -1,11 +1,12 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
 import type { AttemptRecord } from '../buyers/attempt-record.js';
 import { consumeCapacity } from '../buyers/cap.repository.js';
-import { recordAnswer } from '../buyers/lead-post.repository.js';
+import { answerUpdate } from '../buyers/lead-post.repository.js';
 import type { SaleWinner } from '../buyers/lead-seller.js';
 import { saleEntries } from '../buyers/ledger.js';
-import { insertLedgerEntries } from '../buyers/ledger.repository.js';
+import { ledgerInsert } from '../buyers/ledger.repository.js';
 import type { Db } from '../db/database.js';
+import { executeTogether } from '../db/statements-together.js';
 import { newId } from '../ids.js';
 import * as repository from './lead.repository.js';
 import type { LeadChange } from './stored-lead.js';
@@ -34,33 +35,35 @@ export async function recordSale(
   processingMs: number | null,
   now: number,
 ): Promise<void> {
-  if (winner.acceptance && !(await recordAnswer(trx, winner.postId, winner.acceptance.answer, now)))
-    throw new LeadNotRecordable();
-  await repository.insertBuyerAttempts(trx, attempts);
-  if (!lead.test) {
-    await repository.insertSale(trx, {
-      id: newId('sale', now),
-      leadId: lead.id,
-      publisherId: lead.publisherId,
+  const live = !lead.test;
+  const [answered, , , , sold] = await executeTogether(trx, [
+    winner.acceptance && answerUpdate(trx, winner.postId, winner.acceptance.answer, now),
+    repository.attemptsInsert(trx, attempts),
+    live
+      ? repository.saleInsert(trx, {
+          id: newId('sale', now),
+          leadId: lead.id,
+          publisherId: lead.publisherId,
+          buyerId: winner.buyerId,
+          chargeCents: winner.chargeCents,
+          payoutCents: winner.payoutCents,
+          marginCents: winner.chargeCents - winner.payoutCents,
+          createdAt: now,
+        })
+      : undefined,
+    live ? ledgerInsert(trx, saleEntries(lead, winner, now)) : undefined,
+    repository.settlementUpdate(trx, lead.id, {
+      status: 'sold',
+      completedAt: now,
       buyerId: winner.buyerId,
-      chargeCents: winner.chargeCents,
       payoutCents: winner.payoutCents,
-      marginCents: winner.chargeCents - winner.payoutCents,
-      createdAt: now,
-    });
-    await insertLedgerEntries(trx, saleEntries(lead, winner, now));
-    if (winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
-  }
-  const sold = await repository.settleLead(trx, lead.id, {
-    status: 'sold',
-    completedAt: now,
-    buyerId: winner.buyerId,
-    payoutCents: winner.payoutCents,
-    redirectUrl: winner.redirectUrl,
-    reason: null,
-    ...(processingMs === null ? {} : { processingMs }),
-  });
-  if (!sold) throw new LeadNotRecordable();
+      redirectUrl: winner.redirectUrl,
+      reason: null,
+      ...(processingMs === null ? {} : { processingMs }),
+    }),
+  ]);
+  if ((answered && !answered.numAffectedRows) || !sold.numAffectedRows) throw new LeadNotRecordable();
+  if (live && winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
   crashPoint('in-record');
 }
 
@@ -75,6 +78,9 @@ export async function recordUnsold(
   attempts: AttemptRecord[],
   update: LeadChange,
 ): Promise<void> {
-  await repository.insertBuyerAttempts(trx, attempts);
-  if (!(await repository.completeLead(trx, leadId, claimToken, update))) throw new LeadNotRecordable();
+  const [, completed] = await executeTogether(trx, [
+    repository.attemptsInsert(trx, attempts),
+    repository.completionUpdate(trx, leadId, claimToken, update),
+  ]);
+  if (!completed.numAffectedRows) throw new LeadNotRecordable();
 }
