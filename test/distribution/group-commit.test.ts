@@ -9,14 +9,10 @@ import {
   SQLITE_FILE,
 } from '../../packages/distribution/src/db/database.js';
 import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
-import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
+import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';
-
-function publisher(id: string): PublisherRow {
-  return { id, name: id, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: Date.now() };
-}
 
 describeEachDatabase('group commit of concurrent writes', (database) => {
   let db: Db;
@@ -34,7 +30,7 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
     const results = await Promise.all(
       ['a1', 'a2', 'a3'].map((id) =>
         writes.run(async (trx) => {
-          await trx.insertInto('publishers').values(publisher(id)).execute();
+          await trx.insertInto('publishers').values(publisherRow(id)).execute();
           return id.toUpperCase();
         }),
       ),
@@ -45,7 +41,7 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
 
   it('reports a failing write to its caller only and commits the others', async () => {
     const writes = new GroupCommit(db);
-    const insert = (id: string) => writes.run((trx) => trx.insertInto('publishers').values(publisher(id)).execute());
+    const insert = (id: string) => writes.run((trx) => trx.insertInto('publishers').values(publisherRow(id)).execute());
     const outcomes = await Promise.allSettled([insert('b1'), insert('b1'), insert('b2')]);
     expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect(isDuplicateKeyError((outcomes[1] as PromiseRejectedResult).reason)).to.equal(true);
@@ -55,10 +51,10 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
   it('rolls back all of a failing write, never a part of it', async () => {
     const writes = new GroupCommit(db);
     const failing = writes.run(async (trx) => {
-      await trx.insertInto('publishers').values(publisher('c1')).execute();
+      await trx.insertInto('publishers').values(publisherRow('c1')).execute();
       throw new Error('write refused');
     });
-    const other = writes.run((trx) => trx.insertInto('publishers').values(publisher('c2')).execute());
+    const other = writes.run((trx) => trx.insertInto('publishers').values(publisherRow('c2')).execute());
     const error = await failing.then(
       () => undefined,
       (reason: Error) => reason,
@@ -103,7 +99,7 @@ describe('group commit against another SQLite connection', () => {
           )
           .run('other', 'other');
       try {
-        await trx.insertInto('publishers').values(publisher('mine')).execute();
+        await trx.insertInto('publishers').values(publisherRow('mine')).execute();
       } catch (error) {
         errors.push(error);
         throw error;

@@ -2,14 +2,10 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { createDatabase, type Db, migrateToLatest } from '../../packages/distribution/src/db/database.js';
 import { insertRows } from '../../packages/distribution/src/db/insert-rows.js';
-import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
+import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';
-
-function publisher(id: string, name = id): PublisherRow {
-  return { id, name, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 1_700_000_000_000 };
-}
 
 describeEachDatabase('inserting rows through compiled statements', (database) => {
   let db: Db;
@@ -31,10 +27,13 @@ describeEachDatabase('inserting rows through compiled statements', (database) =>
     ).map((row) => `${row.id} ${row.name} ${row.payout_share_bps}`);
 
   it('stores the values of every call, however often a shape of statement comes again', async () => {
-    await insertRows(db, 'publishers', [publisher('r1-a'), publisher('r1-b', "O'Brien; --")]);
-    await insertRows(db, 'publishers', [publisher('r1-c', 'third'), { ...publisher('r1-d'), payout_share_bps: 7000 }]);
-    await db.transaction().execute((trx) => insertRows(trx, 'publishers', [publisher('r1-e')]));
-    await insertRows(db, 'publishers', [publisher('r1-f')]);
+    await insertRows(db, 'publishers', [publisherRow('r1-a'), publisherRow('r1-b', "O'Brien; --")]);
+    await insertRows(db, 'publishers', [
+      publisherRow('r1-c', 'third'),
+      { ...publisherRow('r1-d'), payout_share_bps: 7000 },
+    ]);
+    await db.transaction().execute((trx) => insertRows(trx, 'publishers', [publisherRow('r1-e')]));
+    await insertRows(db, 'publishers', [publisherRow('r1-f')]);
     expect(await stored('r1-')).to.deep.equal([
       'r1-a r1-a 8000',
       "r1-b O'Brien; -- 8000",
@@ -46,10 +45,10 @@ describeEachDatabase('inserting rows through compiled statements', (database) =>
   });
 
   it('takes rows whose columns differ in order or number, and SQL expressions as values', async () => {
-    const { id, name, ...rest } = publisher('r2-a');
-    await insertRows(db, 'publishers', [publisher('r2-a'), { name: 'second', id: 'r2-b', ...rest }]);
+    const { id, name, ...rest } = publisherRow('r2-a');
+    await insertRows(db, 'publishers', [publisherRow('r2-a'), { name: 'second', id: 'r2-b', ...rest }]);
     await insertRows(db, 'publishers', [
-      { ...publisher('r2-c'), name: sql<string>`${'from sql'}` as unknown as string },
+      { ...publisherRow('r2-c'), name: sql<string>`${'from sql'}` as unknown as string },
     ]);
     expect(await stored('r2-')).to.deep.equal(['r2-a r2-a 8000', 'r2-b second 8000', 'r2-c from sql 8000']);
     expect([id, name]).to.deep.equal(['r2-a', 'r2-a']);

@@ -2,15 +2,11 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { createDatabase, type Db, migrateToLatest } from '../../packages/distribution/src/db/database.js';
 import { ReusableQuery } from '../../packages/distribution/src/db/reusable-query.js';
-import type { PublisherRow } from '../../packages/distribution/src/db/schema.js';
 import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
+import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { watchedDb } from '../support/watched-db.js';
-
-function publisher(id: string): PublisherRow {
-  return { id, name: id, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 1_700_000_000_000 };
-}
 
 type PublisherChange = { name?: string; payout_share_bps?: number; rate_limit_per_minute?: number };
 
@@ -22,7 +18,10 @@ describeEachDatabase('queries compiled once and run with new values', (database)
   before(async () => {
     db = createDatabase(loadDistributionConfig(database().env));
     await migrateToLatest(db, testKeyRing());
-    await db.insertInto('publishers').values(['q-a', 'q-b', 'q-c'].map(publisher)).execute();
+    await db
+      .insertInto('publishers')
+      .values(['q-a', 'q-b', 'q-c'].map((id) => publisherRow(id)))
+      .execute();
   });
   after(() => db?.destroy());
   beforeEach(() => (sent = []));

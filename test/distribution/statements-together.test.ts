@@ -7,18 +7,15 @@ import {
   migrateToLatest,
 } from '../../packages/distribution/src/db/database.js';
 import { rowsInsert } from '../../packages/distribution/src/db/insert-rows.js';
-import type { LeadPostState, PublisherRow } from '../../packages/distribution/src/db/schema.js';
+import type { LeadPostState } from '../../packages/distribution/src/db/schema.js';
 import { executeTogether } from '../../packages/distribution/src/db/statements-together.js';
 import { insertLead } from '../../packages/distribution/src/leads/lead.repository.js';
 import type { StoredLead } from '../../packages/distribution/src/leads/stored-lead.js';
 import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
+import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { watchedDb } from '../support/watched-db.js';
-
-function publisher(id: string, name = id): PublisherRow {
-  return { id, name, rate_limit_per_minute: 60, payout_share_bps: 8000, created_at: 1_700_000_000_000 };
-}
 
 function lead(id: string, claimToken: string): StoredLead {
   return {
@@ -55,7 +52,7 @@ describeEachDatabase('statements sent together', (database) => {
   before(async () => {
     db = createDatabase(loadDistributionConfig(database().env));
     await migrateToLatest(db, testKeyRing());
-    await db.insertInto('publishers').values(publisher('pub-together')).execute();
+    await db.insertInto('publishers').values(publisherRow('pub-together')).execute();
   });
   after(() => db?.destroy());
 
@@ -68,10 +65,10 @@ describeEachDatabase('statements sent together', (database) => {
     db.updateTable('publishers').set({ name }).where('id', '=', id).compile();
 
   it('gives each statement its result in order, and nothing for one left out', async () => {
-    await db.insertInto('publishers').values(publisher('t1-a')).execute();
+    await db.insertInto('publishers').values(publisherRow('t1-a')).execute();
     const sent: string[] = [];
     const [inserted, left, read, renamed, missed] = await executeTogether(watchedDb(db, sent), [
-      rowsInsert(db, 'publishers', [publisher('t1-b')]),
+      rowsInsert(db, 'publishers', [publisherRow('t1-b')]),
       undefined,
       db.selectFrom('publishers').select('id').where('id', 'like', 't1-%').orderBy('id').compile(),
       rename('t1-a', 'renamed'),
@@ -92,7 +89,7 @@ describeEachDatabase('statements sent together', (database) => {
     const hostile = ["x'); drop table publishers; --", "\\'; delete from publishers; -- ;", 'a;b', '?', '`; select 1'];
     await executeTogether(
       db,
-      hostile.map((name, index) => rowsInsert(db, 'publishers', [publisher(`t2-${index}`, name)])),
+      hostile.map((name, index) => rowsInsert(db, 'publishers', [publisherRow(`t2-${index}`, name)])),
     );
     expect(await names('t2-')).to.deep.equal(hostile.map((name, index) => `t2-${index} ${name}`));
     expect(await names('pub-together')).to.have.length(1);
@@ -100,9 +97,9 @@ describeEachDatabase('statements sent together', (database) => {
 
   it('runs none of the statements after one that fails, and a transaction keeps none of them', async () => {
     const failing = (prefix: string) => [
-      rowsInsert(db, 'publishers', [publisher(`${prefix}-a`)]),
-      rowsInsert(db, 'publishers', [publisher(`${prefix}-a`, 'again')]),
-      rowsInsert(db, 'publishers', [publisher(`${prefix}-b`)]),
+      rowsInsert(db, 'publishers', [publisherRow(`${prefix}-a`)]),
+      rowsInsert(db, 'publishers', [publisherRow(`${prefix}-a`, 'again')]),
+      rowsInsert(db, 'publishers', [publisherRow(`${prefix}-b`)]),
     ];
     expect(await executeTogether(db, failing('t3')).catch(isDuplicateKeyError)).to.equal(true);
     expect(await names('t3-')).to.deep.equal(['t3-a t3-a']);
