@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
 import { type Db, isTransientConflict } from './database.js';
 import type { Database } from './schema.js';
@@ -13,7 +14,9 @@ interface QueuedWrite {
 /** Enough to amortise a commit; few enough that one slow batch does not hold many leads. */
 const MAX_BATCH = 64;
 /** Runs of one write alone before a lock conflict is reported. */
-const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 5;
+/** The longest pause before a write's first rerun after a lock conflict; doubled at each rerun. */
+const FIRST_RERUN_PAUSE_MS = 4;
 
 /**
  * Commits the small write transactions that arrive while the event loop turns
@@ -67,9 +70,10 @@ export class GroupCommit {
       try {
         return queued.resolve(await this.db.transaction().execute(queued.write));
       } catch (error) {
-        // Concurrent inserts of one unique key (retries of a lead) can deadlock on InnoDB; the loser runs again.
-        if (isTransientConflict(error) && attempt < MAX_ATTEMPTS) continue;
-        return queued.reject(error);
+        // Concurrent inserts of one unique key (retries of a lead) can deadlock on InnoDB; the loser runs
+        // again after a random pause, so that it does not meet the same writers at the same moment.
+        if (!isTransientConflict(error) || attempt >= MAX_ATTEMPTS) return queued.reject(error);
+        await setTimeout(Math.random() * FIRST_RERUN_PAUSE_MS * 2 ** (attempt - 1));
       }
     }
   }
