@@ -1,9 +1,8 @@
 import { ConfigError } from '@leadflow/service-kit/config';
-import { Kysely, Migrator, MysqlDialect, SqliteAdapter, sql } from 'kysely';
-import type * as Mysql2 from 'mysql2';
-import { lazyModule } from '../lazy-module.js';
+import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type { KeyRing } from '../security/key-ring.js';
 import { migrations } from './migrations/index.js';
+import { mysqlDialect } from './mysql-dialect.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 
@@ -18,32 +17,6 @@ export interface DatabaseOptions {
 }
 
 export { SQLITE_FILE } from './data-files.js';
-
-/** Loaded only when a MySQL URL is given. */
-const mysql2 = lazyModule<typeof Mysql2>('mysql2');
-
-function mysqlDialect(databaseUrl: string, connectionLimit: number): MysqlDialect {
-  const { createPool } = mysql2();
-  return new MysqlDialect({
-    pool: createPool({
-      uri: databaseUrl,
-      connectionLimit,
-      // Statements that need none of each other's results go in one packet (executeTogether). Every value
-      // is a bound parameter, escaped by mysql2; no statement is built from text a client sent.
-      multipleStatements: true,
-      supportBigNumbers: true,
-      bigNumberStrings: false,
-      // BIGINT columns hold epoch ms and cents: well inside the safe integer range.
-      typeCast(field, next) {
-        if (field.type === 'LONGLONG') {
-          const value = field.string();
-          return value === null ? null : Number(value);
-        }
-        return next();
-      },
-    }),
-  });
-}
 
 export function createDatabase(options: DatabaseOptions): Db {
   const dialect = options.databaseUrl

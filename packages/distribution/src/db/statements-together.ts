@@ -1,13 +1,11 @@
 import { CompiledQuery, MysqlAdapter, type QueryResult } from 'kysely';
 import type { Db } from './database.js';
+import { type MysqlStatementResult, resultOfStatement } from './mysql-dialect.js';
 
 /** A statement's result; undefined for a statement that may be left out. */
 type ResultOf<S> = S extends CompiledQuery<infer R> ? QueryResult<R> : undefined;
 
 type Results<T extends readonly (CompiledQuery<unknown> | undefined)[]> = { [K in keyof T]: ResultOf<T[K]> };
-
-/** What mysql2 gives for each statement of a multi-statement packet: rows, or a write's header. */
-type MysqlStatementResult = unknown[] | { affectedRows: number };
 
 /**
  * Runs statements that need none of each other's results, in order, and gives each one's result (nothing
@@ -29,14 +27,10 @@ export async function executeTogether<const T extends readonly (CompiledQuery<un
     const { rows } = await db.executeQuery(packet);
     let next = 0;
     for (const statement of statements) {
-      results.push(statement && resultOf(rows[next++] as MysqlStatementResult));
+      results.push(statement && resultOfStatement(rows[next++] as MysqlStatementResult));
     }
   } else {
     for (const statement of statements) results.push(statement && (await db.executeQuery(statement)));
   }
   return results as Results<T>;
-}
-
-function resultOf(result: MysqlStatementResult): QueryResult<unknown> {
-  return Array.isArray(result) ? { rows: result } : { rows: [], numAffectedRows: BigInt(result.affectedRows) };
 }
