@@ -847,6 +847,10 @@ describe('faults', function () {
         'SELECT COUNT(*) AS entries FROM ledger_entries WHERE lead_id = ?',
         [row!.id],
       );
+      const posts = await database!.rows<{ buyer_id: string }>(
+        'SELECT buyer_id FROM lead_posts WHERE lead_id = ? ORDER BY created_at',
+        [row!.id],
+      );
       const replay = await postLead(survivor!.baseUrl, publisher.key, body, 60_000);
       reportFigures(
         `      frozen at the buyer: after the takeover ${describeReply(takenOver)}; woken: first answer ${describeReply(firstReply)}, ` +
@@ -867,6 +871,12 @@ describe('faults', function () {
       expect(buyer.received, 'posts to the first buyer').to.deep.equal([row!.id]);
       expect(next.received, 'posts to the next buyer').to.deep.equal([row!.id]);
       expect(third.received, 'posts to the third buyer').to.deep.equal([]);
+      // The woken service's refused intents leave no post a buyer never got (its audit trail, its duplicate
+      // checks and its reports would count one).
+      expect(
+        posts.map((post) => post.buyer_id),
+        'stored posts',
+      ).to.deep.equal([ids['takeover-buyer'], ids['next-buyer']]);
     });
   });
 
