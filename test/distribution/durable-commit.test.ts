@@ -6,19 +6,10 @@ import { Kysely, sql } from 'kysely';
 import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
 import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
 import { fileSync } from '../../packages/distribution/src/db/wal-sync.js';
+import { HeldSyncs } from '../support/held-syncs.js';
 
 interface Table {
   notes: { id: number; body: string };
-}
-
-/** An fsync that completes only when the test says so. */
-class HeldSyncs {
-  readonly pending: { resolve(): void; reject(error: Error): void }[] = [];
-  started = 0;
-  readonly sync = () => {
-    this.started += 1;
-    return new Promise<void>((resolve, reject) => this.pending.push({ resolve, reject }));
-  };
 }
 
 /** Resolves once `check` holds, turning the event loop meanwhile. */
@@ -50,7 +41,7 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
     syncs.started = 0;
   });
   afterEach(async () => {
-    for (const held of syncs.pending.splice(0)) held.resolve();
+    syncs.releaseAll();
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
