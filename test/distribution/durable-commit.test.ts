@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Kysely, sql } from 'kysely';
-import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
+import { type Db, SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
+import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
+import type { Database } from '../../packages/distribution/src/db/schema.js';
 import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
 import { fileSync } from '../../packages/distribution/src/db/wal-sync.js';
 import { HeldSyncs } from '../support/held-syncs.js';
@@ -87,6 +89,72 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
     await until(() => syncs.pending.length === 1);
     syncs.pending.shift()!.resolve();
     await next.promise;
+  });
+});
+
+describe('a group-commit write that need not wait for the disk', () => {
+  let dir: string;
+  let syncs: HeldSyncs;
+  let db: Db;
+  let writes: GroupCommit;
+  const insertNote = (id: number) => (trx: Db) => sql`insert into notes (id, body) values (${id}, 'a')`.execute(trx);
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'leadflow-sync-later-'));
+    syncs = new HeldSyncs();
+    syncs.holding = false;
+    const dialect = sqliteDialect(dir, { syncWal: syncs.sync });
+    db = new Kysely<Database>({ dialect });
+    writes = new GroupCommit(db, dialect);
+    await sql`create table notes (id integer primary key, body text)`.execute(db);
+    syncs.holding = true;
+    syncs.started = 0;
+  });
+  afterEach(async () => {
+    syncs.releaseAll();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is done once committed, and reaches the disk with the next write that waits', async () => {
+    const early = tracked(writes.run(insertNote(1), { waitForDisk: false }));
+    await until(() => early.settled());
+    await early.promise;
+    expect(syncs.started, 'no fsync for it').to.equal(0);
+
+    const waited = tracked(writes.run(insertNote(2)));
+    await until(() => syncs.pending.length === 1);
+    expect(waited.settled(), 'the waiting write waits').to.equal(false);
+    syncs.pending.shift()!.resolve();
+    await waited.promise;
+    // That one fsync began after both commits: it covers both.
+    expect(syncs.started).to.equal(1);
+  });
+
+  it('waits after all when it shares its commit with a write that waits', async () => {
+    const early = tracked(writes.run(insertNote(1), { waitForDisk: false }));
+    const waited = tracked(writes.run(insertNote(2)));
+    await until(() => syncs.pending.length === 1);
+    expect(early.settled() || waited.settled()).to.equal(false);
+    syncs.pending.shift()!.resolve();
+    await Promise.all([early.promise, waited.promise]);
+  });
+
+  it('lets a read after it run without waiting for the disk', async () => {
+    await writes.run(insertNote(1), { waitForDisk: false });
+    const read = tracked(sql<{ body: string }>`select body from notes`.execute(db));
+    await until(() => read.settled());
+    expect((await read.promise).rows).to.deep.equal([{ body: 'a' }]);
+    expect(syncs.started).to.equal(0);
+  });
+
+  it('leaves a write after it waiting as before', async () => {
+    await writes.run(insertNote(1), { waitForDisk: false });
+    const plain = tracked(sql`update notes set body = 'b'`.execute(db));
+    await until(() => syncs.pending.length === 1);
+    expect(plain.settled()).to.equal(false);
+    syncs.pending.shift()!.resolve();
+    await plain.promise;
   });
 });
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { trace } from '@opentelemetry/api';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -16,6 +19,8 @@ import { PingTreeSeller } from '../../../packages/distribution/src/buyers/ping-t
 import { type Db, migrateToLatest } from '../../../packages/distribution/src/db/database.js';
 import { GroupCommit } from '../../../packages/distribution/src/db/group-commit.js';
 import type { Database } from '../../../packages/distribution/src/db/schema.js';
+import { sqliteDialect } from '../../../packages/distribution/src/db/sqlite-dialect.js';
+import type { FileSync } from '../../../packages/distribution/src/db/wal-sync.js';
 import { IntakeService } from '../../../packages/distribution/src/leads/intake.service.js';
 import { DistributionMetrics } from '../../../packages/distribution/src/observability/metrics.js';
 import { PublisherService } from '../../../packages/distribution/src/publishers/publisher.service.js';
@@ -24,8 +29,8 @@ import { testKeyRing } from '../../support/key-ring.js';
 
 /*
  * The selling engine in this process, without a server: intake, buyers and the ping tree over an
- * in-memory SQLite database, and buyers played by functions instead of HTTP servers. Buyer files are
- * YAML fixtures under test/fixtures/buyers/.
+ * in-memory SQLite database (or an on-disk one, EngineOptions.syncWal), and buyers played by functions
+ * instead of HTTP servers. Buyer files are YAML fixtures under test/fixtures/buyers/.
  */
 
 /** What a played buyer answers a ping or a post with; 'timeout' is no whole answer in time. */
@@ -74,8 +79,29 @@ export interface InMemoryEngine {
   close(): Promise<void>;
 }
 
-export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}): Promise<InMemoryEngine> {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+export interface EngineOptions {
+  sellDeadlineMs?: number;
+  /**
+   * The store as the service runs it instead of in memory: SQLite in a directory of its own, each commit
+   * waiting for this fsync of its write-ahead log unless its write need not (GroupCommit's waitForDisk).
+   */
+  syncWal?: FileSync;
+}
+
+/** The engine's database: in memory, or on disk with its WAL synced through `syncWal`. */
+function engineDatabase(syncWal: FileSync | undefined): { db: Db; writes: GroupCommit; remove(): void } {
+  if (!syncWal) {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+    return { db, writes: new GroupCommit(db), remove: () => undefined };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadflow-engine-'));
+  const dialect = sqliteDialect(dir, { syncWal });
+  const db = new Kysely<Database>({ dialect });
+  return { db, writes: new GroupCommit(db, dialect), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function inMemoryEngine(options: EngineOptions = {}): Promise<InMemoryEngine> {
+  const { db, writes, remove } = engineDatabase(options.syncWal);
   const ring = testKeyRing();
   await migrateToLatest(db, ring);
   const logger = pino({ level: 'silent' });
@@ -83,7 +109,6 @@ export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}):
   const buyerService = new BuyerService(db, logger, new EnvironmentValues());
   const played = new PlayedBuyers();
   const breakers = new CircuitBreakers(DEFAULT_CIRCUIT_BREAKER);
-  const writes = new GroupCommit(db);
   const publishers = new PublisherService(db);
   const seller = new PingTreeSeller({
     db,
@@ -120,6 +145,9 @@ export async function inMemoryEngine(options: { sellDeadlineMs?: number } = {}):
     async publisherKey() {
       return (await publishers.create({ name: 'unit publisher' })).key;
     },
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      remove();
+    },
   };
 }

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Lead } from '../../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { HeldSyncs } from '../../support/held-syncs.js';
 import { validLeadBody } from '../../support/leads.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { type InMemoryEngine, inMemoryEngine } from './in-memory-engine.js';
 
 const accept = () => ({ outcome: 'accepted' as const });
@@ -157,6 +159,46 @@ describe('the ping tree, in process', () => {
 
       expect(outcome.kind).to.equal('rejected');
       expect(engine.buyers.calls.filter((call) => call.kind === 'post')).to.have.length(0);
+    });
+  });
+
+  describe('the disk', () => {
+    let syncs: HeldSyncs;
+
+    beforeEach(async () => {
+      await engine.close();
+      syncs = new HeldSyncs();
+      syncs.holding = false;
+      engine = await inMemoryEngine({ syncWal: syncs.sync });
+      key = await engine.publisherKey();
+      await engine.applyBuyers('ping-post-bidders');
+      engine.buyers.on('https://low-bidder.example/ping', decline);
+      engine.buyers.on('https://high-bidder.example/ping', () => ({
+        outcome: 'accepted',
+        priceCents: 4500,
+        reference: 'high-1',
+      }));
+      engine.buyers.on('https://high-bidder.example/post', accept);
+      syncs.holding = true;
+    });
+
+    afterEach(() => syncs.releaseAll());
+
+    it('pings while the new lead reaches the disk, and posts only once its intent is there', async () => {
+      const answer = submit();
+      await waitUntil('an fsync is awaited', () => syncs.pending.length > 0, 5_000, 5);
+      // The lead's own commit was not waited on: the pings went out. The fsync awaited is the intent's.
+      expect(engine.buyers.calls.filter((call) => call.kind === 'ping')).to.have.length(2);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(
+        engine.buyers.to('https://high-bidder.example/post'),
+        'posted before the intent was on disk',
+      ).to.have.length(0);
+
+      syncs.releaseAll();
+      const { outcome } = await answer;
+      expect(outcome.kind).to.equal('sold');
+      expect(engine.buyers.to('https://high-bidder.example/post')).to.have.length(1);
     });
   });
 

@@ -1,6 +1,7 @@
 import { ConfigError } from '@leadflow/service-kit/config';
 import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type { KeyRing } from '../security/key-ring.js';
+import { registerCommitDurability } from './commit-durability.js';
 import { migrations } from './migrations/index.js';
 import { mysqlDialect } from './mysql-dialect.js';
 import type { Database } from './schema.js';
@@ -19,10 +20,12 @@ export interface DatabaseOptions {
 export { SQLITE_FILE } from './data-files.js';
 
 export function createDatabase(options: DatabaseOptions): Db {
-  const dialect = options.databaseUrl
-    ? mysqlDialect(options.databaseUrl, options.connectionLimit ?? 20)
-    : sqliteDialect(options.dataDir);
-  return new Kysely<Database>({ dialect });
+  if (options.databaseUrl)
+    return new Kysely<Database>({ dialect: mysqlDialect(options.databaseUrl, options.connectionLimit ?? 20) });
+  const dialect = sqliteDialect(options.dataDir);
+  const db = new Kysely<Database>({ dialect });
+  registerCommitDurability(db, dialect);
+  return db;
 }
 
 /** Migrates to the latest schema; data migrations read and write lead data with `ring`. */

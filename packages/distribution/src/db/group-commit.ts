@@ -1,12 +1,23 @@
 import { setTimeout } from 'node:timers/promises';
 import type { Transaction } from 'kysely';
+import { type CommitDurability, commitDurability } from './commit-durability.js';
 import { type Db, isTransientConflict } from './database.js';
 import type { Database } from './schema.js';
 
 export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
 
+export interface WriteOptions {
+  /**
+   * false: the writer goes on once the write is committed, without waiting for the disk; the next write
+   * that waits takes it to the disk with its own (see CommitDurability). Only for a write that nothing
+   * outside the database relies on until the same caller's next write, which waits.
+   */
+  waitForDisk?: boolean;
+}
+
 interface QueuedWrite {
   write: Write<unknown>;
+  waitsForDisk: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -29,11 +40,15 @@ export class GroupCommit {
   private queue: QueuedWrite[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly durability: CommitDurability = commitDurability(db),
+  ) {}
 
-  run<T>(write: Write<T>): Promise<T> {
+  run<T>(write: Write<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      const waitsForDisk = options.waitForDisk ?? true;
+      this.queue.push({ write, waitsForDisk, resolve: resolve as (value: unknown) => void, reject });
       this.scheduleFlush();
     });
   }
@@ -54,6 +69,7 @@ export class GroupCommit {
     let results: unknown[];
     try {
       results = await this.db.transaction().execute(async (trx) => {
+        if (batch.every((queued) => !queued.waitsForDisk)) this.durability.syncLater();
         const done: unknown[] = [];
         for (const queued of batch) done.push(await queued.write(trx));
         return done;
@@ -68,7 +84,12 @@ export class GroupCommit {
   private async commitAlone(queued: QueuedWrite): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return queued.resolve(await this.db.transaction().execute(queued.write));
+        return queued.resolve(
+          await this.db.transaction().execute((trx) => {
+            if (!queued.waitsForDisk) this.durability.syncLater();
+            return queued.write(trx);
+          }),
+        );
       } catch (error) {
         // Concurrent inserts of one unique key (retries of a lead) can deadlock on InnoDB; the loser runs
         // again after a random pause, so that it does not meet the same writers at the same moment.

@@ -15,6 +15,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import type { CommitDurability } from './commit-durability.js';
 import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import { type FileSync, fileSync, WalSync } from './wal-sync.js';
@@ -22,9 +23,12 @@ import { type FileSync, fileSync, WalSync } from './wal-sync.js';
 /** Kysely prepares every query anew; the same few statements run for every lead, so keep them prepared. */
 const PREPARED_STATEMENTS = 256;
 
-/** Whether the connection wrote since its last WAL sync. */
+/** What the connection's holder did since it took the connection. */
 interface Unsynced {
+  /** It wrote: on release it waits for the WAL's sync. */
   writes: boolean;
+  /** It leaves that sync to the next writer (CommitDurability.syncLater). */
+  syncLater: boolean;
 }
 
 function withStatementCache(database: SqliteDatabase.Database, unsynced: Unsynced): SqliteDialectConfig['database'] {
@@ -61,10 +65,13 @@ class DurableSqliteDriver extends SqliteDriver {
   }
 
   override async releaseConnection(): Promise<void> {
+    const { syncLater } = this.unsynced;
+    this.unsynced.syncLater = false;
     const wrote = this.unsynced.writes && !this.database.inTransaction;
     if (wrote) this.unsynced.writes = false;
     await super.releaseConnection();
-    if (wrote) await this.wal.sync();
+    // A commit left to later is synced by the next writer's fsync, which covers it: the WAL is written in order.
+    if (wrote && !syncLater) await this.wal.sync();
   }
 
   override async destroy(): Promise<void> {
@@ -90,9 +97,15 @@ function checkpointOffTheEventLoop(
   });
 }
 
-/** Kysely's SQLite dialect with the durable driver. */
-class DurableSqliteDialect implements Dialect {
-  constructor(readonly createDriver: () => Driver) {}
+/**
+ * Kysely's SQLite dialect with the durable driver. `syncLater`, called by whoever holds the connection
+ * (inside a transaction), lets that holder hear its commit is done without waiting for the disk.
+ */
+export class DurableSqliteDialect implements Dialect, CommitDurability {
+  constructor(
+    readonly createDriver: () => Driver,
+    readonly syncLater: () => void,
+  ) {}
 
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
@@ -116,7 +129,7 @@ export interface SqliteParts {
 }
 
 /** The embedded database in dataDir. */
-export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Dialect {
+export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): DurableSqliteDialect {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, SQLITE_FILE);
   const database = new SqliteDatabase(file);
@@ -136,7 +149,7 @@ export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Dialect
   // pages and a buyer's recent rows, which 2 MB holds, and a page it misses is in the OS's file cache.
   database.pragma('cache_size = -2000');
   const checkpointer = checkpointOffTheEventLoop(database, file, parts.startCheckpointer ?? startWalCheckpointer);
-  const unsynced: Unsynced = { writes: false };
+  const unsynced: Unsynced = { writes: false, syncLater: false };
   const walFile = fileSync(`${file}-wal`);
   const config = { database: withStatementCache(database, unsynced) };
   const closeFiles = async () => {
@@ -145,5 +158,8 @@ export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Dialect
   };
   return new DurableSqliteDialect(
     () => new DurableSqliteDriver(config, database, unsynced, new WalSync(parts.syncWal ?? walFile.sync), closeFiles),
+    () => {
+      unsynced.syncLater = true;
+    },
   );
 }

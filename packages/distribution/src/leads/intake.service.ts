@@ -152,7 +152,9 @@ export class IntakeService {
       span.setAttribute('leadflow.lead_id', identity.id);
       try {
         const stored = storedLead(valid, identity, this.deps.cipher);
-        await this.deps.writes.run((trx) => repository.insertLead(trx, stored));
+        // Not waited on to reach the disk: nothing but pings leaves on the strength of this row alone. A
+        // post waits for its intent's fsync and an answer for its outcome's, and those cover this commit.
+        await this.deps.writes.run((trx) => repository.insertLead(trx, stored), { waitForDisk: false });
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
