@@ -68,12 +68,7 @@ export class GroupCommit {
     if (batch.length === 1) return this.commitAlone(batch[0]!);
     let results: unknown[];
     try {
-      results = await this.db.transaction().execute(async (trx) => {
-        if (batch.every((queued) => !queued.waitsForDisk)) this.durability.syncLater();
-        const done: unknown[] = [];
-        for (const queued of batch) done.push(await queued.write(trx));
-        return done;
-      });
+      results = await this.runTogether(batch);
     } catch {
       for (const queued of batch) await this.commitAlone(queued);
       return;
@@ -81,15 +76,21 @@ export class GroupCommit {
     for (const [index, queued] of batch.entries()) queued.resolve(results[index]);
   }
 
+  /** The writes in one transaction, their results in order; it waits for the disk unless none of them needs to. */
+  private runTogether(writes: readonly QueuedWrite[]): Promise<unknown[]> {
+    return this.db.transaction().execute(async (trx) => {
+      if (writes.every((queued) => !queued.waitsForDisk)) this.durability.syncLater();
+      const done: unknown[] = [];
+      for (const queued of writes) done.push(await queued.write(trx));
+      return done;
+    });
+  }
+
   private async commitAlone(queued: QueuedWrite): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return queued.resolve(
-          await this.db.transaction().execute((trx) => {
-            if (!queued.waitsForDisk) this.durability.syncLater();
-            return queued.write(trx);
-          }),
-        );
+        const [result] = await this.runTogether([queued]);
+        return queued.resolve(result);
       } catch (error) {
         // Concurrent inserts of one unique key (retries of a lead) can deadlock on InnoDB; the loser runs
         // again after a random pause, so that it does not meet the same writers at the same moment.
