@@ -27,26 +27,34 @@ function tracked<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => 
   return { promise: watched, settled: () => settled };
 }
 
+/** A fresh embedded database holding the notes table; from then on, its WAL's fsyncs are held. */
+async function notesDatabase<T>(prefix: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const syncs = new HeldSyncs();
+  syncs.holding = false;
+  const dialect = sqliteDialect(dir, { syncWal: syncs.sync });
+  const db = new Kysely<T>({ dialect });
+  await sql`create table notes (id integer primary key, body text)`.execute(db);
+  syncs.holding = true;
+  syncs.started = 0;
+  return { dir, syncs, dialect, db };
+}
+
+async function closeNotes(dir: string, syncs: HeldSyncs, db: { destroy(): Promise<void> }): Promise<void> {
+  syncs.releaseAll();
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
+
 describe('SQLite commits are on disk before their caller hears of them', () => {
   let dir: string;
   let syncs: HeldSyncs;
   let db: Kysely<Table>;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'leadflow-durable-'));
-    syncs = new HeldSyncs();
-    db = new Kysely<Table>({ dialect: sqliteDialect(dir, { syncWal: syncs.sync }) });
-    const created = sql`create table notes (id integer primary key, body text)`.execute(db);
-    await until(() => syncs.pending.length === 1);
-    syncs.pending.shift()!.resolve();
-    await created;
-    syncs.started = 0;
+    ({ dir, syncs, db } = await notesDatabase<Table>('leadflow-durable-'));
   });
-  afterEach(async () => {
-    syncs.releaseAll();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => closeNotes(dir, syncs, db));
 
   it('reports a transaction done only once the WAL is synced, and lets other queries run meanwhile', async () => {
     const write = tracked(
@@ -100,21 +108,11 @@ describe('a group-commit write that need not wait for the disk', () => {
   const insertNote = (id: number) => (trx: Db) => sql`insert into notes (id, body) values (${id}, 'a')`.execute(trx);
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'leadflow-sync-later-'));
-    syncs = new HeldSyncs();
-    syncs.holding = false;
-    const dialect = sqliteDialect(dir, { syncWal: syncs.sync });
-    db = new Kysely<Database>({ dialect });
-    writes = new GroupCommit(db, dialect);
-    await sql`create table notes (id integer primary key, body text)`.execute(db);
-    syncs.holding = true;
-    syncs.started = 0;
+    const notes = await notesDatabase<Database>('leadflow-sync-later-');
+    ({ dir, syncs, db } = notes);
+    writes = new GroupCommit(db, notes.dialect);
   });
-  afterEach(async () => {
-    syncs.releaseAll();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => closeNotes(dir, syncs, db));
 
   it('is done once committed, and reaches the disk with the next write that waits', async () => {
     const early = tracked(writes.run(insertNote(1), { waitForDisk: false }));
