@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import {
   DESCRIPTOR_SET_DIRECTORY,
   DESCRIPTOR_SETS,
-} from '../packages/distribution/src/observability/descriptor-sets.js';
+} from '../services/distribution/src/observability/descriptor-sets.js';
 
 const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

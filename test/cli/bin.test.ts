@@ -13,7 +13,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `leadflow ARGS` as a real process from the repository root, with none of this process's LEADFLOW_ settings, fed `stdin`. */
 async function spawnLeadflow(argv: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
-  const leadflow = startProcess('packages/cli/src/main.ts', env, {
+  const leadflow = startProcess('services/cli/src/main.ts', env, {
     args: argv,
     cwd: REPO_ROOT,
     inherits: (name) => !name.startsWith('LEADFLOW_'),

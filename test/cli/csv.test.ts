@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { csvLine } from '../../packages/cli/src/csv.js';
+import { csvLine } from '../../services/cli/src/csv.js';
 
 describe('CSV lines', () => {
   it('neutralises cells a spreadsheet would run as formulas', () => {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { runCli } from '../../packages/cli/src/run-cli.js';
+import { runCli } from '../../services/cli/src/run-cli.js';
 import type { TestDistribution } from '../support/distribution.js';
 
 export interface CliRun {

@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { CliFailure } from '../../packages/cli/src/errors.js';
-import { readSourceDocument, type SourceDocument } from '../../packages/cli/src/source-document.js';
+import { CliFailure } from '../../services/cli/src/errors.js';
+import { readSourceDocument, type SourceDocument } from '../../services/cli/src/source-document.js';
 import { withTempDir } from '../bench/temp-dir.js';
 
 const NO_STDIN = Readable.from([]);

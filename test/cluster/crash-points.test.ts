@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { isLeadField } from '../../packages/core/src/lead-fields.js';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
-import { CRASH_POINTS, type CrashPoint } from '../../packages/service-kit/src/crash-points.js';
+} from '../../proto/leadflow/distribution/v1/distribution.js';
+import { isLeadField } from '../../services/core/src/lead-fields.js';
+import { CRASH_POINTS, type CrashPoint } from '../../services/service-kit/src/crash-points.js';
 import { testBuyer } from '../support/buyers.js';
 import { reportFigures } from '../support/figures.js';
 import { call } from '../support/grpc.js';

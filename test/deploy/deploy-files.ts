@@ -3,14 +3,10 @@
 // routes and gRPC services are served, which data files the code opens at run time.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { packageOf, REPOSITORY_ROOT as ROOT, workspacePackages } from '../support/workspaces.js';
 
-/** The repository root, from test/deploy/ (or from its compiled copy under dist/). */
-export const ROOT = (() => {
-  const here = fileURLToPath(new URL('../../', import.meta.url));
-  return path.basename(here) === 'dist' ? path.dirname(here) : here;
-})();
+export { ROOT, workspacePackages };
 
 /** A repository-relative path with forward slashes. */
 export function rel(absolute: string): string {
@@ -107,9 +103,12 @@ export function envFile(repoPath: string): Map<string, string> {
 
 // ---- the code ---------------------------------------------------------------------------------
 
-/** The TypeScript sources of the packages, less the code generated from proto/ (packages/proto/src). */
+/** The hand-written TypeScript sources of the packages, less the code generated from proto/. */
 export function sourceFiles(): string[] {
-  return filesUnder('packages').filter((file) => file.endsWith('.ts') && !file.startsWith('packages/proto/src/'));
+  return workspacePackages()
+    .filter((dir) => dir !== 'proto')
+    .flatMap(filesUnder)
+    .filter((file) => file.endsWith('.ts'));
 }
 
 /**
@@ -148,21 +147,21 @@ export function compilerLayout(packageDir: string): CompilerLayout {
 }
 
 /**
- * The TypeScript source `npm run build` compiles to a `packages/NAME/dist/...js` path (each
- * package's tsconfig.json: rootDir src, outDir dist), or why there is none.
+ * The TypeScript source `npm run build` compiles to a `PACKAGE/dist/...js` path (each package's
+ * tsconfig.json: rootDir src, outDir dist), or why there is none.
  */
 export function sourceOfCompiled(script: string): { source?: string; problem?: string } {
   const normalized = path.posix.normalize(script.replace(/^\.\//, '').replace(/^\/app\//, ''));
-  const match = /^(packages\/[^/]+)\/(.+)\.js$/.exec(normalized);
-  if (!match || !exists(`${match[1]}/tsconfig.json`)) {
-    return { problem: `${script} is not a compiled file of a package (packages/NAME/dist/...js)` };
+  const located = normalized.endsWith('.js') ? packageOf(normalized.slice(0, -3)) : undefined;
+  if (!located || !exists(`${located.packageDir}/tsconfig.json`)) {
+    return { problem: `${script} is not a compiled file of a workspace package (PACKAGE/dist/...js)` };
   }
-  const [, packageDir, inPackage] = match as unknown as [string, string, string];
+  const { packageDir, inPackage } = located;
   const layout = compilerLayout(packageDir);
   if (!inPackage.startsWith(`${layout.outDir}/`)) {
     return { problem: `${script} is not under ${packageDir}/${layout.outDir}/, where its package compiles to` };
   }
-  const source = `${packageDir}/${layout.rootDir}/${inPackage.slice(layout.outDir.length + 1)}.ts`;
+  const source = path.posix.join(packageDir, layout.rootDir, `${inPackage.slice(layout.outDir.length + 1)}.ts`);
   if (!exists(source)) return { problem: `${script} would be compiled from ${source}, which does not exist` };
   return { source };
 }
@@ -176,7 +175,7 @@ export function scriptOf(argv: string[]): string | undefined {
 /** Paths the gateway's route plugins serve (`app.get('/health/live', ...)`). */
 export function gatewayRoutes(): Set<string> {
   const routes = new Set<string>();
-  for (const file of filesUnder('packages/gateway/src/routes')) {
+  for (const file of filesUnder('gateway/src/routes')) {
     for (const match of read(file).matchAll(/\bapp\.(?:get|head|post|put|patch|delete|all)\(\s*['"`]([^'"`]+)['"`]/g))
       routes.add(match[1]);
   }
@@ -185,7 +184,7 @@ export function gatewayRoutes(): Set<string> {
 
 /** Paths the distribution service's HTTP listener (metrics and probes) serves (`path === '/health/ready'`). */
 export function distributionHttpRoutes(): Set<string> {
-  const text = read('packages/distribution/src/observability/metrics-server.ts');
+  const text = read('services/distribution/src/observability/metrics-server.ts');
   return new Set([...text.matchAll(/\bpath === ['"`]([^'"`]+)['"`]/g)].map((match) => match[1]));
 }
 
@@ -203,16 +202,9 @@ export function protoServices(): Set<string> {
 
 /** Whether the distribution service registers the standard gRPC health service. */
 export function distributionServesGrpcHealth(): boolean {
-  return filesUnder('packages/distribution/src')
+  return filesUnder('services/distribution/src')
     .filter((file) => file.endsWith('.ts'))
     .some((file) => /grpc-health-check|grpc\.health\.v1/.test(read(file)));
-}
-
-/** The workspace packages' directories (packages/NAME), from package.json's workspaces. */
-export function workspacePackages(): string[] {
-  return readdirSync(abs('packages'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && exists(`packages/${entry.name}/package.json`))
-    .map((entry) => `packages/${entry.name}`);
 }
 
 /** `new URL('../demo-market.yaml', import.meta.url)`: a data file beside the module. */
@@ -223,7 +215,7 @@ const REPOSITORY_PATH = /['"`]((?:[\w-]+\/)+[\w-][\w.-]*\.(?:ya?ml|proto|binpb))
 /**
  * Data files the code opens at run time, repository-relative, each with the source that reads it:
  * `new URL('../demo-market.yaml', import.meta.url)` resolved from the source file, which must reach
- * the same file from its compiled copy (packages/NAME/dist/ mirrors src/); a package's exported
+ * the same file from its compiled copy (PACKAGE/dist/ mirrors src/); a package's exported
  * data files (`./descriptor-sets/*` of @leadflow/proto); and literal repository paths.
  */
 export function runtimeDataFileReferences(): Map<string, string> {
@@ -253,11 +245,11 @@ export function runtimeDataFileReferences(): Map<string, string> {
   return references;
 }
 
-/** packages/NAME/src/x/y.ts -> packages/NAME/dist/x/y.js, by the package's tsconfig.json. */
+/** PACKAGE/src/x/y.ts -> PACKAGE/dist/x/y.js, by the package's tsconfig.json. */
 function sourceFileCompiledTo(file: string): string {
-  const match = /^(packages\/[^/]+)\/(.+)\.ts$/.exec(file);
-  if (!match) throw new Error(`${file} is not a package's source`);
-  const [, packageDir, inPackage] = match as unknown as [string, string, string];
+  const located = file.endsWith('.ts') ? packageOf(file.slice(0, -3)) : undefined;
+  if (!located) throw new Error(`${file} is not a package's source`);
+  const { packageDir, inPackage } = located;
   const layout = compilerLayout(packageDir);
   return `${packageDir}/${layout.outDir}/${path.posix.relative(layout.rootDir, inPackage)}.js`;
 }

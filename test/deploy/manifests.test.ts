@@ -6,8 +6,8 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../packages/service-kit/src/config.js';
-import { SERVICE_NODE_FLAGS } from '../../packages/service-kit/src/service-node-flags.js';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/service-kit/src/config.js';
+import { SERVICE_NODE_FLAGS } from '../../services/service-kit/src/service-node-flags.js';
 import { makeCertificates } from '../support/tls-certificates.js';
 import {
   abs,
@@ -52,9 +52,9 @@ const SECRET_NAMES = [
 ];
 
 /** The three processes and the compiled entry point each runs (package.json's bin is the CLI). */
-const GATEWAY_MAIN = 'packages/gateway/src/main.ts';
-const DISTRIBUTION_MAIN = 'packages/distribution/src/main.ts';
-const CLI_MAIN = 'packages/cli/src/main.ts';
+const GATEWAY_MAIN = 'gateway/src/main.ts';
+const DISTRIBUTION_MAIN = 'services/distribution/src/main.ts';
+const CLI_MAIN = 'services/cli/src/main.ts';
 
 type Env = Record<string, string>;
 
@@ -163,7 +163,7 @@ describe('deploy: Dockerfile', () => {
       GATEWAY_MAIN,
       DISTRIBUTION_MAIN,
       CLI_MAIN,
-      'packages/simulator/src/main.ts',
+      'services/simulator/src/main.ts',
       'package-lock.json',
     ]) {
       expect(ignore.excludes(source), `${source} must reach the builder`).to.equal(false);
@@ -174,7 +174,7 @@ describe('deploy: Dockerfile', () => {
       'deploy/compose/certs/ca/ca.key',
       'deploy/compose/certs/gateway/tls.key',
       'node_modules/x/index.js',
-      'packages/gateway/dist/main.js',
+      'gateway/dist/main.js',
       '.git/config',
     ]) {
       expect(ignore.excludes(kept), `${kept} must not reach the builder`).to.equal(true);
@@ -595,7 +595,7 @@ describe('deploy: compose', () => {
     const simulator = services.simulator;
     if (!simulator) return;
     const argv = argvOf(simulator);
-    expect(entrySource(argv, 'compose simulator')).to.equal('packages/simulator/src/main.ts');
+    expect(entrySource(argv, 'compose simulator')).to.equal('services/simulator/src/main.ts');
     const config = argv[argv.indexOf('--config') + 1];
     expect(exists(config), `--config ${config}`).to.equal(true);
     const buildDir = dockerfile.result('build').workdir;
@@ -1154,7 +1154,7 @@ describe('deploy: env example and README', () => {
       if (userFiles.has(path.posix.basename(match[0]))) continue;
       expect(exists(match[0]), `${README} mentions ${match[0]}`).to.equal(true);
     }
-    for (const match of readme.matchAll(/\b(?:packages\/[\w-]+\/)?dist\/[\w./-]+\.js\b/g))
+    for (const match of readme.matchAll(/\b(?:(?:services\/)?[\w-]+\/)?dist\/[\w./-]+\.js\b/g))
       expect(sourceOfCompiled(match[0]).problem, `${README} runs ${match[0]}`).to.equal(undefined);
   });
 });

@@ -13,9 +13,9 @@ import {
 import { trace } from '@opentelemetry/api';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
-import { unary } from '../../packages/distribution/src/grpc/unary.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
-import { readRichStatus, retryDelayMs } from '../../packages/service-kit/src/rich-status.js';
+import { unary } from '../../services/distribution/src/grpc/unary.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
+import { readRichStatus, retryDelayMs } from '../../services/service-kit/src/rich-status.js';
 
 const json = {
   serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),

@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { serviceValues } from '../../packages/distribution/src/buyers/definition/buyer-values.js';
-import { ConfigError } from '../../packages/service-kit/src/config.js';
+import { serviceValues } from '../../services/distribution/src/buyers/definition/buyer-values.js';
+import { ConfigError } from '../../services/service-kit/src/config.js';
 import { startTestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Kysely, sql } from 'kysely';
-import { type Db, SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
-import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
-import type { Database } from '../../packages/distribution/src/db/schema.js';
-import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
-import { fileSync } from '../../packages/distribution/src/db/wal-sync.js';
+import { type Db, SQLITE_FILE } from '../../services/distribution/src/db/database.js';
+import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
+import type { Database } from '../../services/distribution/src/db/schema.js';
+import { sqliteDialect } from '../../services/distribution/src/db/sqlite-dialect.js';
+import { fileSync } from '../../services/distribution/src/db/wal-sync.js';
 import { HeldSyncs } from '../support/held-syncs.js';
 
 interface Table {

@@ -1,6 +1,6 @@
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { readRichStatus, retryDelayMs, STATUS_DETAILS_KEY } from '../../packages/service-kit/src/rich-status.js';
+import { readRichStatus, retryDelayMs, STATUS_DETAILS_KEY } from '../../services/service-kit/src/rich-status.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';

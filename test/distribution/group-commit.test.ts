@@ -7,9 +7,9 @@ import {
   isDuplicateKeyError,
   migrateToLatest,
   SQLITE_FILE,
-} from '../../packages/distribution/src/db/database.js';
-import { GroupCommit } from '../../packages/distribution/src/db/group-commit.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+} from '../../services/distribution/src/db/database.js';
+import { GroupCommit } from '../../services/distribution/src/db/group-commit.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../support/test-database.js';

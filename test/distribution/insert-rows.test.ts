@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { createDatabase, type Db, migrateToLatest } from '../../packages/distribution/src/db/database.js';
-import { insertRows } from '../../packages/distribution/src/db/insert-rows.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+import { createDatabase, type Db, migrateToLatest } from '../../services/distribution/src/db/database.js';
+import { insertRows } from '../../services/distribution/src/db/insert-rows.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { readRichStatus } from '../../packages/service-kit/src/rich-status.js';
+import { readRichStatus } from '../../services/service-kit/src/rich-status.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';

@@ -1,11 +1,7 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import {
-  type LeadRecord,
-  LeadStatus,
-  type ListLeadsRequest,
-} from '../../packages/proto/src/leadflow/admin/v1/leads.js';
-import { readRichStatus } from '../../packages/service-kit/src/rich-status.js';
+import { type LeadRecord, LeadStatus, type ListLeadsRequest } from '../../proto/leadflow/admin/v1/leads.js';
+import { readRichStatus } from '../../services/service-kit/src/rich-status.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';

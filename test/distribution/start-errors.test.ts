@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { expect } from 'chai';
-import { startDistribution } from '../../packages/distribution/src/server.js';
-import { ConfigError, loadDistributionConfig } from '../../packages/service-kit/src/config.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
+import { startDistribution } from '../../services/distribution/src/server.js';
+import { ConfigError, loadDistributionConfig } from '../../services/service-kit/src/config.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { freePort } from '../support/ports.js';
 import { exited, startProcess } from '../support/source-process.js';
@@ -108,7 +108,7 @@ describe('start-up errors: ports, secrets', function () {
   });
 
   it('names LEADFLOW_HTTP_PORT in one line, no stack trace, when the gateway cannot listen', async () => {
-    const gateway = startProcess('packages/gateway/src/main.ts', {
+    const gateway = startProcess('gateway/src/main.ts', {
       LEADFLOW_HTTP_PORT: String(busy.port),
       LEADFLOW_HTTP_HOST: '127.0.0.1',
       LEADFLOW_GRPC_PORT: String(await freePort()),

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { insertIntent, type NewIntent } from '../../packages/distribution/src/buyers/lead-post.repository.js';
+import { insertIntent, type NewIntent } from '../../services/distribution/src/buyers/lead-post.repository.js';
 import {
   createDatabase,
   type Db,
   isDuplicateKeyError,
   migrateToLatest,
-} from '../../packages/distribution/src/db/database.js';
-import { rowsInsert } from '../../packages/distribution/src/db/insert-rows.js';
-import type { LeadPostState } from '../../packages/distribution/src/db/schema.js';
-import { executeTogether } from '../../packages/distribution/src/db/statements-together.js';
-import { insertLead } from '../../packages/distribution/src/leads/lead.repository.js';
-import type { StoredLead } from '../../packages/distribution/src/leads/stored-lead.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+} from '../../services/distribution/src/db/database.js';
+import { rowsInsert } from '../../services/distribution/src/db/insert-rows.js';
+import type { LeadPostState } from '../../services/distribution/src/db/schema.js';
+import { executeTogether } from '../../services/distribution/src/db/statements-together.js';
+import { insertLead } from '../../services/distribution/src/leads/lead.repository.js';
+import type { StoredLead } from '../../services/distribution/src/leads/stored-lead.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';

@@ -4,10 +4,10 @@ import {
   type Db,
   isDuplicateKeyError,
   migrateToLatest,
-} from '../../packages/distribution/src/db/database.js';
-import { rowsInsert } from '../../packages/distribution/src/db/insert-rows.js';
-import { executeTogether } from '../../packages/distribution/src/db/statements-together.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+} from '../../services/distribution/src/db/database.js';
+import { rowsInsert } from '../../services/distribution/src/db/insert-rows.js';
+import { executeTogether } from '../../services/distribution/src/db/statements-together.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { publisherRow } from '../support/publisher-row.js';
 import { describeEachDatabase } from '../support/test-database.js';

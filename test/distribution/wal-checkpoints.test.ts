@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Kysely, sql } from 'kysely';
-import { SQLITE_FILE } from '../../packages/distribution/src/db/database.js';
-import { sqliteDialect } from '../../packages/distribution/src/db/sqlite-dialect.js';
-import { startWalCheckpointer } from '../../packages/distribution/src/db/wal-checkpointer.js';
+import { SQLITE_FILE } from '../../services/distribution/src/db/database.js';
+import { sqliteDialect } from '../../services/distribution/src/db/sqlite-dialect.js';
+import { startWalCheckpointer } from '../../services/distribution/src/db/wal-checkpointer.js';
 import { waitUntil } from '../support/wait-until.js';
 
 interface Table {

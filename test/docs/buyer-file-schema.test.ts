@@ -3,12 +3,12 @@ import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { buyerDocument } from '../../packages/distribution/src/buyers/definition/buyer-document.js';
-import type { BuyerValues } from '../../packages/distribution/src/buyers/definition/buyer-values.js';
+import { buyerDocument } from '../../services/distribution/src/buyers/definition/buyer-document.js';
+import type { BuyerValues } from '../../services/distribution/src/buyers/definition/buyer-values.js';
 import {
   type BuyerDocumentResult,
   parseBuyerDocument,
-} from '../../packages/distribution/src/buyers/definition/parse-buyers.js';
+} from '../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { marketBuyersDocument } from '../bench/market.js';
 import { buyerFixture } from '../support/buyer-fixtures.js';
 
@@ -21,8 +21,8 @@ import { buyerFixture } from '../support/buyer-fixtures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCHEMA_FILE = 'docs/buyer-file.schema.json';
-const DEMO_BUYERS = 'packages/distribution/src/demo/demo-buyers.yaml';
-const DEFINITION_DIR = 'packages/distribution/src/buyers/definition';
+const DEMO_BUYERS = 'services/distribution/src/demo/demo-buyers.yaml';
+const DEFINITION_DIR = 'services/distribution/src/buyers/definition';
 
 type Schema = { definitions: Record<string, { properties?: Record<string, unknown> }> };
 const schema = JSON.parse(readFileSync(path.join(ROOT, SCHEMA_FILE), 'utf8')) as Schema;

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { buyerCommands } from '../../packages/cli/src/commands/buyer.js';
-import { leadCommands } from '../../packages/cli/src/commands/lead.js';
-import { piiCommands } from '../../packages/cli/src/commands/pii.js';
-import { publisherCommands } from '../../packages/cli/src/commands/publisher.js';
-import { reportCommands } from '../../packages/cli/src/commands/report.js';
+import { buyerCommands } from '../../services/cli/src/commands/buyer.js';
+import { leadCommands } from '../../services/cli/src/commands/lead.js';
+import { piiCommands } from '../../services/cli/src/commands/pii.js';
+import { publisherCommands } from '../../services/cli/src/commands/publisher.js';
+import { reportCommands } from '../../services/cli/src/commands/report.js';
+import { workspacePackages } from '../support/workspaces.js';
 
 /**
  * The docs say what exists: their links lead somewhere, the README's layout is the tree's, every
@@ -52,11 +53,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const CODE = [...['packages', 'test'].flatMap(sourceFiles), '.ci/run'].map(read).join('\n');
+const CODE = [...['services', 'gateway', 'test'].flatMap(sourceFiles), '.ci/run'].map(read).join('\n');
 /** A variable, or with `_*` after it a family of them (`LEADFLOW_ADMIN_TLS_*`). */
 const VARIABLE = /\b((?:LEADFLOW|BENCH)_[A-Z0-9_]*[A-Z0-9])(_\*)?/g;
 
-/** Every option of every command takes these (packages/cli/src/run-cli.ts). */
+/** Every option of every command takes these (services/cli/src/run-cli.ts). */
 const COMMON_FLAGS = ['json', 'address', 'tls-ca', 'tls-cert', 'tls-key', 'help'];
 const COMMANDS = [...publisherCommands, ...buyerCommands, ...leadCommands, ...piiCommands, ...reportCommands];
 
@@ -86,14 +87,13 @@ describe('docs: consistent with the code', () => {
       .map((line) => line.split(/\s+/)[0]!);
     expect(named.length, 'paths in the layout').to.be.greaterThan(5);
     for (const entry of named) expect(existsSync(path.join(ROOT, entry)), `${entry} exists`).to.equal(true);
-    const tracked = ['packages', 'proto', 'test', 'deploy', 'docs'];
+    const tracked = ['services', 'gateway', 'proto', 'test', 'deploy', 'docs'];
     for (const dir of tracked)
       expect(
         named.some((entry) => entry.startsWith(`${dir}/`)),
         `the layout shows ${dir}/`,
       ).to.equal(true);
-    for (const dir of readdirSync(path.join(ROOT, 'packages')))
-      expect(named, `the layout shows packages/${dir}/`).to.include(`packages/${dir}/`);
+    for (const dir of workspacePackages()) expect(named, `the layout shows ${dir}/`).to.include(`${dir}/`);
   });
 
   it('names only environment variables the code reads', () => {
@@ -107,7 +107,7 @@ describe('docs: consistent with the code', () => {
 
   it('documents in docs/configuration.md every LEADFLOW_ variable the services read', () => {
     const configuration = read('docs/configuration.md');
-    const code = sourceFiles('packages').map(read).join('\n');
+    const code = ['services', 'gateway'].flatMap(sourceFiles).map(read).join('\n');
     const readByCode = new Set([...code.matchAll(/\bLEADFLOW_[A-Z0-9_]*[A-Z0-9]\b/g)].map((match) => match[0]));
     const missing = [...readByCode].filter((name) => !configuration.includes(`\`${name}\``));
     expect(missing).to.deep.equal([]);

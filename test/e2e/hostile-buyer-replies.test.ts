@@ -2,12 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentials } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { isLeadField } from '../../packages/core/src/lead-fields.js';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+} from '../../proto/leadflow/distribution/v1/distribution.js';
+import { isLeadField } from '../../services/core/src/lead-fields.js';
 import { Admin } from '../cluster/support/admin.js';
 import { cleanUp, type DistributionProcess, startDistributionProcess, tempDir } from '../cluster/support/processes.js';
 import { check, type HealthClient, healthClient } from '../observability/support/grpc-clients.js';

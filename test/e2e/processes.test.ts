@@ -7,7 +7,7 @@ import {
   loadSimulatorConfig,
   type Simulator,
   startSimulator,
-} from '../../packages/simulator/src/index.js';
+} from '../../services/simulator/src/index.js';
 import { validLeadBody } from '../support/leads.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { freePort } from '../support/ports.js';
@@ -55,12 +55,12 @@ describe('gateway and distribution service as processes: one trace per lead, no 
       DATABASE_URL: '',
       LEADFLOW_DEMO_SIMULATOR_URL: simulator.url,
     };
-    distribution = startProcess('packages/distribution/src/main.ts', env);
+    distribution = startProcess('services/distribution/src/main.ts', env);
     await waitUntil('demo key', async () => {
       key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim();
       return key.length > 0;
     });
-    gateway = startProcess('packages/gateway/src/main.ts', env);
+    gateway = startProcess('gateway/src/main.ts', env);
     baseUrl = `http://127.0.0.1:${httpPort}`;
     await waitUntil('gateway', async () => (await fetch(`${baseUrl}/health/ready`)).ok);
 

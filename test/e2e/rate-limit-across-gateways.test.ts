@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../packages/gateway/src/app.js';
-import { loadGatewayConfig } from '../../packages/service-kit/src/config.js';
+import { buildGateway } from '../../gateway/src/app.js';
+import { loadGatewayConfig } from '../../services/service-kit/src/config.js';
 import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';

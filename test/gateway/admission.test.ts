@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../packages/gateway/src/app.js';
-import { createRateLimiter } from '../../packages/gateway/src/rate-limit/index.js';
+import { buildGateway } from '../../gateway/src/app.js';
+import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
 import { postLead, testConfig, testGateway, testKey } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { AuthFailures } from '../../packages/gateway/src/intake/auth-failures.js';
-import { clientAddressGroup } from '../../packages/gateway/src/intake/client-address.js';
-import { LocalRateLimiter } from '../../packages/gateway/src/rate-limit/local-rate-limiter.js';
+import { AuthFailures } from '../../gateway/src/intake/auth-failures.js';
+import { clientAddressGroup } from '../../gateway/src/intake/client-address.js';
+import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 
 describe('clientAddressGroup', () => {
   it('keeps an IPv4 address, also when it arrives IPv4-mapped', () => {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { ConfigError, loadGatewayConfig } from '../../packages/service-kit/src/config.js';
+import { ConfigError, loadGatewayConfig } from '../../services/service-kit/src/config.js';
 import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 

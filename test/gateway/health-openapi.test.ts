@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS } from '../../packages/core/src/lead-fields.js';
+import { LEAD_FIELDS, REQUIRED_LEAD_FIELDS } from '../../services/core/src/lead-fields.js';
 import { testGateway } from './support/gateway.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 

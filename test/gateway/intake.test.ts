@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import { LEAD_FIELDS } from '../../packages/core/src/lead-fields.js';
+import { LEAD_FIELDS } from '../../services/core/src/lead-fields.js';
 import { postLead, testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 import { invalidLead, ScriptedDistribution, SOLD } from './support/scripted-distribution.js';
 

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import { ERROR_DOMAIN, richStatusMetadata } from '../../packages/service-kit/src/rich-status.js';
+import { ERROR_DOMAIN, richStatusMetadata } from '../../services/service-kit/src/rich-status.js';
 import { postLead, testGateway, testKey } from './support/gateway.js';
 import { invalidLead, ScriptedDistribution } from './support/scripted-distribution.js';
 

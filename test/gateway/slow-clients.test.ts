@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
-import type { HttpTimeouts } from '../../packages/service-kit/src/config.js';
+import type { HttpTimeouts } from '../../services/service-kit/src/config.js';
 import { testGateway, testKey, VALID_LEAD } from './support/gateway.js';
 import { RawClient, requestHead } from './support/raw-client.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';

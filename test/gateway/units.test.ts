@@ -1,10 +1,10 @@
 import { type Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { expect } from 'chai';
-import { ReadinessProbe } from '../../packages/gateway/src/distribution/readiness.js';
-import { GatewayError } from '../../packages/gateway/src/errors.js';
-import { leadFromBody } from '../../packages/gateway/src/intake/lead-body.js';
-import { hashKey, PublisherKeys } from '../../packages/gateway/src/keys/publisher-keys.js';
-import type { ResolvePublisherKeyResponse } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { ReadinessProbe } from '../../gateway/src/distribution/readiness.js';
+import { GatewayError } from '../../gateway/src/errors.js';
+import { leadFromBody } from '../../gateway/src/intake/lead-body.js';
+import { hashKey, PublisherKeys } from '../../gateway/src/keys/publisher-keys.js';
+import type { ResolvePublisherKeyResponse } from '../../proto/leadflow/distribution/v1/distribution.js';
 
 function fakeService(answers: Record<string, ResolvePublisherKeyResponse>) {
   const calls: string[] = [];

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { HttpExchange, Integration } from '../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { callBuyer } from '../../packages/distribution/src/buyers/integration/buyer-call.js';
-import { PING_WITHHELD_FIELDS } from '../../packages/distribution/src/buyers/integration/ping-lead.js';
-import { FILTER_FIELDS } from '../../packages/distribution/src/buyers/rules/filter-fields.js';
-import { leadFacts } from '../../packages/distribution/src/buyers/rules/lead-facts.js';
+import type { HttpExchange, Integration } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { callBuyer } from '../../services/distribution/src/buyers/integration/buyer-call.js';
+import { PING_WITHHELD_FIELDS } from '../../services/distribution/src/buyers/integration/ping-lead.js';
+import { FILTER_FIELDS } from '../../services/distribution/src/buyers/rules/filter-fields.js';
+import { leadFacts } from '../../services/distribution/src/buyers/rules/lead-facts.js';
 import { exchange, JSON_STATUS_PARSER, lead } from '../unit/integration/exchange-fixtures.js';
 import { type Handler, json, type LocalServer, startLocalServer } from './local-server.js';
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import type { BuyerDefinition } from '../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { EnvironmentValues } from '../../packages/distribution/src/buyers/definition/buyer-values.js';
-import { parseBuyerDocument } from '../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import { callBuyer } from '../../packages/distribution/src/buyers/integration/buyer-call.js';
+import type { BuyerDefinition } from '../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { EnvironmentValues } from '../../services/distribution/src/buyers/definition/buyer-values.js';
+import { parseBuyerDocument } from '../../services/distribution/src/buyers/definition/parse-buyers.js';
+import { callBuyer } from '../../services/distribution/src/buyers/integration/buyer-call.js';
 import { lead } from '../unit/integration/exchange-fixtures.js';
 import { type LocalServer, startLocalServer } from './local-server.js';
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { BuyerRequest } from '../../packages/distribution/src/buyers/integration/request-builder.js';
+import type { BuyerRequest } from '../../services/distribution/src/buyers/integration/request-builder.js';
 import {
   DEFAULT_MAX_REPLY_BYTES,
   sendToBuyer,
   type TransportOptions,
-} from '../../packages/distribution/src/buyers/integration/transport.js';
+} from '../../services/distribution/src/buyers/integration/transport.js';
 import { type Handler, json, type LocalServer, startLocalServer } from './local-server.js';
 
 const LOCAL: TransportOptions = { timeoutMs: 5_000, local: true };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { reachableBaseUrl, startBanner } from '../../packages/launcher/src/banner.js';
+import { reachableBaseUrl, startBanner } from '../../services/launcher/src/banner.js';
 
 describe('npm start banner', () => {
   const facts = { httpPort: 3000, grpcPort: 50051, storage: 'embedded SQLite in /data' };

@@ -12,7 +12,7 @@ const READY_LINE = 'stop with Ctrl-C';
 /** `npm start` (the launcher and its three children) as real processes, with none of this process's LEADFLOW_ settings. */
 async function startLauncher(env: Record<string, string>): Promise<RunningProcess> {
   const launcher = startProcess(
-    'packages/launcher/src/main.ts',
+    'services/launcher/src/main.ts',
     { LEADFLOW_LOG_LEVEL: 'warn', ...env },
     {
       cwd: REPO_ROOT,

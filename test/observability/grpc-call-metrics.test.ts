@@ -9,9 +9,9 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { callMetricsInterceptor } from '../../packages/distribution/src/observability/call-metrics.js';
-import { DistributionMetrics } from '../../packages/distribution/src/observability/metrics.js';
-import { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
+import { callMetricsInterceptor } from '../../services/distribution/src/observability/call-metrics.js';
+import { DistributionMetrics } from '../../services/distribution/src/observability/metrics.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { call } from '../support/grpc.js';
 import { sqliteDatabase } from '../support/test-database.js';

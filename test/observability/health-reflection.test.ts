@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { loadDescribedFiles } from '../../packages/distribution/src/observability/descriptor-sets.js';
+import { loadDescribedFiles } from '../../services/distribution/src/observability/descriptor-sets.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import {

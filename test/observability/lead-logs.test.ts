@@ -1,8 +1,8 @@
 import { SpanKind } from '@opentelemetry/api';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { logFormat } from '../../packages/service-kit/src/config.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
+import { logFormat } from '../../services/service-kit/src/config.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';

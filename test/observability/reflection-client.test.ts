@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { loadDescribedFiles } from '../../packages/distribution/src/observability/descriptor-sets.js';
+import { loadDescribedFiles } from '../../services/distribution/src/observability/descriptor-sets.js';
 import { filesUnder } from '../deploy/deploy-files.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
-import { loadDistributionConfig, loadGatewayConfig } from '../../packages/service-kit/src/config.js';
+import { loadDistributionConfig, loadGatewayConfig } from '../../services/service-kit/src/config.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
@@ -158,13 +158,13 @@ describe('observability: OTEL_TRACES_EXPORTER', function () {
     let distribution: RunningProcess | undefined;
     let gateway: RunningProcess | undefined;
     try {
-      distribution = startProcess('packages/distribution/src/main.ts', env);
+      distribution = startProcess('services/distribution/src/main.ts', env);
       let key = '';
       await waitUntil('demo key', async () => {
         key = (await readFile(path.join(dataDir, 'demo-key.txt'), 'utf8')).trim();
         return key.length > 0;
       });
-      gateway = startProcess('packages/gateway/src/main.ts', env);
+      gateway = startProcess('gateway/src/main.ts', env);
       const baseUrl = `http://127.0.0.1:${httpPort}`;
       await waitUntil('gateway', async () => (await fetch(`${baseUrl}/health/ready`)).ok);
       const answer = await fetch(`${baseUrl}/api/intake/${key}`, {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { isSensitiveLeadField } from '../../packages/core/src/lead-fields.js';
-import { createDatabase, type Db } from '../../packages/distribution/src/db/database.js';
-import type { LeadRow } from '../../packages/distribution/src/db/schema.js';
-import type { KeyRing } from '../../packages/distribution/src/security/key-ring.js';
-import { KeyedHasher } from '../../packages/distribution/src/security/keyed-hash.js';
-import { PiiCipher } from '../../packages/distribution/src/security/pii-cipher.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
+import { isSensitiveLeadField } from '../../services/core/src/lead-fields.js';
+import { createDatabase, type Db } from '../../services/distribution/src/db/database.js';
+import type { LeadRow } from '../../services/distribution/src/db/schema.js';
+import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
+import { KeyedHasher } from '../../services/distribution/src/security/keyed-hash.js';
+import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';

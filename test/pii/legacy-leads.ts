@@ -1,14 +1,14 @@
 import { Migrator } from 'kysely';
-import { isLeadField } from '../../packages/core/src/lead-fields.js';
-import type { Db } from '../../packages/distribution/src/db/database.js';
-import { migrations } from '../../packages/distribution/src/db/migrations/index.js';
-import type { NewLeadRow } from '../../packages/distribution/src/db/schema.js';
-import { newId } from '../../packages/distribution/src/ids.js';
-import { leadRow } from '../../packages/distribution/src/leads/lead.repository.js';
-import { personHashes, storedLead } from '../../packages/distribution/src/leads/lead-record.js';
-import { validateLead } from '../../packages/distribution/src/leads/validation.js';
-import type { KeyRing } from '../../packages/distribution/src/security/key-ring.js';
-import { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
+import { isLeadField } from '../../services/core/src/lead-fields.js';
+import type { Db } from '../../services/distribution/src/db/database.js';
+import { migrations } from '../../services/distribution/src/db/migrations/index.js';
+import type { NewLeadRow } from '../../services/distribution/src/db/schema.js';
+import { newId } from '../../services/distribution/src/ids.js';
+import { leadRow } from '../../services/distribution/src/leads/lead.repository.js';
+import { personHashes, storedLead } from '../../services/distribution/src/leads/lead-record.js';
+import { validateLead } from '../../services/distribution/src/leads/validation.js';
+import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
 
 /** What releases before 2026_11_23 encrypted; names, contacts and the IP stayed in the plain `fields` JSON. */
 const LEGACY_ENCRYPTED = new Set(['ssn', 'dob', 'bankAba', 'bankAccountNumber', 'driversLicenseNumber']);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import type { Db } from '../../packages/distribution/src/db/database.js';
+import type { Db } from '../../services/distribution/src/db/database.js';
 import type { TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { PiiCipher } from '../../packages/distribution/src/security/pii-cipher.js';
-import { PiiLifecycle } from '../../packages/distribution/src/security/pii-lifecycle.js';
-import { type PurgeSchedule, schedulePurge } from '../../packages/distribution/src/security/pii-purge-schedule.js';
-import { ConfigError, loadDistributionConfig } from '../../packages/service-kit/src/config.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
+import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
+import { PiiLifecycle } from '../../services/distribution/src/security/pii-lifecycle.js';
+import { type PurgeSchedule, schedulePurge } from '../../services/distribution/src/security/pii-purge-schedule.js';
+import { ConfigError, loadDistributionConfig } from '../../services/service-kit/src/config.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { age, leadRows, personLead, piiKey, submitLead } from './pii-leads.js';

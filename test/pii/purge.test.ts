@@ -1,7 +1,7 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import type { LeadRow } from '../../packages/distribution/src/db/schema.js';
-import { LeadStatus } from '../../packages/proto/src/leadflow/admin/v1/leads.js';
+import { LeadStatus } from '../../proto/leadflow/admin/v1/leads.js';
+import type { LeadRow } from '../../services/distribution/src/db/schema.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';

@@ -1,6 +1,6 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { PiiCipher } from '../../packages/distribution/src/security/pii-cipher.js';
+import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
 import { stackCli } from '../cli/run-leadflow.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';

@@ -1,8 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
-import { PiiCipher } from '../../packages/distribution/src/security/pii-cipher.js';
-import { SECRETS_FILE } from '../../packages/distribution/src/security/secrets.js';
+import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
+import { SECRETS_FILE } from '../../services/distribution/src/security/secrets.js';
 import { runLeadflow } from '../cli/run-leadflow.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';

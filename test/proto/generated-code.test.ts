@@ -4,21 +4,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
 import {
   DESCRIPTOR_SET_DIRECTORY,
   DESCRIPTOR_SETS,
-} from '../../packages/distribution/src/observability/descriptor-sets.js';
-import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
+} from '../../services/distribution/src/observability/descriptor-sets.js';
 
 const run = promisify(execFile);
 const root = process.cwd();
-const committed = path.join(root, 'packages/proto/src');
+const committed = path.join(root, 'proto');
 
-async function filesUnder(dir: string): Promise<string[]> {
+/** The generated TypeScript files under dir, beside the .proto files (its build output left out). */
+async function generatedFilesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !/^(dist|node_modules)\//.test(file))
     .sort();
 }
 
@@ -38,9 +40,9 @@ describe('generated gRPC code', function () {
   after(() => rm(fresh, { recursive: true, force: true }));
 
   it('is what the protos generate today (run `npm run generate` after editing proto/)', async () => {
-    const regenerated = path.join(fresh, 'packages/proto/src');
-    const files = await filesUnder(regenerated);
-    expect(files).to.deep.equal(await filesUnder(committed));
+    const regenerated = path.join(fresh, 'proto');
+    const files = await generatedFilesUnder(regenerated);
+    expect(files).to.deep.equal(await generatedFilesUnder(committed));
     for (const file of files) {
       const expected = await readFile(path.join(regenerated, file), 'utf8');
       expect(await readFile(path.join(committed, file), 'utf8'), file).to.equal(expected);
@@ -49,7 +51,7 @@ describe('generated gRPC code', function () {
 
   it('has the descriptor sets reflection serves byte for byte as buf builds them today', async () => {
     const sets = DESCRIPTOR_SETS.map(({ name }) => path.join(DESCRIPTOR_SET_DIRECTORY, name));
-    expect(sets).to.include('packages/proto/descriptor-sets/leadflow.binpb');
+    expect(sets).to.include('proto/descriptor-sets/leadflow.binpb');
     for (const file of sets) {
       const rebuilt = await readFile(path.join(fresh, file));
       expect(rebuilt.length, file).to.be.greaterThan(0);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { FallbackRateLimiter } from '../../packages/gateway/src/rate-limit/fallback-rate-limiter.js';
-import { createRateLimiter } from '../../packages/gateway/src/rate-limit/index.js';
-import { LocalRateLimiter } from '../../packages/gateway/src/rate-limit/local-rate-limiter.js';
-import { DEFAULT_KEY_PREFIX } from '../../packages/gateway/src/rate-limit/redis-rate-limiter.js';
+import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
+import { createRateLimiter } from '../../gateway/src/rate-limit/index.js';
+import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
+import { DEFAULT_KEY_PREFIX } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import { freePort } from '../support/ports.js';
 import { capturingLogger, REDIS_URL, requireSharedRedis, WARN } from './support.js';
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { FallbackRateLimiter } from '../../packages/gateway/src/rate-limit/fallback-rate-limiter.js';
-import { LocalRateLimiter } from '../../packages/gateway/src/rate-limit/local-rate-limiter.js';
-import type { RateLimitDecision } from '../../packages/gateway/src/rate-limit/rate-limiter.js';
-import { createRedisClient } from '../../packages/gateway/src/rate-limit/redis-client.js';
-import { RedisRateLimiter } from '../../packages/gateway/src/rate-limit/redis-rate-limiter.js';
+import { FallbackRateLimiter } from '../../gateway/src/rate-limit/fallback-rate-limiter.js';
+import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
+import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
+import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
+import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import { freePort } from '../support/ports.js';
 import { waitUntil } from '../support/wait-until.js';
 import { capturingLogger, INFO, type LogLine, RedisServerProcess, skipUnlessAvailable, WARN } from './support.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rateLimitHeaders } from '../../packages/gateway/src/rate-limit/index.js';
+import { rateLimitHeaders } from '../../gateway/src/rate-limit/index.js';
 
 describe('rateLimitHeaders', () => {
   it('advertises the policy and what is left while requests are allowed', () => {

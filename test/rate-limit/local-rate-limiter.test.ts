@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LocalRateLimiter } from '../../packages/gateway/src/rate-limit/local-rate-limiter.js';
+import { LocalRateLimiter } from '../../gateway/src/rate-limit/local-rate-limiter.js';
 
 const SECOND = 1000;
 

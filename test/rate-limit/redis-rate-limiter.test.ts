@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import type { RateLimitDecision } from '../../packages/gateway/src/rate-limit/rate-limiter.js';
-import { createRedisClient } from '../../packages/gateway/src/rate-limit/redis-client.js';
-import { RedisRateLimiter } from '../../packages/gateway/src/rate-limit/redis-rate-limiter.js';
+import type { RateLimitDecision } from '../../gateway/src/rate-limit/rate-limiter.js';
+import { createRedisClient } from '../../gateway/src/rate-limit/redis-client.js';
+import { RedisRateLimiter } from '../../gateway/src/rate-limit/redis-rate-limiter.js';
 import { deleteKeys, REDIS_URL, requireSharedRedis } from './support.js';
 
 async function connectedClient(): Promise<Redis> {

@@ -1,7 +1,7 @@
-import type { Db } from '../../packages/distribution/src/db/database.js';
-import type { BuyerAttemptRow, LeadRow, LedgerEntryRow } from '../../packages/distribution/src/db/schema.js';
-import type { ReportRow } from '../../packages/proto/src/leadflow/admin/v1/reports.js';
-import { durationOfMs } from '../../packages/service-kit/src/proto-time.js';
+import type { ReportRow } from '../../proto/leadflow/admin/v1/reports.js';
+import type { Db } from '../../services/distribution/src/db/database.js';
+import type { BuyerAttemptRow, LeadRow, LedgerEntryRow } from '../../services/distribution/src/db/schema.js';
+import { durationOfMs } from '../../services/service-kit/src/proto-time.js';
 
 // The report worked out the slow, plain way from every stored row, lead by lead, to hold the service's
 // SQL and quarter-hour buckets against.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { GetReportResponse } from '../../packages/proto/src/leadflow/admin/v1/reports.js';
-import { msOfDuration } from '../../packages/service-kit/src/proto-time.js';
+import { GetReportResponse } from '../../proto/leadflow/admin/v1/reports.js';
+import { msOfDuration } from '../../services/service-kit/src/proto-time.js';
 import { type StackCli, stackCli } from '../cli/run-leadflow.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import {

@@ -1,6 +1,6 @@
-import type { GetReportResponse } from '../../packages/proto/src/leadflow/admin/v1/reports.js';
-import { reportGroupings } from '../../packages/service-kit/src/admin-enums.js';
-import { timestampOfMs } from '../../packages/service-kit/src/proto-time.js';
+import type { GetReportResponse } from '../../proto/leadflow/admin/v1/reports.js';
+import { reportGroupings } from '../../services/service-kit/src/admin-enums.js';
+import { timestampOfMs } from '../../services/service-kit/src/proto-time.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';

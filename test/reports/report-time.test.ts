@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startOfDay } from '../../packages/core/src/day-start.js';
-import { nearestRank } from '../../packages/distribution/src/reports/percentile.js';
-import { bucketKey, QUARTER_HOUR_MS } from '../../packages/distribution/src/reports/time-buckets.js';
+import { startOfDay } from '../../services/core/src/day-start.js';
+import { nearestRank } from '../../services/distribution/src/reports/percentile.js';
+import { bucketKey, QUARTER_HOUR_MS } from '../../services/distribution/src/reports/time-buckets.js';
 
 describe('reports: percentiles and local time', () => {
   it('takes the nearest-rank percentile of ascending values', () => {

@@ -1,8 +1,8 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import type { Db } from '../../packages/distribution/src/db/database.js';
-import { msOfDuration } from '../../packages/service-kit/src/proto-time.js';
+import type { Db } from '../../services/distribution/src/db/database.js';
+import { msOfDuration } from '../../services/service-kit/src/proto-time.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import {
   expectedByBuyer,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { freePorts } from '../support/ports.js';
 import { exited, type RunningProcess, startProcess, waitForProcess } from '../support/source-process.js';
 
-const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../packages/distribution/src/main.ts');
+const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../services/distribution/src/main.ts');
 
 export interface DistributionProcess {
   child: ChildProcess;

@@ -3,8 +3,8 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../packages/service-kit/src/config.js';
-import { tokenWeakness } from '../../packages/service-kit/src/secret-strength.js';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/service-kit/src/config.js';
+import { tokenWeakness } from '../../services/service-kit/src/secret-strength.js';
 import { endsOnItsOwn, listening, spawnDistribution, stop } from './distribution-process.js';
 
 const SECRETS = 'secrets.json';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { SubmitLeadResponse } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import type { SubmitLeadResponse } from '../../proto/leadflow/distribution/v1/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { endpointStats, leadIdOf, type Market, personLead, simBuyer, skipReasons, useMarket } from './support.js';
 

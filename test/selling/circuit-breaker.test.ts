@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { EndpointConfig } from '../../packages/simulator/src/index.js';
+import type { EndpointConfig } from '../../services/simulator/src/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { endpointStats, personLead, postsOf, rowsOf, simBuyer, skipReasons, soldOf, useMarket } from './support.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type EndpointConfig, FAULT_KINDS, type FaultKind } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, FAULT_KINDS, type FaultKind } from '../../services/simulator/src/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import {
   endpointStats,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { msOfDuration } from '../../packages/service-kit/src/proto-time.js';
-import type { EndpointConfig } from '../../packages/simulator/src/index.js';
+import { msOfDuration } from '../../services/service-kit/src/proto-time.js';
+import type { EndpointConfig } from '../../services/simulator/src/index.js';
 import { stackCli } from '../cli/run-leadflow.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import type { SubmitLeadResponse } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import type { SubmitLeadResponse } from '../../proto/leadflow/distribution/v1/distribution.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import {
   endpointStats,

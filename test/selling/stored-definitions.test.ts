@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
 import { expect } from 'chai';
-import { ACTIVE_BUYERS_TTL_MS } from '../../packages/distribution/src/buyers/buyer.service.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
+import { ACTIVE_BUYERS_TTL_MS } from '../../services/distribution/src/buyers/buyer.service.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
 import { bearer, call } from '../support/grpc.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { endpointStats, personLead, simBuyer, soldOf, useMarket } from './support.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import type { Simulator } from '../../packages/simulator/src/index.js';
+import type { Simulator } from '../../services/simulator/src/index.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import {
   endpointStats,

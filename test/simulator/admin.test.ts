@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type EndpointConfig, SimulatorConfigError, type SimulatorStats } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, SimulatorConfigError, type SimulatorStats } from '../../services/simulator/src/index.js';
 import { LEAD, PING, SEED, send, sendJson, useSimulator } from './support.js';
 
 const MARKET: EndpointConfig[] = [

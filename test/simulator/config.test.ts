@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseEndpoints, parseSimulatorConfig, SimulatorConfigError } from '../../packages/simulator/src/index.js';
+import { parseEndpoints, parseSimulatorConfig, SimulatorConfigError } from '../../services/simulator/src/index.js';
 
 function issuesOf(run: () => unknown): string[] {
   try {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { type Distribution, sample, sampleCents } from '../../packages/simulator/src/distributions.js';
-import { endpointRandom, seededRandom } from '../../packages/simulator/src/random.js';
+import { type Distribution, sample, sampleCents } from '../../services/simulator/src/distributions.js';
+import { endpointRandom, seededRandom } from '../../services/simulator/src/random.js';
 
 const amount = fc.double({ min: 0, max: 10_000, noNaN: true });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type EndpointConfig, startSimulator } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, startSimulator } from '../../services/simulator/src/index.js';
 import { LEAD, PING, SEED, send, sendJson, useSimulator } from './support.js';
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type EndpointConfig, type FaultKind, startSimulator } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, type FaultKind, startSimulator } from '../../services/simulator/src/index.js';
 import { LEAD, PING, rawPost, SEED, send, sendJson, useSimulator } from './support.js';
 
 const always = (kind: FaultKind, format: 'json' | 'xml' | 'text' = 'json'): EndpointConfig => ({

@@ -5,7 +5,7 @@ import type {
   HttpExchange,
   Integration,
   ResponseParser,
-} from '../../packages/distribution/src/buyers/definition/buyer-definition.js';
+} from '../../services/distribution/src/buyers/definition/buyer-definition.js';
 import {
   type EndpointConfig,
   PING_MAPPING,
@@ -13,7 +13,7 @@ import {
   type Simulator,
   simulatorIntegration,
   startSimulator,
-} from '../../packages/simulator/src/index.js';
+} from '../../services/simulator/src/index.js';
 import { SEED } from './support.js';
 
 /** Every lead field filled, as the engine would hold a lead. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type EndpointConfig, type Simulator, startSimulator } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, type Simulator, startSimulator } from '../../services/simulator/src/index.js';
 import { LEAD, PING, SEED, sendJson } from './support.js';
 
 const MARKET: EndpointConfig[] = [

@@ -9,11 +9,11 @@ import {
   loadSimulatorConfig,
   SimulatorConfigError,
   simulatorIntegration,
-} from '../../packages/simulator/src/index.js';
+} from '../../services/simulator/src/index.js';
 import { exited, killProcess, type RunningProcess, startProcess, stopProcess } from '../support/source-process.js';
 import { LEAD, rawPost } from './support.js';
 
-const MAIN = path.resolve('packages/simulator/src/main.ts');
+const MAIN = path.resolve('services/simulator/src/main.ts');
 
 const CONFIG_YAML = `
 seed: 7

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { type PlannedOffer, planPosts } from '../../packages/simulator/src/planned-sale.js';
-import { seededRandom } from '../../packages/simulator/src/random.js';
+import { type PlannedOffer, planPosts } from '../../services/simulator/src/planned-sale.js';
+import { seededRandom } from '../../services/simulator/src/random.js';
 
 /** Expected revenue of posting in `order`, each post that does not fit in the budget passed over. */
 function walk(offers: readonly PlannedOffer[], order: readonly number[], budgetMs: number): number {

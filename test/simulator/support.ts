@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { type EndpointConfig, type Simulator, startSimulator } from '../../packages/simulator/src/index.js';
+import { type EndpointConfig, type Simulator, startSimulator } from '../../services/simulator/src/index.js';
 
 export const SEED = 1234;
 

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { credentials } from '@grpc/grpc-js';
-import { isLeadField } from '../../packages/core/src/lead-fields.js';
-import { type RunningDistribution, startDistribution } from '../../packages/distribution/src/server.js';
-import { AdminServiceClient } from '../../packages/proto/src/leadflow/admin/v1/admin.js';
+import { AdminServiceClient } from '../../proto/leadflow/admin/v1/admin.js';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
-import { loadDistributionConfig } from '../../packages/service-kit/src/config.js';
-import { createLogger, type Logger } from '../../packages/service-kit/src/logger.js';
+} from '../../proto/leadflow/distribution/v1/distribution.js';
+import { isLeadField } from '../../services/core/src/lead-fields.js';
+import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
+import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
+import { createLogger, type Logger } from '../../services/service-kit/src/logger.js';
 import { bearer, call } from './grpc.js';
 import type { TestDatabase } from './test-database.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../packages/gateway/src/app.js';
-import { loadGatewayConfig } from '../../packages/service-kit/src/config.js';
-import type { Logger } from '../../packages/service-kit/src/logger.js';
+import { buildGateway } from '../../gateway/src/app.js';
+import { loadGatewayConfig } from '../../services/service-kit/src/config.js';
+import type { Logger } from '../../services/service-kit/src/logger.js';
 import { startTestDistribution, type TestDistribution } from './distribution.js';
 import type { TestDatabase } from './test-database.js';
 

@@ -1,5 +1,5 @@
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startTelemetry } from '../../packages/service-kit/src/telemetry.js';
+import { startTelemetry } from '../../services/service-kit/src/telemetry.js';
 
 let exporter: InMemorySpanExporter | undefined;
 

@@ -39,7 +39,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       OTEL_EXPORTER_OTLP_ENDPOINT: '',
     };
     // Every interface, as in a container: allowed only because TLS is configured.
-    distribution = startProcess('packages/distribution/src/main.ts', {
+    distribution = startProcess('services/distribution/src/main.ts', {
       ...common,
       ...secrets,
       LEADFLOW_GRPC_HOST: '0.0.0.0',
@@ -54,7 +54,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       distribution,
       async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok,
     );
-    gateway = startProcess('packages/gateway/src/main.ts', {
+    gateway = startProcess('gateway/src/main.ts', {
       ...common,
       LEADFLOW_HTTP_HOST: '127.0.0.1',
       LEADFLOW_HTTP_PORT: String(httpPort),
@@ -127,7 +127,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
   });
 
   it('stops at start, in one line naming the setting, on a certificate file it cannot use', async () => {
-    const noCa = startProcess('packages/gateway/src/main.ts', {
+    const noCa = startProcess('gateway/src/main.ts', {
       LEADFLOW_HTTP_PORT: '0',
       LEADFLOW_DISTRIBUTION_TLS_CA: path.join(certs.dir, 'missing.crt'),
     });
@@ -136,7 +136,7 @@ describe('gateway and distribution service as processes, as deployed: mutual TLS
       `leadflow-gateway: LEADFLOW_DISTRIBUTION_TLS_CA: cannot read ${path.join(certs.dir, 'missing.crt')} (no such file)`,
     );
 
-    const wrongKey = startProcess('packages/distribution/src/main.ts', {
+    const wrongKey = startProcess('services/distribution/src/main.ts', {
       LEADFLOW_GRPC_PORT: '0',
       LEADFLOW_METRICS_PORT: '0',
       LEADFLOW_DATA_DIR: dataDir,

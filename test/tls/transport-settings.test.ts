@@ -1,17 +1,17 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { certificateNames } from '../../packages/distribution/src/grpc/caller-identity.js';
-import { startDistribution } from '../../packages/distribution/src/server.js';
+import { certificateNames } from '../../services/distribution/src/grpc/caller-identity.js';
+import { startDistribution } from '../../services/distribution/src/server.js';
 import {
   ConfigError,
   type DistributionConfig,
   loadDistributionConfig,
   loadGatewayConfig,
-} from '../../packages/service-kit/src/config.js';
-import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '../../packages/service-kit/src/grpc-tls.js';
-import { createLogger } from '../../packages/service-kit/src/logger.js';
-import { isLoopbackHost, isLoopbackTarget } from '../../packages/service-kit/src/loopback.js';
+} from '../../services/service-kit/src/config.js';
+import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '../../services/service-kit/src/grpc-tls.js';
+import { createLogger } from '../../services/service-kit/src/logger.js';
+import { isLoopbackHost, isLoopbackTarget } from '../../services/service-kit/src/loopback.js';
 import { memoryLogger } from '../gateway/support/gateway.js';
 import { freePort, tcpAccepts } from '../support/ports.js';
 import { exited, startProcess } from '../support/source-process.js';
@@ -206,7 +206,7 @@ describe('gRPC transport: plaintext only on loopback', () => {
   it('as a process: exits 1 with the message, and never opens the port', async function () {
     this.timeout(30_000);
     const port = await freePort();
-    const distribution = startProcess('packages/distribution/src/main.ts', {
+    const distribution = startProcess('services/distribution/src/main.ts', {
       LEADFLOW_GRPC_HOST: '0.0.0.0',
       LEADFLOW_GRPC_PORT: String(port),
       LEADFLOW_METRICS_PORT: '0',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BuyerNameLabels, MAX_BUYER_NAME_LABELS } from '../../packages/distribution/src/observability/buyer-labels.js';
+import { BuyerNameLabels, MAX_BUYER_NAME_LABELS } from '../../services/distribution/src/observability/buyer-labels.js';
 
 describe('buyer_name metric label', () => {
   it('is the buyer name, kept to the buyer file alphabet and 64 characters, and "unknown" for an unnamed id', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { newId } from '../../packages/distribution/src/ids.js';
+import { newId } from '../../services/distribution/src/ids.js';
 
 describe('newId', () => {
   it('is the prefix and a 26-character ULID', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { LEAD_FIELDS, type LeadField } from '../../packages/core/src/lead-fields.js';
-import { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
+import { LEAD_FIELDS, type LeadField } from '../../services/core/src/lead-fields.js';
 
 // Leads for property tests: valid ones written in every accepted way, with what validation must make of
 // them, and any lead at all (fields kept, dropped, mangled or replaced by arbitrary text).

@@ -2,18 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { valueSchema } from '../../packages/core/src/lead-field-rules.js';
+import type { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
+import { valueSchema } from '../../services/core/src/lead-field-rules.js';
 import {
   LEAD_FIELDS,
   type LeadField,
   leadFieldFacts,
   REQUIRED_LEAD_FIELDS,
   SENSITIVE_LEAD_FIELDS,
-} from '../../packages/core/src/lead-fields.js';
-import { PING_WITHHELD_FIELDS } from '../../packages/distribution/src/buyers/integration/ping-lead.js';
-import { fieldKind } from '../../packages/distribution/src/buyers/rules/filter-fields.js';
-import { validateLead } from '../../packages/distribution/src/leads/validation.js';
-import type { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+} from '../../services/core/src/lead-fields.js';
+import { PING_WITHHELD_FIELDS } from '../../services/distribution/src/buyers/integration/ping-lead.js';
+import { fieldKind } from '../../services/distribution/src/buyers/rules/filter-fields.js';
+import { validateLead } from '../../services/distribution/src/leads/validation.js';
 import { anyLead, NOW, validLead } from './lead-arbitraries.js';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -1,11 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PACKAGES = path.join(ROOT, 'packages');
+import { REPOSITORY_ROOT as ROOT, workspacePackages } from '../support/workspaces.js';
 
 interface PackageFile {
   name: string;
@@ -13,16 +10,25 @@ interface PackageFile {
   dependencies?: Record<string, string>;
 }
 
-/** Every workspace package by directory name: its package.json. */
+/** Every workspace package by its directory's name (`distribution`, `gateway`): where it is, its package.json. */
+const workspaceDirs = new Map(workspacePackages().map((dir) => [path.basename(dir), path.join(ROOT, dir)]));
 const packages = new Map<string, PackageFile>(
-  readdirSync(PACKAGES).map((dir) => [dir, JSON.parse(readFileSync(path.join(PACKAGES, dir, 'package.json'), 'utf8'))]),
+  [...workspaceDirs].map(([dir, at]) => [dir, JSON.parse(readFileSync(path.join(at, 'package.json'), 'utf8'))]),
 );
 const directoryOf = new Map([...packages].map(([dir, manifest]) => [manifest.name, dir]));
 
+/** Where a package's sources are: its tsconfig's rootDir (src/, or the package itself for the generated code). */
+function sourceRoot(dir: string): string {
+  const at = workspaceDirs.get(dir)!;
+  const tsconfig = JSON.parse(readFileSync(path.join(at, 'tsconfig.json'), 'utf8'));
+  return path.join(at, tsconfig.compilerOptions.rootDir);
+}
+
 function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(PACKAGES, dir, 'src'), { withFileTypes: true, recursive: true })
+  return readdirSync(sourceRoot(dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((file) => !/[/\\](dist|node_modules)[/\\]/.test(path.relative(ROOT, file)));
 }
 
 /** The modules a file imports or re-exports, statically or dynamically, as written. */
@@ -52,14 +58,14 @@ function exported(manifest: PackageFile, subpath: string): boolean {
 function violations(dir: string): string[] {
   const manifest = packages.get(dir)!;
   const declared = manifest.dependencies ?? {};
-  const source = path.join(PACKAGES, dir, 'src');
+  const source = sourceRoot(dir);
   const found: string[] = [];
   for (const file of sourceFiles(dir)) {
     const where = path.relative(ROOT, file);
     for (const specifier of specifiers(file)) {
       if (specifier.startsWith('.')) {
         const target = path.resolve(path.dirname(file), specifier);
-        if (!target.startsWith(`${source}${path.sep}`)) found.push(`${where} -> ${specifier}: leaves ${dir}/src`);
+        if (!target.startsWith(`${source}${path.sep}`)) found.push(`${where} -> ${specifier}: leaves ${path.relative(ROOT, source)}`);
         continue;
       }
       if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
@@ -88,7 +94,7 @@ function workspaceClosure(dir: string, seen = new Set<string>()): Set<string> {
 describe('packages use each other only through what they export and declare', () => {
   it('reads every package and the imports it judges (a check that sees nothing passes for nothing)', () => {
     expect([...packages.keys()]).to.include.members(['core', 'distribution', 'gateway', 'cli', 'simulator']);
-    expect(specifiers(path.join(PACKAGES, 'launcher/src/main.ts'))).to.include.members([
+    expect(specifiers(path.join(sourceRoot('launcher'), 'main.ts'))).to.include.members([
       '@leadflow/distribution',
       '@leadflow/simulator',
     ]);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fillRandom } from '../../packages/distribution/src/random-pool.js';
+import { fillRandom } from '../../services/distribution/src/random-pool.js';
 import { testKeyRing } from '../support/key-ring.js';
 
 describe('random bytes drawn in blocks', () => {

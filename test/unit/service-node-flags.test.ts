@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '../../packages/service-kit/src/service-node-flags.js';
+import { SERVICE_NODE_FLAGS, serviceNodeFlags } from '../../services/service-kit/src/service-node-flags.js';
 
 describe('service node flags', () => {
   it('size the heap of each service in MB, never below 512 MB for the old generation', () => {

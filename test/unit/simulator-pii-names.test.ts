@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { LEAD_FIELDS, leadFieldsWhere } from '../../packages/core/src/lead-fields.js';
-import { piiFields } from '../../packages/simulator/src/pii.js';
+import { LEAD_FIELDS, leadFieldsWhere } from '../../services/core/src/lead-fields.js';
+import { piiFields } from '../../services/simulator/src/pii.js';
 
 // The simulator shares no code with the engine it tests, so it keeps its own list of personal field
 // names; this holds that list to the engine's catalogue.

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LEAD_FIELDS } from '../../packages/core/src/lead-fields.js';
-import { leadFingerprintSource, validateLead } from '../../packages/distribution/src/leads/validation.js';
-import type { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import type { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
+import { LEAD_FIELDS } from '../../services/core/src/lead-fields.js';
+import { leadFingerprintSource, validateLead } from '../../services/distribution/src/leads/validation.js';
 import { anyLead, NOW, validLead } from './lead-arbitraries.js';
 
 // Every message the validation can give. A message outside this list fails the properties below, which

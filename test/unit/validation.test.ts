@@ -1,18 +1,18 @@
 import { expect } from 'chai';
+import { Lead } from '../../proto/leadflow/distribution/v1/distribution.js';
 import {
   isLeadField,
   LEAD_FIELDS,
   type LeadField,
   REQUIRED_LEAD_FIELDS,
   SENSITIVE_LEAD_FIELDS,
-} from '../../packages/core/src/lead-fields.js';
+} from '../../services/core/src/lead-fields.js';
 import {
   type LeadValidation,
   leadFingerprintSource,
   type ValidLead,
   validateLead,
-} from '../../packages/distribution/src/leads/validation.js';
-import { Lead } from '../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+} from '../../services/distribution/src/leads/validation.js';
 
 const NOW = new Date('2025-06-15T12:00:00Z');
 const FORMAT_CHARACTERS_MESSAGE =

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { zonedClock } from '../../packages/core/src/zoned-time.js';
+import { zonedClock } from '../../services/core/src/zoned-time.js';
 
 describe("a time zone's wall clock", () => {
   it('reads each minute as the zone shows it, across a daylight saving change, in any order', () => {

@@ -14,8 +14,8 @@ import {
 import { waitUntil } from '../../support/wait-until.js';
 
 /** Where the entry points live, relative to the repository root (mocha runs from there). */
-export const DISTRIBUTION_ENTRY = 'packages/distribution/src/main.ts';
-export const GATEWAY_ENTRY = 'packages/gateway/src/main.ts';
+export const DISTRIBUTION_ENTRY = 'services/distribution/src/main.ts';
+export const GATEWAY_ENTRY = 'gateway/src/main.ts';
 
 /** Variables a developer's shell may carry that would change what the children connect to. */
 const CLEARED_ENV = [
@@ -116,7 +116,7 @@ export interface GatewayProcess {
 }
 
 /**
- * A distribution service as a real process (`node --import tsx packages/distribution/src/main.ts`);
+ * A distribution service as a real process (`node --import tsx services/distribution/src/main.ts`);
  * resolves once its gRPC port accepts connections (after migrations).
  */
 export async function startDistributionProcess(

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../../packages/gateway/src/app.js';
+import { buildGateway } from '../../../gateway/src/app.js';
 // The gateway's built declarations do not carry its decorations' types; the module declaring them does.
-import type {} from '../../../packages/gateway/src/plugins/metrics.js';
-import { type GatewayConfig, loadGatewayConfig } from '../../../packages/service-kit/src/config.js';
-import type { Logger } from '../../../packages/service-kit/src/logger.js';
+import type {} from '../../../gateway/src/plugins/metrics.js';
+import { type GatewayConfig, loadGatewayConfig } from '../../../services/service-kit/src/config.js';
+import type { Logger } from '../../../services/service-kit/src/logger.js';
 
 /** A key of the shape leadflow issues (`lfpk_` + 43 base64url characters), the same for the same name. */
 export function testKey(name: string): string {

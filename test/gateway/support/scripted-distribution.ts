@@ -6,15 +6,15 @@ import {
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js';
-import { leadFieldPath } from '../../../packages/core/src/lead-field-paths.js';
-import type { LeadField } from '../../../packages/core/src/lead-fields.js';
 import {
   type DistributionServiceServer,
   DistributionServiceService,
   type SubmitLeadRequest,
   type SubmitLeadResponse,
-} from '../../../packages/proto/src/leadflow/distribution/v1/distribution.js';
-import { ERROR_DOMAIN, richStatusMetadata } from '../../../packages/service-kit/src/rich-status.js';
+} from '../../../proto/leadflow/distribution/v1/distribution.js';
+import { leadFieldPath } from '../../../services/core/src/lead-field-paths.js';
+import type { LeadField } from '../../../services/core/src/lead-fields.js';
+import { ERROR_DOMAIN, richStatusMetadata } from '../../../services/service-kit/src/rich-status.js';
 
 export interface ScriptedFailure {
   code: status;

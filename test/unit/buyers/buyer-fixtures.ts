@@ -1,4 +1,4 @@
-import type { LeadFactsInput } from '../../../packages/distribution/src/buyers/rules/lead-facts.js';
+import type { LeadFactsInput } from '../../../services/distribution/src/buyers/rules/lead-facts.js';
 
 /** The smallest valid buyer, with top-level keys replaced by `overrides`. */
 export function minimalBuyer(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../packages/distribution/src/buyers/circuit-breaker.js';
+import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
 
 describe('CircuitBreakers', () => {
   let now: number;

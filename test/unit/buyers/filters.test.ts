@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { FilterRule } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { evaluateFilter, type LeadFacts, leadFacts } from '../../../packages/distribution/src/buyers/rules/filters.js';
+import type { FilterRule } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { evaluateFilter, type LeadFacts, leadFacts } from '../../../services/distribution/src/buyers/rules/filters.js';
 import { leadInput } from './buyer-fixtures.js';
 
 const facts = leadFacts(leadInput(), 'America/Chicago');

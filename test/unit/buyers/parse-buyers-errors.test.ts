@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import type { Problem } from '../../../packages/distribution/src/buyers/definition/problems.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
 import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 

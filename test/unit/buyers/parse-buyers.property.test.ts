@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function expectWellFormed(document: unknown): void {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import type { BuyerDefinition } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
+import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 

@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { SENSITIVE_LEAD_FIELDS } from '../../../packages/core/src/lead-fields.js';
-import type { BuyerDefinition } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { EnvironmentValues } from '../../../packages/distribution/src/buyers/definition/buyer-values.js';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import type { Problem } from '../../../packages/distribution/src/buyers/definition/problems.js';
+import { SENSITIVE_LEAD_FIELDS } from '../../../services/core/src/lead-fields.js';
+import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import type { Problem } from '../../../services/distribution/src/buyers/definition/problems.js';
 
 const NO_VALUES = new EnvironmentValues({});
 

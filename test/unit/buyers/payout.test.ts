@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { PayoutPolicy } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { meetsFloor, payoutFor } from '../../../packages/distribution/src/buyers/rules/payout.js';
+import type { PayoutPolicy } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { meetsFloor, payoutFor } from '../../../services/distribution/src/buyers/rules/payout.js';
 
 const policy: PayoutPolicy = {
   default: { revenueShareBps: 8000 },

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type {
   BuyerDefinition,
   PriceChangeRule,
-} from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import type { BuyerCallResult } from '../../../packages/distribution/src/buyers/integration/buyer-call.js';
-import { leadFacts } from '../../../packages/distribution/src/buyers/rules/lead-facts.js';
-import { chargeForPost } from '../../../packages/distribution/src/buyers/rules/price-change.js';
+} from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import type { BuyerCallResult } from '../../../services/distribution/src/buyers/integration/buyer-call.js';
+import { leadFacts } from '../../../services/distribution/src/buyers/rules/lead-facts.js';
+import { chargeForPost } from '../../../services/distribution/src/buyers/rules/price-change.js';
 import { leadInput } from './buyer-fixtures.js';
 
 const FACTS = leadFacts(leadInput(), 'UTC');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Pricing } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { leadFacts } from '../../../packages/distribution/src/buyers/rules/lead-facts.js';
-import { priceFor } from '../../../packages/distribution/src/buyers/rules/pricing.js';
+import type { Pricing } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { leadFacts } from '../../../services/distribution/src/buyers/rules/lead-facts.js';
+import { priceFor } from '../../../services/distribution/src/buyers/rules/pricing.js';
 import { leadInput } from './buyer-fixtures.js';
 
 const illinois = leadFacts(leadInput(), 'UTC');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Schedule } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { isOpen } from '../../../packages/distribution/src/buyers/rules/schedule.js';
+import type { Schedule } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { isOpen } from '../../../services/distribution/src/buyers/rules/schedule.js';
 
 const WEEKDAYS_ONLY: Schedule['days'] = ['mon', 'tue', 'wed', 'thu', 'fri'];
 

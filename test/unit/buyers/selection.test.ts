@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Buyer } from '../../../packages/distribution/src/buyers/buyer.js';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
+import type { Buyer } from '../../../services/distribution/src/buyers/buyer.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
 import {
   type BuyerStanding,
   byPriceGroup,
@@ -8,7 +8,7 @@ import {
   isCapped,
   rankOffers,
   skipReason,
-} from '../../../packages/distribution/src/buyers/selection.js';
+} from '../../../services/distribution/src/buyers/selection.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function buyer(id: string, settings: Record<string, unknown> = {}): Buyer {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import type { BuyerDefinition } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { EnvironmentValues } from '../../../packages/distribution/src/buyers/definition/buyer-values.js';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import { readStoredDefinition } from '../../../packages/distribution/src/buyers/definition/stored-definition.js';
+import type { BuyerDefinition } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import { readStoredDefinition } from '../../../services/distribution/src/buyers/definition/stored-definition.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 /** What the references of EVERY_OPTION resolve to, as the service's environment and secrets file. */
@@ -146,7 +146,7 @@ describe('stored buyer definitions', () => {
         ],
       },
       parse(
-        readFileSync('packages/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll(
+        readFileSync('services/distribution/src/demo/demo-buyers.yaml', 'utf8').replaceAll(
           'SIMULATOR_URL',
           'http://127.0.0.1:4010',
         ),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { parseBuyerDocument } from '../../../packages/distribution/src/buyers/definition/parse-buyers.js';
-import { EffectiveTree, effectiveSettings } from '../../../packages/distribution/src/buyers/tree/tree-settings.js';
+import { parseBuyerDocument } from '../../../services/distribution/src/buyers/definition/parse-buyers.js';
+import { EffectiveTree, effectiveSettings } from '../../../services/distribution/src/buyers/tree/tree-settings.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function parsed(document: unknown) {

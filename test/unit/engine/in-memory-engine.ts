@@ -6,24 +6,24 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { pino } from 'pino';
 import { parse } from 'yaml';
-import { BuyerService } from '../../../packages/distribution/src/buyers/buyer.service.js';
-import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../packages/distribution/src/buyers/circuit-breaker.js';
-import { EnvironmentValues } from '../../../packages/distribution/src/buyers/definition/buyer-values.js';
+import { BuyerService } from '../../../services/distribution/src/buyers/buyer.service.js';
+import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
+import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import type {
   BuyerCallResult,
   BuyerReply,
   callBuyer,
   LeadForBuyer,
-} from '../../../packages/distribution/src/buyers/integration/buyer-call.js';
-import { PingTreeSeller } from '../../../packages/distribution/src/buyers/ping-tree.js';
-import { type Db, migrateToLatest } from '../../../packages/distribution/src/db/database.js';
-import { GroupCommit } from '../../../packages/distribution/src/db/group-commit.js';
-import type { Database } from '../../../packages/distribution/src/db/schema.js';
-import { sqliteDialect } from '../../../packages/distribution/src/db/sqlite-dialect.js';
-import type { FileSync } from '../../../packages/distribution/src/db/wal-sync.js';
-import { IntakeService } from '../../../packages/distribution/src/leads/intake.service.js';
-import { DistributionMetrics } from '../../../packages/distribution/src/observability/metrics.js';
-import { PublisherService } from '../../../packages/distribution/src/publishers/publisher.service.js';
+} from '../../../services/distribution/src/buyers/integration/buyer-call.js';
+import { PingTreeSeller } from '../../../services/distribution/src/buyers/ping-tree.js';
+import { type Db, migrateToLatest } from '../../../services/distribution/src/db/database.js';
+import { GroupCommit } from '../../../services/distribution/src/db/group-commit.js';
+import type { Database } from '../../../services/distribution/src/db/schema.js';
+import { sqliteDialect } from '../../../services/distribution/src/db/sqlite-dialect.js';
+import type { FileSync } from '../../../services/distribution/src/db/wal-sync.js';
+import { IntakeService } from '../../../services/distribution/src/leads/intake.service.js';
+import { DistributionMetrics } from '../../../services/distribution/src/observability/metrics.js';
+import { PublisherService } from '../../../services/distribution/src/publishers/publisher.service.js';
 import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { testKeyRing } from '../../support/key-ring.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { StatusError } from '../../../packages/distribution/src/errors.js';
-import { Lead } from '../../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../../proto/leadflow/distribution/v1/distribution.js';
+import { StatusError } from '../../../services/distribution/src/errors.js';
 import { validLeadBody } from '../../support/leads.js';
 import { type InMemoryEngine, inMemoryEngine } from './in-memory-engine.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Lead } from '../../../packages/proto/src/leadflow/distribution/v1/distribution.js';
+import { Lead } from '../../../proto/leadflow/distribution/v1/distribution.js';
 import { HeldSyncs } from '../../support/held-syncs.js';
 import { validLeadBody } from '../../support/leads.js';
 import { waitUntil } from '../../support/wait-until.js';

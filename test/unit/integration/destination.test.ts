@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import {
   checkDestination,
   isPublicAddress,
-} from '../../../packages/distribution/src/buyers/integration/destination.js';
+} from '../../../services/distribution/src/buyers/integration/destination.js';
 
 describe('checkDestination', () => {
   it('lets a non-local buyer reach public https URLs', () => {

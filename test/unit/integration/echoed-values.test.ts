@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { withoutPersonalValues } from '../../../packages/distribution/src/buyers/integration/echoed-values.js';
+import { withoutPersonalValues } from '../../../services/distribution/src/buyers/integration/echoed-values.js';
 
 const FIELDS = {
   ssn: '123456789',

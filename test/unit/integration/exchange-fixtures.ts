@@ -1,8 +1,8 @@
 import type {
   HttpExchange,
   ResponseParser,
-} from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import type { LeadForBuyer } from '../../../packages/distribution/src/buyers/integration/request-builder.js';
+} from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import type { LeadForBuyer } from '../../../services/distribution/src/buyers/integration/request-builder.js';
 
 export const JSON_STATUS_PARSER: ResponseParser = {
   format: 'json',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { applyTransforms } from '../../../packages/distribution/src/buyers/integration/field-transforms.js';
+import { applyTransforms } from '../../../services/distribution/src/buyers/integration/field-transforms.js';
 
 describe('applyTransforms', () => {
   it('keeps the value without transforms', () => {

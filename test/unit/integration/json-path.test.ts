@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseJsonPath, selectJsonPath } from '../../../packages/distribution/src/buyers/integration/json-path.js';
+import { parseJsonPath, selectJsonPath } from '../../../services/distribution/src/buyers/integration/json-path.js';
 
 describe('JSON path', () => {
   it('parses the supported forms', () => {

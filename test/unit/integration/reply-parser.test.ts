@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { ResponseParser } from '../../../packages/distribution/src/buyers/definition/buyer-definition.js';
-import { parseReply } from '../../../packages/distribution/src/buyers/integration/reply-parser.js';
+import type { ResponseParser } from '../../../services/distribution/src/buyers/definition/buyer-definition.js';
+import { parseReply } from '../../../services/distribution/src/buyers/integration/reply-parser.js';
 import * as fixture from './reply-fixtures.js';
 
 const JSON_NESTED: ResponseParser = {

@@ -5,7 +5,7 @@ import {
   httpUrl,
   MAX_PRICE_CENTS,
   parsePriceCents,
-} from '../../../packages/distribution/src/buyers/integration/reply-values.js';
+} from '../../../services/distribution/src/buyers/integration/reply-values.js';
 
 describe('parsePriceCents', () => {
   it('reads prices as buyers write them', () => {

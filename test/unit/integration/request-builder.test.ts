@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { RequestBuildError } from '../../../packages/distribution/src/buyers/integration/request-build-error.js';
-import { buildRequest } from '../../../packages/distribution/src/buyers/integration/request-builder.js';
+import { RequestBuildError } from '../../../services/distribution/src/buyers/integration/request-build-error.js';
+import { buildRequest } from '../../../services/distribution/src/buyers/integration/request-builder.js';
 import { exchange, lead } from './exchange-fixtures.js';
 
 const LIVE = { test: false };

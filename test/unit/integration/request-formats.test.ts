@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { BuyerValues } from '../../../packages/distribution/src/buyers/definition/buyer-values.js';
-import { RequestBuildError } from '../../../packages/distribution/src/buyers/integration/request-build-error.js';
-import { buildRequest } from '../../../packages/distribution/src/buyers/integration/request-builder.js';
-import { parseXml, type XmlDocument } from '../../../packages/distribution/src/buyers/integration/xml-document.js';
-import { parseXPath } from '../../../packages/distribution/src/buyers/integration/xml-path.js';
+import type { BuyerValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
+import { RequestBuildError } from '../../../services/distribution/src/buyers/integration/request-build-error.js';
+import { buildRequest } from '../../../services/distribution/src/buyers/integration/request-builder.js';
+import { parseXml, type XmlDocument } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXPath } from '../../../services/distribution/src/buyers/integration/xml-path.js';
 import { exchange, lead } from './exchange-fixtures.js';
 
 const LIVE = { test: false };

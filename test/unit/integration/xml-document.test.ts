@@ -2,8 +2,8 @@ import { DOMParser } from '@xmldom/xmldom';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import xpath from 'xpath';
-import { parseXml, type XmlDocument } from '../../../packages/distribution/src/buyers/integration/xml-document.js';
-import { parseXPath } from '../../../packages/distribution/src/buyers/integration/xml-path.js';
+import { parseXml, type XmlDocument } from '../../../services/distribution/src/buyers/integration/xml-document.js';
+import { parseXPath } from '../../../services/distribution/src/buyers/integration/xml-path.js';
 import { XML_ACCEPTED, XML_BILLION_LAUGHS, XML_XXE } from './reply-fixtures.js';
 
 function selectXPath(document: XmlDocument, path: string): string | undefined {
