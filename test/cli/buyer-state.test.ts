@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { periodStarts } from '../../services/distribution/src/buyers/buyer-usage.js';
+import { periodStarts } from '../../services/distribution/src/selling/buyer-usage.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { insertIntent, type NewIntent } from '../../services/distribution/src/buyers/lead-post.repository.js';
 import {
   createDatabase,
   type Db,
@@ -11,6 +10,7 @@ import type { LeadPostState } from '../../services/distribution/src/db/schema.js
 import { executeTogether } from '../../services/distribution/src/db/statements-together.js';
 import { insertLead } from '../../services/distribution/src/leads/lead.repository.js';
 import type { StoredLead } from '../../services/distribution/src/leads/stored-lead.js';
+import { insertIntent, type NewIntent } from '../../services/distribution/src/selling/lead-post.repository.js';
 import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
 import { testKeyRing } from '../support/key-ring.js';
 import { publisherRow } from '../support/publisher-row.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { CircuitBreakers } from '../../services/distribution/src/buyers/circuit-breaker.js';
 import { DistributionMetrics } from '../../services/distribution/src/observability/metrics.js';
+import { CircuitBreakers } from '../../services/distribution/src/selling/circuit-breaker.js';
 import { sampled } from './support/metrics-text.js';
 
 describe('observability: the circuit state gauge', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { priceBandOf } from '../../services/distribution/src/buyers/post-figures.js';
-import { PostFiguresStore } from '../../services/distribution/src/buyers/post-figures-store.js';
+import { priceBandOf } from '../../services/distribution/src/selling/post-figures.js';
+import { PostFiguresStore } from '../../services/distribution/src/selling/post-figures-store.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { personLead, simBuyer, soldOf, useMarket } from './support.js';
 

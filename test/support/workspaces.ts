@@ -20,7 +20,9 @@ export function workspacePackages(): string[] {
     if (!entry.endsWith('/*')) return [entry];
     const parent = entry.slice(0, -2);
     return readdirSync(path.join(REPOSITORY_ROOT, parent), { withFileTypes: true })
-      .filter((child) => child.isDirectory() && existsSync(path.join(REPOSITORY_ROOT, parent, child.name, 'package.json')))
+      .filter(
+        (child) => child.isDirectory() && existsSync(path.join(REPOSITORY_ROOT, parent, child.name, 'package.json')),
+      )
       .map((child) => `${parent}/${child.name}`);
   });
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { capPeriods } from '../../../services/distribution/src/buyers/cap-periods.js';
+import { capPeriods } from '../../../services/distribution/src/selling/cap-periods.js';
 
 const noCaps = {
   leadsPerHour: undefined,

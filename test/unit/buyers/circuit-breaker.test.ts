@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
+import {
+  CircuitBreakers,
+  DEFAULT_CIRCUIT_BREAKER,
+} from '../../../services/distribution/src/selling/circuit-breaker.js';
 
 describe('CircuitBreakers', () => {
   let now: number;

@@ -4,7 +4,7 @@ import {
   MIN_LEARNED_PINGS,
   PingLatencies,
   pingWindowMs,
-} from '../../../services/distribution/src/buyers/ping-window.js';
+} from '../../../services/distribution/src/selling/ping-window.js';
 
 describe('ping window', () => {
   it("learns a buyer's 95th percentile answer time from its recent answers, once it has enough", () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { BuyerCallResult } from '../../../services/distribution/src/buyers/integration/buyer-call.js';
-import { postVerdict } from '../../../services/distribution/src/buyers/post-answer.js';
+import { postVerdict } from '../../../services/distribution/src/selling/post-answer.js';
 
 function result(outcome: BuyerCallResult['outcome'], httpStatus: number | null, error?: string): BuyerCallResult {
   return {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { AttemptRecord } from '../../../services/distribution/src/buyers/attempt-record.js';
-import { priceBandOf, WINDOW_POSTS } from '../../../services/distribution/src/buyers/post-figures.js';
-import { PostFiguresStore } from '../../../services/distribution/src/buyers/post-figures-store.js';
 import type { Db } from '../../../services/distribution/src/db/database.js';
 import type { BuyerAttemptOutcome } from '../../../services/distribution/src/db/schema.js';
+import type { AttemptRecord } from '../../../services/distribution/src/leads/attempt-record.js';
+import { priceBandOf, WINDOW_POSTS } from '../../../services/distribution/src/selling/post-figures.js';
+import { PostFiguresStore } from '../../../services/distribution/src/selling/post-figures-store.js';
 
 function attempt(
   leadId: string,

@@ -8,7 +8,7 @@ import {
   resultOf,
   summarizePosts,
   WINDOW_POSTS,
-} from '../../../services/distribution/src/buyers/post-figures.js';
+} from '../../../services/distribution/src/selling/post-figures.js';
 
 let serial = 0;
 function post(result: PostResult, latencyMs = 100, state = 'CA', priceBand?: number): PostObservation {

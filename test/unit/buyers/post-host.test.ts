@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { postHost } from '../../../services/distribution/src/buyers/buyer-reports.js';
+import { postHost } from '../../../services/distribution/src/reports/buyer-reports.js';
 
 describe('postHost: the buyer URL operators see in buyer list', () => {
   it('shows scheme and host only, for a URL as written or with references', () => {

@@ -4,7 +4,7 @@ import {
   type LatencyProfile,
   type PostProspect,
   timeForAll,
-} from '../../../services/distribution/src/buyers/post-order.js';
+} from '../../../services/distribution/src/selling/post-order.js';
 
 /** The order changes only for one that expects this much more revenue (relative): noise never reorders. */
 const MIN_GAIN = 0.005;

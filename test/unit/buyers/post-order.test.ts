@@ -7,7 +7,7 @@ import {
   planPosts,
   prospectOf,
   timeForAll,
-} from '../../../services/distribution/src/buyers/post-order.js';
+} from '../../../services/distribution/src/selling/post-order.js';
 import { referencePlanPosts } from './post-order-reference.js';
 
 function prospect(

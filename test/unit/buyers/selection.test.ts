@@ -8,7 +8,7 @@ import {
   isCapped,
   rankOffers,
   skipReason,
-} from '../../../services/distribution/src/buyers/selection.js';
+} from '../../../services/distribution/src/selling/selection.js';
 import { minimalBuyer } from './buyer-fixtures.js';
 
 function buyer(id: string, settings: Record<string, unknown> = {}): Buyer {

@@ -7,7 +7,6 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { BuyerService } from '../../../services/distribution/src/buyers/buyer.service.js';
-import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '../../../services/distribution/src/buyers/circuit-breaker.js';
 import { EnvironmentValues } from '../../../services/distribution/src/buyers/definition/buyer-values.js';
 import type {
   BuyerCallResult,
@@ -15,15 +14,19 @@ import type {
   callBuyer,
   LeadForBuyer,
 } from '../../../services/distribution/src/buyers/integration/buyer-call.js';
-import { PingTreeSeller } from '../../../services/distribution/src/buyers/ping-tree.js';
 import { type Db, migrateToLatest } from '../../../services/distribution/src/db/database.js';
 import { GroupCommit } from '../../../services/distribution/src/db/group-commit.js';
 import type { Database } from '../../../services/distribution/src/db/schema.js';
 import { sqliteDialect } from '../../../services/distribution/src/db/sqlite-dialect.js';
 import type { FileSync } from '../../../services/distribution/src/db/wal-sync.js';
-import { IntakeService } from '../../../services/distribution/src/leads/intake.service.js';
+import { IntakeService } from '../../../services/distribution/src/intake/intake.service.js';
 import { DistributionMetrics } from '../../../services/distribution/src/observability/metrics.js';
 import { PublisherService } from '../../../services/distribution/src/publishers/publisher.service.js';
+import {
+  CircuitBreakers,
+  DEFAULT_CIRCUIT_BREAKER,
+} from '../../../services/distribution/src/selling/circuit-breaker.js';
+import { PingTreeSeller } from '../../../services/distribution/src/selling/ping-tree.js';
 import { buyerFixture } from '../../support/buyer-fixtures.js';
 import { testKeyRing } from '../../support/key-ring.js';
 

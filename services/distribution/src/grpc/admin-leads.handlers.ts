@@ -11,9 +11,9 @@ import type { LeadStatus } from '../db/schema.js';
 import { invalidField } from '../errors.js';
 import type { LeadFilter } from '../leads/lead.repository.js';
 import type { LeadLookup } from '../leads/lead-lookup.js';
-import type { LeadResolution } from '../leads/lead-resolution.js';
 import { leadView } from '../leads/lead-view.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
+import type { LeadResolution } from '../selling/lead-resolution.js';
 import { cursorOf, pageFrom, pageSizeOf } from './pages.js';
 import type { UnaryMethods } from './unary.js';
 

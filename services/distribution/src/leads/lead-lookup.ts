@@ -1,6 +1,6 @@
-import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { Db } from '../db/database.js';
 import { invalidField, StatusError } from '../errors.js';
+import type { AttemptRecord } from './attempt-record.js';
 import type { LeadFilter, LeadListCursor } from './lead.repository.js';
 import * as repository from './lead.repository.js';
 import type { StoredLead } from './stored-lead.js';

@@ -1,8 +1,7 @@
 import { LEAD_FIELDS, type LeadField, SENSITIVE_LEAD_FIELDS } from '@leadflow/core/lead-fields';
-import type { PersonHashes } from '../buyers/duplicates.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
-import type { StoredLead } from './stored-lead.js';
+import type { PersonHashes, StoredLead } from './stored-lead.js';
 import type { ValidLead } from './validation.js';
 
 const SENSITIVE: ReadonlySet<LeadField> = new Set(SENSITIVE_LEAD_FIELDS);

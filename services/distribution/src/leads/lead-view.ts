@@ -2,8 +2,8 @@ import { isLeadField, leadFieldFacts, SENSITIVE_LEAD_FIELDS } from '@leadflow/co
 import type { BuyerAttempt, LeadRecord } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { attemptKinds, attemptOutcomes, leadStatuses } from '@leadflow/service-kit/admin-enums';
 import { durationOfMs, timestampOfMs } from '@leadflow/service-kit/proto-time';
-import type { AttemptRecord } from '../buyers/attempt-record.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
+import type { AttemptRecord } from './attempt-record.js';
 import type { StoredLead } from './stored-lead.js';
 
 /** Everything but the last four characters becomes '*'; short values are hidden whole. */

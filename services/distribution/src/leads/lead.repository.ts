@@ -1,12 +1,11 @@
 import type { CompiledQuery } from 'kysely';
-import type { AttemptRecord } from '../buyers/attempt-record.js';
-import { OPEN_POST_STATES } from '../buyers/lead-post.repository.js';
 import type { Db } from '../db/database.js';
 import { insertRows, rowsInsert } from '../db/insert-rows.js';
 import { ReusableQuery } from '../db/reusable-query.js';
 import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
+import type { AttemptRecord } from './attempt-record.js';
 import type { Sale } from './sale.js';
-import type { LeadChange, StaleSale, StoredLead, UnconfirmedLead } from './stored-lead.js';
+import type { LeadChange, StoredLead, UnconfirmedLead } from './stored-lead.js';
 
 /** Which leads a list covers; every filter left undefined matches every lead. */
 export interface LeadFilter {
@@ -155,36 +154,6 @@ export async function listLeads(
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(leadOfRow);
-}
-
-/**
- * Up to `limit` leads still being sold under a claim taken before `claimedBefore` that have a post which
- * may be at a buyer, the oldest claim first.
- */
-export async function listStaleSales(db: Db, claimedBefore: number, limit: number): Promise<StaleSale[]> {
-  const rows = await db
-    .selectFrom('leads')
-    .select(['id', 'publisher_id', 'is_test', 'claim_token'])
-    .where('status', '=', 'processing')
-    .where('claimed_at', '<', claimedBefore)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('lead_posts')
-          .select('lead_posts.id')
-          .whereRef('lead_posts.lead_id', '=', 'leads.id')
-          .where('lead_posts.state', 'in', OPEN_POST_STATES),
-      ),
-    )
-    .orderBy('claimed_at')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    publisherId: row.publisher_id,
-    test: row.is_test === 1,
-    claimToken: row.claim_token,
-  }));
 }
 
 /** Up to `limit` unconfirmed leads, oldest post first, after the one whose post is `after`. */

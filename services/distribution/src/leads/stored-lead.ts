@@ -1,5 +1,11 @@
-import type { PersonHashes } from '../buyers/duplicates.js';
 import type { LeadStatus } from '../db/schema.js';
+
+/** Keyed hashes of who a lead is about (HMAC, never plain hashes), for duplicate checks. */
+export interface PersonHashes {
+  ssn: string;
+  email: string;
+  phone: string;
+}
 
 /** A lead as stored: what was sent, who sells it, how it ended; rows stay in lead.repository.ts. */
 export interface StoredLead {

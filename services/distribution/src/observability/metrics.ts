@@ -1,10 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '@leadflow/service-kit/metrics';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { AttemptRecord } from '../buyers/attempt-record.js';
-import type { CircuitState } from '../buyers/circuit-breaker.js';
-import type { PostFigures } from '../buyers/post-figures.js';
-import type { IntakeResult } from '../leads/intake.service.js';
+import type { IntakeResult } from '../intake/intake-outcome.js';
+import type { AttemptRecord } from '../leads/attempt-record.js';
+import type { CircuitState } from '../selling/circuit-breaker.js';
+import type { PostFigures } from '../selling/post-figures.js';
 import { BuyerNameLabels } from './buyer-labels.js';
 
 const CIRCUIT_LEVEL: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };

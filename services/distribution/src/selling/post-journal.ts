@@ -1,12 +1,13 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
+import type { Buyer } from '../buyers/buyer.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { newId } from '../ids.js';
+import type { PersonHashes } from '../leads/stored-lead.js';
 import type { SkipReason } from './attempt-log.js';
-import type { Buyer } from './buyer.js';
 import { adjustSpend, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
 import type { CapPeriod } from './cap-periods.js';
-import { holdPerson, type PersonHashes, releasePerson } from './duplicates.js';
+import { holdPerson, releasePerson } from './duplicates.js';
 import { type IntentRefusal, insertIntent, type PostAnswer, recordAnswer } from './lead-post.repository.js';
 import type { UnstoredAcceptance } from './lead-seller.js';
 

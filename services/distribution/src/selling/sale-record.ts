@@ -1,15 +1,15 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
-import type { AttemptRecord } from '../buyers/attempt-record.js';
-import { consumeCapacity } from '../buyers/cap.repository.js';
-import { answerUpdate } from '../buyers/lead-post.repository.js';
-import type { SaleWinner } from '../buyers/lead-seller.js';
-import { saleEntries } from '../buyers/ledger.js';
-import { ledgerInsert } from '../buyers/ledger.repository.js';
 import type { Db } from '../db/database.js';
 import { executeTogether } from '../db/statements-together.js';
 import { newId } from '../ids.js';
-import * as repository from './lead.repository.js';
-import type { LeadChange } from './stored-lead.js';
+import type { AttemptRecord } from '../leads/attempt-record.js';
+import * as repository from '../leads/lead.repository.js';
+import type { LeadChange } from '../leads/stored-lead.js';
+import { consumeCapacity } from './cap.repository.js';
+import { answerUpdate } from './lead-post.repository.js';
+import type { SaleWinner } from './lead-seller.js';
+import { saleEntries } from './ledger.js';
+import { ledgerInsert } from './ledger.repository.js';
 
 export interface RecordedLead {
   id: string;

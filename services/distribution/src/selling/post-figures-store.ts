@@ -1,6 +1,6 @@
 import type { Logger } from '@leadflow/service-kit/logger';
 import type { Db } from '../db/database.js';
-import type { AttemptRecord } from './attempt-record.js';
+import type { AttemptRecord } from '../leads/attempt-record.js';
 import { listRecentLivePosts } from './lead-post.repository.js';
 import {
   type AcceptPrior,

@@ -10,7 +10,7 @@ import type {
   LeadPostUpdate,
 } from '../db/schema.js';
 import { executeTogether } from '../db/statements-together.js';
-import type { PersonHashes } from './duplicates.js';
+import type { PersonHashes, StaleSale } from '../leads/stored-lead.js';
 import type { LeadPost } from './lead-post.js';
 
 /** Posts that may have put the lead in a buyer's hands: while one exists, the lead goes to no other buyer. */
@@ -266,5 +266,35 @@ export async function listPostsOfPerson(
     ssn: row.ssn_hash,
     email: row.email_hash,
     phone: row.phone_hash,
+  }));
+}
+
+/**
+ * Up to `limit` leads still being sold under a claim taken before `claimedBefore` that have a post which
+ * may be at a buyer, the oldest claim first.
+ */
+export async function listStaleSales(db: Db, claimedBefore: number, limit: number): Promise<StaleSale[]> {
+  const rows = await db
+    .selectFrom('leads')
+    .select(['id', 'publisher_id', 'is_test', 'claim_token'])
+    .where('status', '=', 'processing')
+    .where('claimed_at', '<', claimedBefore)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('lead_posts')
+          .select('lead_posts.id')
+          .whereRef('lead_posts.lead_id', '=', 'leads.id')
+          .where('lead_posts.state', 'in', OPEN_POST_STATES),
+      ),
+    )
+    .orderBy('claimed_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    publisherId: row.publisher_id,
+    test: row.is_test === 1,
+    claimToken: row.claim_token,
   }));
 }

@@ -1,17 +1,17 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
-import type { LeadPost } from '../buyers/lead-post.js';
-import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
-import { NO_BUYER_ACCEPTED } from '../buyers/lead-seller.js';
-import { releaseHolds } from '../buyers/post-journal.js';
 import { payoutFor } from '../buyers/rules/payout.js';
 import type { Db } from '../db/database.js';
 import type { LeadPostResolver } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
+import * as repository from '../leads/lead.repository.js';
+import type { StoredLead, UnconfirmedLead } from '../leads/stored-lead.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
-import * as repository from './lead.repository.js';
+import type { LeadPost } from './lead-post.js';
+import { listLeadPosts, recordAnswer } from './lead-post.repository.js';
 import { winnerOfPost } from './lead-recovery.js';
+import { NO_BUYER_ACCEPTED } from './lead-seller.js';
+import { releaseHolds } from './post-journal.js';
 import { recordSale } from './sale-record.js';
-import type { StoredLead, UnconfirmedLead } from './stored-lead.js';
 
 export interface Resolution {
   leadId: string;

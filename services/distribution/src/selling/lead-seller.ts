@@ -1,6 +1,6 @@
+import type { AttemptRecord } from '../leads/attempt-record.js';
+import type { PersonHashes } from '../leads/stored-lead.js';
 import type { ValidLead } from '../leads/validation.js';
-import type { AttemptRecord } from './attempt-record.js';
-import type { PersonHashes } from './duplicates.js';
 import type { PostAnswer } from './lead-post.repository.js';
 
 export interface SaleRequest {

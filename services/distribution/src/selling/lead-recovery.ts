@@ -1,9 +1,9 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
-import { releaseLeadCapacity } from '../buyers/cap.repository.js';
-import type { LeadPost } from '../buyers/lead-post.js';
-import { listLeadPosts, recordAnswer } from '../buyers/lead-post.repository.js';
-import { AWAITING_CONFIRMATION, type SaleWinner } from '../buyers/lead-seller.js';
 import type { Db } from '../db/database.js';
+import { releaseLeadCapacity } from './cap.repository.js';
+import type { LeadPost } from './lead-post.js';
+import { listLeadPosts, recordAnswer } from './lead-post.repository.js';
+import { AWAITING_CONFIRMATION, type SaleWinner } from './lead-seller.js';
 import { type RecordedLead, recordSale, recordUnsold } from './sale-record.js';
 
 export type Recovered =

@@ -1,7 +1,7 @@
 // What every call of a lead to a buyer needs and many calls share: built once, not once per call (a
 // lead pinged to a hundred buyers makes a hundred calls).
-import type { LeadForBuyer } from './integration/request-builder.js';
-import type { LeadFacts } from './rules/lead-facts.js';
+import type { LeadForBuyer } from '../buyers/integration/request-builder.js';
+import type { LeadFacts } from '../buyers/rules/lead-facts.js';
 
 // Buyers in one zone share the lead's facts (factsByZone), and so its derived values.
 const derivedOfFacts = new WeakMap<LeadFacts, LeadForBuyer['derived']>();

@@ -1,9 +1,9 @@
+import type { Buyer } from '../buyers/buyer.js';
+import { evaluateFilter } from '../buyers/rules/filters.js';
+import type { LeadFacts } from '../buyers/rules/lead-facts.js';
+import { isOpen } from '../buyers/rules/schedule.js';
 import type { SkipReason } from './attempt-log.js';
-import type { Buyer } from './buyer.js';
 import type { CapPeriod } from './cap-periods.js';
-import { evaluateFilter } from './rules/filters.js';
-import type { LeadFacts } from './rules/lead-facts.js';
-import { isOpen } from './rules/schedule.js';
 
 /*
  * The selling engine's decisions, as plain functions of facts: which buyers may get a lead and in

@@ -1,6 +1,6 @@
 import type { BuyerAttemptKind, BuyerAttemptOutcome } from '../db/schema.js';
 import { newId } from '../ids.js';
-import type { AttemptRecord } from './attempt-record.js';
+import type { AttemptRecord } from '../leads/attempt-record.js';
 
 /** posted: the lead was posted to this buyer before (a sale taken over after a crash). */
 export type SkipReason =

@@ -1,6 +1,6 @@
+import type { Integration } from '../buyers/definition/buyer-definition.js';
+import type { BuyerCallResult } from '../buyers/integration/buyer-call.js';
 import type { LeadPostState } from '../db/schema.js';
-import type { Integration } from './definition/buyer-definition.js';
-import type { BuyerCallResult } from './integration/buyer-call.js';
 
 /** Transport failures after which the request may have reached the buyer: the connection was cut mid-exchange. */
 const MAYBE_DELIVERED = new Set(['reset', 'too_large', 'other']);

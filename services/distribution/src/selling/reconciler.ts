@@ -3,13 +3,13 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import { newId } from '../ids.js';
-import type { DistributionMetrics } from '../observability/metrics.js';
-import { STALE_CLAIM_GRACE_MS } from './intake.service.js';
-import * as repository from './lead.repository.js';
+import * as repository from '../leads/lead.repository.js';
+import type { UnconfirmedLead } from '../leads/stored-lead.js';
+import { listStaleSales } from './lead-post.repository.js';
 import { recoverSale } from './lead-recovery.js';
 import type { LeadResolution } from './lead-resolution.js';
+import { STALE_CLAIM_GRACE_MS } from './sale-claim.js';
 import { LeadNotRecordable } from './sale-record.js';
-import type { UnconfirmedLead } from './stored-lead.js';
 
 export interface ReconcilerDependencies {
   db: Db;
@@ -18,9 +18,14 @@ export interface ReconcilerDependencies {
   sellDeadlineMs: number;
   intervalMs: number;
   logger: Logger;
-  metrics: DistributionMetrics;
+  metrics: UnconfirmedLeadsGauge;
   /** The call to a buyer's status lookup; replaced in tests. */
   call?: typeof callBuyer;
+}
+
+/** Where the reconciler reports how many leads are held; DistributionMetrics in the service. */
+export interface UnconfirmedLeadsGauge {
+  unconfirmedLeads(count: number): void;
 }
 
 /** Leads looked at per sweep: a backlog is worked off over several sweeps, never in one long one. */
@@ -71,11 +76,7 @@ export class Reconciler {
   private async recoverStaleSales(): Promise<void> {
     const now = Date.now();
     // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
-    const stale = await repository.listStaleSales(
-      this.deps.db,
-      now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS,
-      BATCH,
-    );
+    const stale = await listStaleSales(this.deps.db, now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS, BATCH);
     for (const lead of stale) {
       const claimToken = newId('clm');
       if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claimToken, claimToken, Date.now()))) continue;

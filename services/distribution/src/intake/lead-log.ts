@@ -1,5 +1,5 @@
 import type { Logger } from '@leadflow/service-kit/logger';
-import type { IntakeResult } from './intake.service.js';
+import type { IntakeResult } from './intake-outcome.js';
 
 export interface AnsweredLead {
   result: IntakeResult;

@@ -1,13 +1,13 @@
 import type { BuyerSummary } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { buyerModes, circuitStates, pricings } from '@leadflow/service-kit/admin-enums';
 import { durationOfMs } from '@leadflow/service-kit/proto-time';
+import type { Buyer } from '../buyers/buyer.js';
 import type { Db } from '../db/database.js';
-import type { Buyer } from './buyer.js';
-import { salesUsage } from './buyer-usage.js';
-import { readCounters } from './cap.repository.js';
-import { capPeriods } from './cap-periods.js';
-import type { CircuitBreakers } from './circuit-breaker.js';
-import type { PostFiguresStore } from './post-figures-store.js';
+import { salesUsage } from '../selling/buyer-usage.js';
+import { readCounters } from '../selling/cap.repository.js';
+import { capPeriods } from '../selling/cap-periods.js';
+import type { CircuitBreakers } from '../selling/circuit-breaker.js';
+import type { PostFiguresStore } from '../selling/post-figures-store.js';
 
 /**
  * The scheme and host, never the path or query (where some buyers want their API key). A URL written with

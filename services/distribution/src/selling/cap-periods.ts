@@ -1,5 +1,5 @@
 import { zonedClock } from '@leadflow/core/zoned-time';
-import type { Caps } from './definition/buyer-definition.js';
+import type { Caps } from '../buyers/definition/buyer-definition.js';
 
 export interface CapPeriod {
   /** The counter row's key, e.g. "d:2026-11-22". */

@@ -1,18 +1,13 @@
+import type { Buyer } from '../buyers/buyer.js';
 import type { Db } from '../db/database.js';
 import type { LeadPostState } from '../db/schema.js';
-import type { Buyer } from './buyer.js';
+import type { PersonHashes } from '../leads/stored-lead.js';
 import { listPostsOfPerson } from './lead-post.repository.js';
 import { deleteHolds, deleteStaleHolds, insertHolds } from './person-hold.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Posts by which a buyer bought the person, may hold them, or turned them down. */
 const HISTORY_POST_STATES: readonly LeadPostState[] = ['accepted', 'rejected', 'pending', 'unknown'];
-
-export interface PersonHashes {
-  ssn: string;
-  email: string;
-  phone: string;
-}
 
 /**
  * The buyers that already bought this person, may hold them (a post of theirs whose answer never

@@ -1,0 +1,39 @@
+import { callTimeoutMs } from '../buyers/definition/buyer-definition.js';
+import type { Candidate } from './candidate.js';
+import type { SaleRequest } from './lead-seller.js';
+import { type PostFigures, priceBandOf } from './post-figures.js';
+import type { PostFiguresStore } from './post-figures-store.js';
+
+/**
+ * A call goes out when this share of its timeout is left (the call is then cut to the deadline); a post
+ * to a buyer with learned figures, when its median answer time is.
+ */
+const USEFUL_SHARE_OF_TIMEOUT = 0.5;
+
+export type CallKind = 'ping' | 'post';
+
+/** When a call to a buyer is still worth making before a sale's deadline, from the buyers' learned figures. */
+export class CallTiming {
+  constructor(readonly figures: PostFiguresStore | undefined) {}
+
+  fitsDeadline(candidate: Candidate, kind: CallKind, request: SaleRequest): boolean {
+    return Date.now() + this.minimumTimeMs(candidate, kind, request) <= request.deadline;
+  }
+
+  /**
+   * The least time that must be left for a call to go out: a useful part of its timeout, not all of it.
+   * A post cut short by the deadline after it was sent has an unknown outcome, and the lead waits for
+   * that buyer's answer (unconfirmed): it is never offered to another.
+   */
+  minimumTimeMs(candidate: Candidate, kind: CallKind, request: SaleRequest): number {
+    const timeoutMs = callTimeoutMs(candidate.buyer.definition.integration, kind);
+    const medianMs =
+      kind === 'post' && this.figures ? this.figuresOf(this.figures, candidate, request).p50Ms : undefined;
+    return Math.min(timeoutMs, medianMs ?? timeoutMs * USEFUL_SHARE_OF_TIMEOUT);
+  }
+
+  /** A buyer's learned figures for this lead: its state, and the price band of the offer. */
+  figuresOf(figures: PostFiguresStore, candidate: Candidate, request: SaleRequest): PostFigures {
+    return figures.figures(candidate.buyer.id, request.lead.fields.state, priceBandOf(candidate.chargeCents));
+  }
+}

@@ -1,0 +1,92 @@
+import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
+import { callTimeoutMs, type HttpExchange, type Integration } from '../buyers/definition/buyer-definition.js';
+import type { BuyerCallResult, callBuyer, LeadForBuyer } from '../buyers/integration/buyer-call.js';
+import { derivedValues, hostOfUrl } from './call-inputs.js';
+import type { CallKind } from './call-timing.js';
+import type { Candidate } from './candidate.js';
+import type { CircuitBreakers } from './circuit-breaker.js';
+import type { SaleRequest } from './lead-seller.js';
+
+export type TracedCallResult = BuyerCallResult & { startedAt: number };
+
+export interface BuyerCallerDependencies {
+  tracer: Tracer;
+  breakers: CircuitBreakers;
+  /** The call to a buyer's API; replaced in tests of the engine alone. */
+  call: typeof callBuyer;
+}
+
+/** A sale's calls to buyers: each in a CLIENT span, each live answer counted toward the buyer's circuit. */
+export class BuyerCaller {
+  constructor(private readonly deps: BuyerCallerDependencies) {}
+
+  async call(
+    kind: CallKind,
+    candidate: Candidate,
+    exchange: HttpExchange,
+    request: SaleRequest,
+    attemptId?: string,
+  ): Promise<TracedCallResult> {
+    const { buyer } = candidate;
+    const lead: LeadForBuyer = {
+      leadId: request.leadId,
+      fields: request.lead.fields,
+      derived: derivedValues(candidate.facts, request.lead.priceCents),
+      pingReference: kind === 'post' ? candidate.pingReference : undefined,
+      attemptId,
+    };
+    const startedAt = Date.now();
+    const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
+    const result = await this.deps.tracer.startActiveSpan(
+      `leadflow.buyer.${kind}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'leadflow.buyer_id': buyer.id,
+          'leadflow.test': request.lead.test,
+          ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
+        },
+      },
+      async (span) => {
+        const answer = await this.deps.call(exchange, buyer.definition.integration, lead, {
+          test: request.lead.test,
+          kind,
+          deadlineMs: request.deadline,
+        });
+        span.setAttribute('leadflow.buyer.outcome', answer.outcome);
+        if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
+        span.end();
+        return answer;
+      },
+    );
+    const traced = { ...result, startedAt };
+    this.recordHealth(candidate, kind, request, traced);
+    return traced;
+  }
+
+  /**
+   * Live calls only: a test endpoint's troubles say nothing of the buyer's live API. Nor does a call
+   * the sale's deadline cut short of the buyer's own timeout (or left no time to send): a slow buyer
+   * posted late in a sale is not failing, and must not be paused for every other lead.
+   */
+  private recordHealth(candidate: Candidate, kind: CallKind, request: SaleRequest, result: TracedCallResult): void {
+    if (request.lead.test) return;
+    const cutByDeadline =
+      request.deadline - result.startedAt < callTimeoutMs(candidate.buyer.definition.integration, kind);
+    if (cutByDeadline && (result.outcome === 'timeout' || result.reply.error === 'deadline_passed')) return;
+    if (result.outcome === 'error' || result.outcome === 'timeout')
+      this.deps.breakers.recordFailure(candidate.buyer.id);
+    else this.deps.breakers.recordSuccess(candidate.buyer.id);
+  }
+}
+
+/**
+ * The host a call goes to, for its span: never the whole URL, whose path or query may carry the
+ * buyer's API key. Undefined when no call goes out (a test lead answered by configuration).
+ */
+function destinationHost(exchange: HttpExchange, integration: Integration, test: boolean): string | undefined {
+  if (test && integration.testBehaviour !== 'test_url') return undefined;
+  const url = test ? exchange.testUrl : exchange.url;
+  return url === undefined ? undefined : hostOfUrl(url);
+}
