@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 export type BuyerBehaviour =
   | { kind: 'accept'; redirectUrl?: string; delayMs?: number }
-  | { kind: 'reject'; reason?: string }
+  | { kind: 'reject'; reason?: string; delayMs?: number }
   | { kind: 'status'; status: number }
   | { kind: 'garbage' }
   | { kind: 'hang' };
@@ -45,6 +45,7 @@ export async function startBuyerServer(): Promise<TestBuyerServer> {
         if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
         return json(200, { accepted: true, redirectUrl: behaviour.redirectUrl });
       case 'reject':
+        if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
         return json(200, { accepted: false, reason: behaviour.reason ?? 'not interested' });
       case 'status':
         return json(behaviour.status, { error: 'buyer failure' });

@@ -121,7 +121,13 @@ export class IntakeService {
       if (stored.status !== 'processing') return replay(stored);
 
       const running = this.inFlight.get(stored.id);
-      if (running) return { ...(await running), buyerWaitMs: 0, replayed: true };
+      if (running) {
+        // The sale's answer is this request's too; its failure is not: a sale cut short by its own
+        // caller's deadline, say, left the lead for a retry, and this request is that retry.
+        const answer = await running.catch(() => undefined);
+        if (answer) return { ...answer, buyerWaitMs: 0, replayed: true };
+        continue;
+      }
 
       const now = Date.now();
       const stale = isStaleClaim(stored, this.deps.sellDeadlineMs, now);
