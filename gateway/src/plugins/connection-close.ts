@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 /** Answers that refuse the client: it gets no further request on this connection without a new handshake. */
 const REFUSALS = new Set([401, 413, 429]);
@@ -17,14 +17,17 @@ function mustClose(request: FastifyRequest, reply: FastifyReply, closing: boolea
  * Decides which answers end their connection (`Connection: close`; Node closes the socket once the
  * answer is written, without reading what is left of the request).
  */
-export const connectionClose = shared('connection-close', async (app) => {
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (mustClose(request, reply, closing)) reply.header('connection', 'close');
-    done(null, payload);
-  });
-});
+export const connectionClose = fp(
+  async (app) => {
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (mustClose(request, reply, closing)) reply.header('connection', 'close');
+      done(null, payload);
+    });
+  },
+  { name: 'connection-close' },
+);

@@ -1,6 +1,6 @@
 import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '@leadflow/service-kit/metrics';
+import fp from 'fastify-plugin';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { shared } from './shared.js';
 
 /** The route label of a request that matched no route: never its path, which may carry a key. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -44,15 +44,18 @@ declare module 'fastify' {
 }
 
 /** Decorates the gateway with its metrics and counts every answered request. */
-export const metrics = shared('metrics', async (app) => {
-  const gatewayMetrics = new GatewayMetrics();
-  app.decorate('metrics', gatewayMetrics);
-  app.addHook('onResponse', (request, reply, done) => {
-    gatewayMetrics.requests.inc({
-      route: request.telemetry?.route ?? UNMATCHED_ROUTE,
-      method: request.method,
-      status: String(reply.statusCode),
+export const metrics = fp(
+  async (app) => {
+    const gatewayMetrics = new GatewayMetrics();
+    app.decorate('metrics', gatewayMetrics);
+    app.addHook('onResponse', (request, reply, done) => {
+      gatewayMetrics.requests.inc({
+        route: request.telemetry?.route ?? UNMATCHED_ROUTE,
+        method: request.method,
+        status: String(reply.statusCode),
+      });
+      done();
     });
-    done();
-  });
-});
+  },
+  { name: 'metrics' },
+);

@@ -1,5 +1,5 @@
+import fp from 'fastify-plugin';
 import { createRateLimiter, type RateLimiter } from '../rate-limit/index.js';
-import { shared } from './shared.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,18 +13,20 @@ export interface RateLimiterPluginOptions {
   rateLimiter?: RateLimiter | undefined;
 }
 
-/** Needs the metrics plugin registered first. */
-export const rateLimiter = shared<RateLimiterPluginOptions>('rate-limiter', async (app, options) => {
-  const { metrics } = app;
-  const limiter =
-    options.rateLimiter ??
-    createRateLimiter({
-      redisUrl: options.redisUrl,
-      logger: app.log,
-      onFallback: () => metrics.rateLimiterFallbacks.inc(),
-    });
-  app.decorate('rateLimiter', limiter);
-  if (!options.rateLimiter) {
-    app.addHook('onClose', () => limiter.close());
-  }
-});
+export const rateLimiter = fp<RateLimiterPluginOptions>(
+  async (app, options) => {
+    const { metrics } = app;
+    const limiter =
+      options.rateLimiter ??
+      createRateLimiter({
+        redisUrl: options.redisUrl,
+        logger: app.log,
+        onFallback: () => metrics.rateLimiterFallbacks.inc(),
+      });
+    app.decorate('rateLimiter', limiter);
+    if (!options.rateLimiter) {
+      app.addHook('onClose', () => limiter.close());
+    }
+  },
+  { name: 'rate-limiter', dependencies: ['metrics'] },
+);

@@ -8,7 +8,7 @@ import {
   ATTR_HTTP_ROUTE,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyRequest } from 'fastify';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 export interface RequestTelemetry {
   span: Span;
@@ -52,41 +52,44 @@ export function processingTimeMs(request: FastifyRequest): number {
  * One SERVER span and one log line per request, both named by the route
  * template, never by the URL (it carries the webmaster key) nor by any body value.
  */
-export const requestTelemetry = shared('request-telemetry', async (app) => {
-  app.decorateRequest('telemetry');
+export const requestTelemetry = fp(
+  async (app) => {
+    app.decorateRequest('telemetry');
 
-  app.addHook('onRequest', (request, _reply, done) => {
-    const route = routeTemplate(request);
-    // Publishers are outside the trust boundary: their trace context is not continued. Probes are not traced.
-    const parent = route?.startsWith('/health/') ? unsampledContext() : ROOT_CONTEXT;
-    const span = tracer.startSpan(
-      route ? `${request.method} ${route}` : request.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}) },
-      },
-      parent,
-    );
-    request.telemetry = {
-      span,
-      context: trace.setSpan(parent, span),
-      receivedAt: performance.now(),
-      route,
-      finished: false,
-    };
-    done();
-  });
+    app.addHook('onRequest', (request, _reply, done) => {
+      const route = routeTemplate(request);
+      // Publishers are outside the trust boundary: their trace context is not continued. Probes are not traced.
+      const parent = route?.startsWith('/health/') ? unsampledContext() : ROOT_CONTEXT;
+      const span = tracer.startSpan(
+        route ? `${request.method} ${route}` : request.method,
+        {
+          kind: SpanKind.SERVER,
+          attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}) },
+        },
+        parent,
+      );
+      request.telemetry = {
+        span,
+        context: trace.setSpan(parent, span),
+        receivedAt: performance.now(),
+        route,
+        finished: false,
+      };
+      done();
+    });
 
-  app.addHook('onResponse', (request, reply, done) => {
-    finish(request, reply.statusCode, 'request completed');
-    done();
-  });
+    app.addHook('onResponse', (request, reply, done) => {
+      finish(request, reply.statusCode, 'request completed');
+      done();
+    });
 
-  app.addHook('onRequestAbort', (request, done) => {
-    finish(request, undefined, 'request aborted by the client');
-    done();
-  });
-});
+    app.addHook('onRequestAbort', (request, done) => {
+      finish(request, undefined, 'request aborted by the client');
+      done();
+    });
+  },
+  { name: 'request-telemetry' },
+);
 
 function finish(request: FastifyRequest, statusCode: number | undefined, message: string): void {
   const telemetry = request.telemetry;
