@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeCallFailure } from '../distribution/grpc-errors.js';
 import { GatewayError } from '../errors.js';
 import { hashKey, type Publisher, type PublisherKeys } from '../keys/publisher-keys.js';
-import { type RateLimiter, rateLimitHeaders } from '../rate-limit/index.js';
+import { rateLimitHeaders } from '../rate-limit/index.js';
 import type { AuthFailures } from './auth-failures.js';
 import { clientAddressGroup } from './client-address.js';
 
@@ -11,30 +11,37 @@ export interface IntakeParams {
   webmasterKey: string;
 }
 
-/** Which limit refused a request: a publisher's, or a client address's failed authentications. */
-export type RefusingLimit = 'key' | 'auth_failures';
-
 const AUTH_FAILURES_POLICY = 'auth-failures';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The publisher whose key the request carries, once admission has found it live. */
+    publisher: Publisher | null;
+  }
+}
 
 export interface AdmissionOptions {
   keys: PublisherKeys;
-  rateLimiter: RateLimiter;
   authFailures: AuthFailures;
-  defaultRateLimitPerMinute: number;
-  /** Called for every request refused with 429; feed a metric with it. */
-  onRefused?: (limit: RefusingLimit) => void;
+  /** Called for every request refused with 429 for its address's failed authentications; feed a metric with it. */
+  onLockedOut?: () => void;
 }
 
 /**
- * Runs on onRequest, before the body is read. A key of the wrong shape is refused without a look-up; a
- * key that resolves to no publisher counts as a failed authentication of the client's address, and an
- * address over its allowance is refused (429) before its keys are looked up at all, except for a key
- * this gateway already knows to be live. A publisher's requests count against its limit, however
- * malformed; its keys share one bucket, so two live keys during rotation do not double it.
+ * Runs on onRequest, before the body is read, and before the publisher's rate limit (publisher-limit.ts),
+ * which counts only requests it lets through. A key of the wrong shape is refused without a look-up; a key
+ * that resolves to no publisher counts as a failed authentication of the client's address, and an address
+ * over its allowance is refused (429) before its keys are looked up at all, except for a key this gateway
+ * already knows to be live.
+ *
+ * Ours, not @fastify/rate-limit's: its route hook counts every request, and this limit counts only failed
+ * authentications, known only after the look-up. Its manual limiter could count those, but learning
+ * whether an address is locked out would then cost a peek at Redis on every request; the lockout is
+ * remembered in memory instead (auth-failures.ts).
  */
 export function admission(options: AdmissionOptions) {
-  const { keys, rateLimiter, authFailures } = options;
-  const onRefused = options.onRefused ?? (() => {});
+  const { keys, authFailures } = options;
+  const onLockedOut = options.onLockedOut ?? (() => {});
 
   async function resolve(webmasterKey: string, keyHash: string, request: FastifyRequest): Promise<Publisher | null> {
     if (!isWellFormedPublisherKey(webmasterKey)) return null;
@@ -60,7 +67,7 @@ export function admission(options: AdmissionOptions) {
         AUTH_FAILURES_POLICY,
       ),
     );
-    onRefused('auth_failures');
+    onLockedOut();
     throw GatewayError.rateLimited(lockedOutSeconds);
   }
 
@@ -79,18 +86,11 @@ export function admission(options: AdmissionOptions) {
       const failures = await authFailures.record(address);
       reply.headers(rateLimitHeaders(failures, AUTH_FAILURES_POLICY));
       if (!failures.allowed) {
-        onRefused('auth_failures');
+        onLockedOut();
         throw GatewayError.rateLimited(failures.resetSeconds);
       }
       throw GatewayError.of('UNAUTHORIZED');
     }
-
-    const limit = publisher.rateLimitPerMinute > 0 ? publisher.rateLimitPerMinute : options.defaultRateLimitPerMinute;
-    const decision = await rateLimiter.consume(`pub:${publisher.id}`, limit);
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      onRefused('key');
-      throw GatewayError.rateLimited(decision.resetSeconds);
-    }
+    request.publisher = publisher;
   };
 }

@@ -27,12 +27,15 @@ export interface FallbackRateLimiterOptions {
  * Uses the shared limiter and answers from the local one whenever a shared call fails, so a
  * Redis outage costs each gateway its shared count, never a 500. While degraded, a single
  * request per retry interval probes the shared limiter (the rest skip it, so a hanging Redis
- * does not add its timeout to every request); the first success switches back.
+ * does not add its timeout to every request); the first success switches back. Ours because
+ * @fastify/rate-limit has no fallback: on a store error it answers 500, or with `skipOnError`
+ * lets every request through unlimited.
  *
  * Log lines carry the error message only: ioredis errors hold the command's arguments, and
  * the key is derived from the bucket, which may be derived from a publisher's key.
  */
 export class FallbackRateLimiter implements RateLimiter {
+  readonly windowSeconds: number;
   private readonly shared: FallibleRateLimiter;
   private readonly local: RateLimiter;
   private readonly logger: RateLimitLogger;
@@ -50,6 +53,7 @@ export class FallbackRateLimiter implements RateLimiter {
   constructor(options: FallbackRateLimiterOptions) {
     this.shared = options.shared;
     this.local = options.local;
+    this.windowSeconds = options.local.windowSeconds;
     this.logger = options.logger;
     this.onFallback = options.onFallback ?? (() => {});
     this.retryIntervalMs = options.retryIntervalMs ?? 1000;

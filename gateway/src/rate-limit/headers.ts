@@ -20,11 +20,19 @@ const DEFAULT_POLICY = 'default';
  * figure goes out as Retry-After (delay-seconds, RFC 9110 section 10.2.3).
  */
 export function rateLimitHeaders(decision: RateLimitDecision, policyName = DEFAULT_POLICY): RateLimitHeaders {
-  const policy = `"${policyName}"`;
-  const headers: RateLimitHeaders = {
-    'RateLimit-Policy': `${policy};q=${decision.limit};w=${decision.windowSeconds}`,
-    RateLimit: `${policy};r=${decision.remaining};t=${decision.resetSeconds}`,
-  };
+  const headers: RateLimitHeaders = policyHeaders(decision, policyName);
   if (!decision.allowed) headers['Retry-After'] = String(decision.resetSeconds);
   return headers;
+}
+
+/** The two fields alone, for an answer whose Retry-After is written elsewhere. */
+export function policyHeaders(
+  quota: Omit<RateLimitDecision, 'allowed'>,
+  policyName = DEFAULT_POLICY,
+): Omit<RateLimitHeaders, 'Retry-After'> {
+  const policy = `"${policyName}"`;
+  return {
+    'RateLimit-Policy': `${policy};q=${quota.limit};w=${quota.windowSeconds}`,
+    RateLimit: `${policy};r=${quota.remaining};t=${quota.resetSeconds}`,
+  };
 }

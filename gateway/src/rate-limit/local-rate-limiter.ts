@@ -18,7 +18,7 @@ export interface LocalRateLimiterOptions {
 
 /** An exact rolling window per bucket, in this process's bounded memory. */
 export class LocalRateLimiter implements RateLimiter {
-  private readonly windowSeconds: number;
+  readonly windowSeconds: number;
   private readonly windowMs: number;
   private readonly now: () => number;
   private readonly maxBuckets: number;

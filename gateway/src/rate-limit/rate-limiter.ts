@@ -22,6 +22,8 @@ export interface RateLimitDecision {
  * integer, which is a programming error.
  */
 export interface RateLimiter {
+  /** The rolling window every bucket is counted in. */
+  readonly windowSeconds: number;
   consume(bucket: string, limit: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }

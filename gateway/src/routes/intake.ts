@@ -5,8 +5,10 @@ import { admission, type IntakeParams } from '../intake/admission.js';
 import { AuthFailures } from '../intake/auth-failures.js';
 import { intakeAnswer } from '../intake/intake-answer.js';
 import { leadFromBody, MAX_BODY_BYTES } from '../intake/lead-body.js';
+import { publisherLimit } from '../intake/publisher-limit.js';
 import { PublisherKeys } from '../keys/publisher-keys.js';
 import { processingTimeMs } from '../plugins/request-telemetry.js';
+import { foldPluginHeaders } from '../rate-limit/plugin-headers.js';
 
 export interface IntakeRoutesOptions {
   defaultRateLimitPerMinute: number;
@@ -20,6 +22,7 @@ const INTAKE_PATH = '/api/intake/:webmasterKey';
 export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app, options) => {
   // JSON only: with no parser for text/plain, Fastify answers every other type 415.
   app.removeContentTypeParser('text/plain');
+  app.decorateRequest('publisher', null);
 
   const keys = new PublisherKeys((webmasterKey, parent) => app.distribution.resolvePublisherKey(webmasterKey, parent));
 
@@ -29,11 +32,16 @@ export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app,
       bodyLimit: MAX_BODY_BYTES,
       onRequest: admission({
         keys,
-        rateLimiter: app.rateLimiter,
         authFailures: new AuthFailures({ limiter: app.rateLimiter, limit: options.authFailureLimit }),
-        defaultRateLimitPerMinute: options.defaultRateLimitPerMinute,
-        onRefused: (limit) => app.metrics.rateLimited.inc({ limit }),
+        onLockedOut: () => app.metrics.rateLimited.inc({ limit: 'auth_failures' }),
       }),
+      config: {
+        rateLimit: publisherLimit({
+          defaultRateLimitPerMinute: options.defaultRateLimitPerMinute,
+          onExceeded: () => app.metrics.rateLimited.inc({ limit: 'key' }),
+        }),
+      },
+      onSend: foldPluginHeaders(app.rateLimiter.windowSeconds),
     },
     async (request) => {
       // Fastify skips parsing only for a request with neither a Content-Type nor a body.
