@@ -1,27 +1,10 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { startLauncher } from '../support/launcher.js';
 import { freePorts, tcpAccepts } from '../support/ports.js';
-import { type RunningProcess, startProcess, stopProcess, waitForProcess } from '../support/source-process.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const READY_LINE = 'stop with Ctrl-C';
-
-/** `npm start` (the launcher and its three children) as real processes, with none of this process's LEADFLOW_ settings. */
-async function startLauncher(env: Record<string, string>): Promise<RunningProcess> {
-  const launcher = startProcess(
-    'services/launcher/src/main.ts',
-    { LEADFLOW_LOG_LEVEL: 'warn', ...env },
-    {
-      cwd: REPO_ROOT,
-      inherits: (name) => !name.startsWith('LEADFLOW_') && name !== 'REDIS_URL' && name !== 'DATABASE_URL',
-    },
-  );
-  await waitForProcess('npm start', launcher, () => launcher.output.join('').includes(READY_LINE), 60_000);
-  return launcher;
-}
+import { type RunningProcess, stopProcess } from '../support/source-process.js';
 
 async function stopLauncher(launcher: RunningProcess | undefined): Promise<void> {
   if (launcher) await stopProcess(launcher);

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { type ExecFileOptions, execFile, spawnSync } from 'node:child_process';
 import { recordSkippedSuite } from '../../support/skipped-suites.js';
 
 const REQUIRE_PYTHON_GRPC = process.env.LEADFLOW_REQUIRE_PYTHON_GRPC === '1';
@@ -26,11 +26,15 @@ export function pythonWithGrpcOrSkip(context: Mocha.Context): string {
 }
 
 /** Runs a Python script without blocking this process (which may be the server it talks to); its stdout. */
-export function runPython(python: string, args: readonly string[]): Promise<string> {
+export function runPython(
+  python: string,
+  args: readonly string[],
+  options: Pick<ExecFileOptions, 'cwd' | 'env'> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(python, args, { maxBuffer: 16 * 1024 * 1024, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(python, args, { ...options, maxBuffer: 16 * 1024 * 1024, timeout: 60_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${python} ${args.join(' ')}: ${error.message}\n${stderr}`));
-      else resolve(stdout);
+      else resolve(String(stdout));
     });
   });
 }
