@@ -22,6 +22,7 @@ describe('simulator config', () => {
       latencyMs: { fixed: 0 },
       errors: { status500: 0, status503: 0, hang: 0, reset: 0, html: 0, truncated: 0, garbage: 0 },
       requireAuth: undefined,
+      replies: {},
       redirectUrl: undefined,
       duplicateCheck: false,
       price: { fixed: 10 },
@@ -64,6 +65,26 @@ describe('simulator config', () => {
     expect(issues).to.deep.equal([
       'endpoints[1].path: /a/post is configured twice',
       'endpoints[2].ping: /a/post is not a ping endpoint of this config',
+    ]);
+  });
+
+  it("refuses an own reply for another kind's verdict, and a placeholder that verdict does not fill", () => {
+    const issues = issuesOf(() =>
+      parseEndpoints([
+        { path: '/a/ping', kind: 'ping', bid: { fixed: 1 }, replies: { accepted: 'OK', noBid: 'NO {price}' } },
+        {
+          path: '/a/post',
+          kind: 'direct_post',
+          price: { fixed: 1 },
+          replies: { rejected: '', accepted: '{"p": {prise}}' },
+        },
+      ]),
+    );
+    expect(issues).to.deep.equal([
+      'endpoints[0].replies.accepted: unknown key (expected one of bid, noBid)',
+      'endpoints[0].replies.noBid: unknown placeholder {price} (expected {reason})',
+      'endpoints[1].replies.accepted: unknown placeholder {prise} (expected {price}, {leadRef}, {redirect})',
+      'endpoints[1].replies.rejected: must be a non-empty string',
     ]);
   });
 

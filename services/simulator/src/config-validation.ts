@@ -7,6 +7,7 @@ import {
   type RequiredAuth,
 } from './config.js';
 import type { Distribution } from './distributions.js';
+import { REPLY_PLACEHOLDERS } from './replies.js';
 
 export const ADMIN_PREFIX = '/_simulator/';
 
@@ -127,11 +128,39 @@ function readAuth(reader: Reader, value: unknown, path: string): RequiredAuth | 
   return undefined;
 }
 
+/** An endpoint's own replies: the verdicts of its kind, each a text whose placeholders that verdict fills. */
+function readReplies(
+  reader: Reader,
+  value: unknown,
+  path: string,
+  verdicts: readonly (keyof typeof REPLY_PLACEHOLDERS)[],
+): Record<string, string> | undefined {
+  if (value === undefined) return {};
+  const fields = reader.object(value, path, verdicts);
+  if (!fields) return undefined;
+  const replies: Record<string, string> = {};
+  for (const verdict of verdicts) {
+    if (fields[verdict] === undefined) continue;
+    const text = reader.string(fields[verdict], `${path}.${verdict}`);
+    if (text === undefined) continue;
+    const allowed = REPLY_PLACEHOLDERS[verdict];
+    for (const [, name] of text.matchAll(/\{([A-Za-z]\w*)\}/g)) {
+      if (!allowed.includes(name!))
+        reader.fail(
+          `${path}.${verdict}`,
+          `unknown placeholder {${name}} (expected ${allowed.map((n) => `{${n}}`).join(', ')})`,
+        );
+    }
+    replies[verdict] = text;
+  }
+  return replies;
+}
+
 const COMMON_KEYS = ['path', 'kind', 'format', 'acceptRate', 'latencyMs', 'errors', 'requireAuth'];
 const KEYS_BY_KIND = {
-  direct_post: [...COMMON_KEYS, 'price', 'redirectUrl', 'duplicateCheck'],
-  ping: [...COMMON_KEYS, 'bid', 'pingTtlMs'],
-  post: [...COMMON_KEYS, 'ping', 'redirectUrl', 'duplicateCheck'],
+  direct_post: [...COMMON_KEYS, 'price', 'redirectUrl', 'duplicateCheck', 'replies'],
+  ping: [...COMMON_KEYS, 'bid', 'pingTtlMs', 'replies'],
+  post: [...COMMON_KEYS, 'ping', 'redirectUrl', 'duplicateCheck', 'replies'],
 } as const;
 
 function readEndpoint(reader: Reader, value: unknown, path: string): Endpoint | undefined {
@@ -157,6 +186,12 @@ function readEndpoint(reader: Reader, value: unknown, path: string): Endpoint | 
     errors: readFaults(reader, fields.errors, `${path}.errors`),
     requireAuth:
       fields.requireAuth === undefined ? undefined : readAuth(reader, fields.requireAuth, `${path}.requireAuth`),
+    replies: readReplies(
+      reader,
+      fields.replies,
+      `${path}.replies`,
+      kind === 'ping' ? ['bid', 'noBid'] : ['accepted', 'rejected'],
+    ),
   };
   const post = {
     redirectUrl:

@@ -8,9 +8,10 @@ import type { Distribution } from './distributions.js';
  * - `direct_post`: accepts with probability `acceptRate` at a price drawn from `price`.
  * - `ping`: bids with probability `acceptRate`, an amount drawn from `bid`, and
  *   remembers the bid for `pingTtlMs` under the ping's `leadId` and its own `pingRef`.
- * - `post`: the post half of the ping endpoint at `ping`: a post whose `pingRef`
- *   or `leadId` (top-level body fields) matches a remembered bid is accepted at
- *   that bid with probability `acceptRate`; any other post is rejected.
+ * - `post`: the post half of the ping endpoint at `ping`: a post that names a
+ *   remembered bid (any value of its body is the bid's `pingRef`, or its top-level
+ *   `leadId` is the ping's) is accepted at that bid with probability `acceptRate`;
+ *   any other post is rejected.
  */
 export type EndpointKind = 'direct_post' | 'ping' | 'post';
 
@@ -34,6 +35,16 @@ export type FaultRates = Record<FaultKind, number>;
 /** Same shape as the auth of leadflow's buyer integrations. */
 export type RequiredAuth = { type: 'bearer'; token: string } | { type: 'basic'; username: string; password: string };
 
+/**
+ * A lender's own reply bodies, by verdict, for the simulator to answer in instead of its standard
+ * ones (replies.ts): `{placeholder}`s are filled in, escaped for the endpoint's format.
+ * - ping: `bid` ({bid}, {pingRef}), `noBid` ({reason});
+ * - posts: `accepted` ({price}, {leadRef}, {redirect}), `rejected` ({reason}).
+ * A verdict without one of its own gets the standard reply.
+ */
+export type PingReplies = Partial<Record<'bid' | 'noBid', string>>;
+export type PostReplies = Partial<Record<'accepted' | 'rejected', string>>;
+
 interface CommonConfig {
   /** Exact request path, e.g. "/lender-a/post"; "/_simulator/" is reserved. */
   path: string;
@@ -49,6 +60,7 @@ interface CommonConfig {
 }
 
 interface PostConfig {
+  replies?: PostReplies;
   /**
    * Redirect URL of accepted leads; `{leadRef}`, `{leadId}` and `{price}` are
    * replaced (URL-encoded). No redirect in the reply when absent.
@@ -68,6 +80,7 @@ export interface PingEndpointConfig extends CommonConfig {
   bid: Distribution;
   /** How long a bid can be posted against; default 60 000. */
   pingTtlMs?: number;
+  replies?: PingReplies;
 }
 
 export interface PostEndpointConfig extends CommonConfig, PostConfig {
@@ -90,6 +103,8 @@ interface ResolvedCommon {
 }
 
 interface ResolvedPost {
+  /** `{}` when the config has none. */
+  replies: PostReplies;
   redirectUrl: string | undefined;
   duplicateCheck: boolean;
 }
@@ -103,6 +118,8 @@ export interface PingEndpoint extends ResolvedCommon {
   kind: 'ping';
   bid: Distribution;
   pingTtlMs: number;
+  /** `{}` when the config has none. */
+  replies: PingReplies;
 }
 
 export interface PostEndpoint extends ResolvedCommon, ResolvedPost {

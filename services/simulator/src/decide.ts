@@ -1,3 +1,4 @@
+import { leaves } from './body-fields.js';
 import type { DirectPostEndpoint, Endpoint, PingEndpoint, PostEndpoint } from './config.js';
 import { sampleCents } from './distributions.js';
 import type { EndpointState } from './endpoint-state.js';
@@ -65,7 +66,11 @@ function decidePost(
   body: RequestFields,
   { state, pingState, nextRef, now, random }: DecisionContext,
 ): Verdict {
-  const bid = pingState?.bids.take({ pingRef: textField(body, 'pingRef'), leadId: textField(body, 'leadId') }, now);
+  // A lender's post names its bid in a field of its own choosing (pingRef, ping_id, a SOAP element...).
+  const values = leaves(body).flatMap(({ value }) =>
+    typeof value === 'string' || typeof value === 'number' ? [String(value)] : [],
+  );
+  const bid = pingState?.bids.take({ values, leadId: textField(body, 'leadId') }, now);
   if (!bid) return { outcome: 'rejected', reason: REASONS.noMatchingPing };
   if (endpoint.duplicateCheck && state.applicants.check(body))
     return { outcome: 'rejected', reason: REASONS.duplicate };

@@ -61,11 +61,16 @@ export async function handleEndpointRequest(
   const fault = pickFault(endpoint.errors, random);
   if (fault) {
     counters.fault(fault);
-    return sendFault(fault, response, renderReply(plausibleSuccess(endpoint), endpoint.format), random);
+    return sendFault(
+      fault,
+      response,
+      renderReply(plausibleSuccess(endpoint), endpoint.format, endpoint.replies),
+      random,
+    );
   }
   const verdict = decide(endpoint, body, { ...context, now: Date.now(), random });
   count(counters, verdict);
-  const reply = renderReply(verdict, endpoint.format);
+  const reply = renderReply(verdict, endpoint.format, endpoint.replies);
   response.writeHead(200, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body) });
   response.end(reply.body);
 }

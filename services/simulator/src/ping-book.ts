@@ -19,10 +19,14 @@ export class PingBook {
     if (bid.leadId !== undefined) this.byLeadId.set(bid.leadId, bid);
   }
 
-  /** The bid a post refers to, removed so that it cannot be posted against twice. */
-  take(reference: { pingRef?: string; leadId?: string }, now: number): RememberedBid | undefined {
+  /**
+   * The bid a post refers to, by the first of `values` that is a bid's pingRef, else by the
+   * ping's leadId; removed so that it cannot be posted against twice.
+   */
+  take(reference: { values: readonly string[]; leadId?: string }, now: number): RememberedBid | undefined {
+    const byRef = reference.values.find((value) => this.byRef.has(value));
     const bid =
-      (reference.pingRef !== undefined ? this.byRef.get(reference.pingRef) : undefined) ??
+      (byRef !== undefined ? this.byRef.get(byRef) : undefined) ??
       (reference.leadId !== undefined ? this.byLeadId.get(reference.leadId) : undefined);
     if (!bid) return undefined;
     this.forget(bid);

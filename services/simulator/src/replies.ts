@@ -1,4 +1,4 @@
-import type { ReplyFormat } from './config.js';
+import type { PingReplies, PostReplies, ReplyFormat } from './config.js';
 
 /*
  * The simulator's business replies, exactly. Every one is an HTTP 200; the
@@ -21,6 +21,11 @@ import type { ReplyFormat } from './config.js';
  *         no bid    <?xml version="1.0" encoding="UTF-8"?><response><result status="no_bid"/><reason>no bid</reason></response>
  *   text  bid       BID|23.10|PING-000002
  *         no bid    NOBID|no bid
+ *
+ * An endpoint's own replies (`replies` in its config) take the place of these, verdict by verdict,
+ * with their placeholders filled in: {price}, {leadRef}, {redirect} (empty without a redirectUrl),
+ * {bid}, {pingRef}, {reason}; escaped as JSON string content, as XML text, or in text with line breaks
+ * and "|" as spaces.
  *
  * Content types: application/json, application/xml, text/plain, each with charset=utf-8.
  * Amounts: dollars with two decimals, as strings. Text replies end without a newline.
@@ -55,9 +60,57 @@ export function dollars(cents: number): string {
   return (cents / 100).toFixed(2);
 }
 
-export function renderReply(verdict: Verdict, format: ReplyFormat): RenderedReply {
-  const body = format === 'json' ? asJson(verdict) : format === 'xml' ? asXml(verdict) : asText(verdict);
+/** Which of an endpoint's own replies answers a verdict. */
+const OWN_REPLY = { accepted: 'accepted', rejected: 'rejected', bid: 'bid', no_bid: 'noBid' } as const;
+
+/** The placeholders each of an endpoint's own replies may hold. */
+export const REPLY_PLACEHOLDERS: Record<(typeof OWN_REPLY)[Verdict['outcome']], readonly string[]> = {
+  accepted: ['price', 'leadRef', 'redirect'],
+  rejected: ['reason'],
+  bid: ['bid', 'pingRef'],
+  noBid: ['reason'],
+};
+
+function placeholderValues(verdict: Verdict): Record<string, string> {
+  switch (verdict.outcome) {
+    case 'accepted':
+      return { price: dollars(verdict.priceCents), leadRef: verdict.leadRef, redirect: verdict.redirect ?? '' };
+    case 'bid':
+      return { bid: dollars(verdict.bidCents), pingRef: verdict.pingRef };
+    case 'rejected':
+    case 'no_bid':
+      return { reason: verdict.reason };
+  }
+}
+
+const textField = (text: string) => text.replace(/[|\r\n]/g, ' ');
+
+const ESCAPES: Record<ReplyFormat, (text: string) => string> = {
+  json: (text) => JSON.stringify(text).slice(1, -1),
+  xml: escapeXml,
+  text: textField,
+};
+
+export function renderReply(
+  verdict: Verdict,
+  format: ReplyFormat,
+  ownReplies: PingReplies & PostReplies = {},
+): RenderedReply {
+  const own = ownReplies[OWN_REPLY[verdict.outcome]];
+  const body = own === undefined ? standardReply(verdict, format) : filledIn(own, verdict, ESCAPES[format]);
   return { contentType: CONTENT_TYPES[format], body };
+}
+
+function standardReply(verdict: Verdict, format: ReplyFormat): string {
+  if (format === 'json') return asJson(verdict);
+  return format === 'xml' ? asXml(verdict) : asText(verdict);
+}
+
+function filledIn(template: string, verdict: Verdict, escaped: (text: string) => string): string {
+  const values = placeholderValues(verdict);
+  return template.replace(/\{(\w+)\}/g, (placeholder, name: string) =>
+    Object.hasOwn(values, name) ? escaped(values[name]!) : placeholder,
+  );
 }
 
 function asJson(verdict: Verdict): string {
@@ -102,15 +155,19 @@ function asXml(verdict: Verdict): string {
 }
 
 function asText(verdict: Verdict): string {
-  const field = (text: string) => text.replace(/[|\r\n]/g, ' ');
   switch (verdict.outcome) {
     case 'accepted':
-      return ['ACCEPTED', dollars(verdict.priceCents), field(verdict.leadRef), field(verdict.redirect ?? '')].join('|');
+      return [
+        'ACCEPTED',
+        dollars(verdict.priceCents),
+        textField(verdict.leadRef),
+        textField(verdict.redirect ?? ''),
+      ].join('|');
     case 'rejected':
-      return `REJECTED|${field(verdict.reason)}`;
+      return `REJECTED|${textField(verdict.reason)}`;
     case 'bid':
-      return `BID|${dollars(verdict.bidCents)}|${field(verdict.pingRef)}`;
+      return `BID|${dollars(verdict.bidCents)}|${textField(verdict.pingRef)}`;
     case 'no_bid':
-      return `NOBID|${field(verdict.reason)}`;
+      return `NOBID|${textField(verdict.reason)}`;
   }
 }
