@@ -1,11 +1,12 @@
 /*
  * What other packages (the CLI, the launcher, the bench) may use of the distribution service: the
- * files it keeps in its data directory, the report groupings its admin API speaks, and its storage
+ * files it keeps in its data directory and how it locks them, the report groupings its admin API speaks, and its storage
  * with the shapes of its tables. Nothing outside services/distribution imports any other module of
  * it (test/unit/package-boundaries.test.ts).
  */
 
 export type { HttpExchange, Integration } from './buyers/definition/buyer-definition.js';
+export { type HeldLock, holdLockFile, type LockHolder } from './db/data-dir-lock.js';
 export { createDatabase, type Db, SQLITE_FILE } from './db/database.js';
 export type { BuyerAttemptOutcome, Database } from './db/schema.js';
 export { DEMO_KEY_FILE } from './demo/demo-seed.js';

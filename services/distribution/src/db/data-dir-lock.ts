@@ -8,28 +8,29 @@ import { isSqliteBusy } from './database.js';
 
 export const LOCK_FILE = 'leadflow.lock';
 
-interface Holder {
+/** The process holding a lock file: its pid, its machine and when it took the lock (ms since the epoch). */
+export interface LockHolder {
   pid: number;
   host: string;
   started_at: number;
 }
 
-export interface DataDirLock {
-  /** Who held the directory before, when that process ended without releasing it (a crash, kill -9). */
-  readonly previous: Holder | undefined;
-  /** Clears the holder's name and gives the directory up. */
+export interface HeldLock {
+  /** Who held the file before, when that process ended without releasing it (a crash, kill -9). */
+  readonly previous: LockHolder | undefined;
+  /** Clears the holder's name and gives the file up. */
   release(): void;
 }
 
-function readHolder(lock: SqliteDatabase.Database): Holder | undefined {
+function readHolder(lock: SqliteDatabase.Database): LockHolder | undefined {
   try {
-    return lock.prepare('SELECT pid, host, started_at FROM holder').get() as Holder | undefined;
+    return lock.prepare('SELECT pid, host, started_at FROM holder').get() as LockHolder | undefined;
   } catch {
     return undefined;
   }
 }
 
-function inUse(dataDir: string, holder: Holder | undefined): ConfigError {
+function inUse(dataDir: string, holder: LockHolder | undefined): ConfigError {
   const who = holder
     ? ` (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.started_at).toISOString()})`
     : '';
@@ -41,15 +42,22 @@ function inUse(dataDir: string, holder: Holder | undefined): ConfigError {
 
 /**
  * One distribution service per embedded data directory: two would each
- * cache and sell over the same SQLite file. The lock is a write lock the
- * holder keeps open on `leadflow.lock` (SQLite's POSIX byte-range locks), so
- * the kernel releases it when the holder dies however it dies: a stale lock
- * cannot outlive its process, and a reused pid cannot hold it. The file also
- * names the holder (pid, host, start) for the refusal message.
+ * cache and sell over the same SQLite file. The file also names the holder
+ * (pid, host, start) for the refusal message.
  */
-export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, LOCK_FILE);
+export function lockDataDir(dataDir: string): HeldLock {
+  return holdLockFile(path.join(dataDir, LOCK_FILE), (holder) => inUse(dataDir, holder));
+}
+
+/**
+ * Takes `file` as this process's lock, or throws what `refusal` makes of the
+ * process holding it. The lock is a write lock the holder keeps open
+ * (SQLite's POSIX byte-range locks), so the kernel releases it when the
+ * holder dies however it dies: a stale lock cannot outlive its process, and a
+ * reused pid cannot hold it.
+ */
+export function holdLockFile(file: string, refusal: (holder: LockHolder | undefined) => Error): HeldLock {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const lock = new SqliteDatabase(file, { timeout: 0 });
   try {
     restrictToOwner(file, ...sqliteCompanionFiles(file));
@@ -60,7 +68,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       } catch (error) {
         if (!isSqliteBusy((error as { code?: unknown }).code)) throw error;
         lock.pragma('busy_timeout = 1000'); // for reading the holder while it writes its name
-        throw inUse(dataDir, readHolder(lock));
+        throw refusal(readHolder(lock));
       }
     };
     claim();
