@@ -1,6 +1,7 @@
 import { ConfigError, type GatewayConfig, loadGatewayConfig } from '@leadflow/service-kit/config';
 import { listenFailure } from '@leadflow/service-kit/listen-errors';
 import { createLogger } from '@leadflow/service-kit/logger';
+import { announceReady } from '@leadflow/service-kit/ready-signal';
 import { startTelemetry } from '@leadflow/service-kit/telemetry';
 import { buildGateway, GATEWAY_SERVICE_NAME } from './app.js';
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
+  announceReady();
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import { ConfigError, loadDistributionConfig } from '@leadflow/service-kit/config';
 import { createLogger } from '@leadflow/service-kit/logger';
+import { announceReady } from '@leadflow/service-kit/ready-signal';
 import { startTelemetry } from '@leadflow/service-kit/telemetry';
 import { startDistribution } from './server.js';
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
       );
     }
   });
+  announceReady();
 }
 
 main().catch((error: unknown) => {
