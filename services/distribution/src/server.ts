@@ -152,7 +152,7 @@ async function serve(
     await verifyKeyRing(db, { cipher, hasher });
   } catch (error) {
     await db.destroy();
-    throw storageStartFailure(error, config.databaseUrl) ?? error;
+    throw (await storageStartFailure(error, config.databaseUrl)) ?? error;
   }
   const tracer = trace.getTracer('leadflow-distribution');
   const publishers = new PublisherService(db);
