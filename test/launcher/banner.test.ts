@@ -1,8 +1,9 @@
+import path from 'node:path';
 import { expect } from 'chai';
 import { reachableBaseUrl, startBanner } from '../../services/launcher/src/banner.js';
 
 describe('npm start banner', () => {
-  const facts = { httpPort: 3000, grpcPort: 50051, storage: 'embedded SQLite in /data' };
+  const facts = { httpPort: 3000, grpcPort: 50051, dataDir: '/data', storage: 'embedded SQLite in /data' };
 
   it('names the address the gateway is bound to, and says so when that is every interface', () => {
     expect(startBanner({ ...facts, httpHost: '127.0.0.1' })[1]).to.equal(
@@ -33,5 +34,18 @@ describe('npm start banner', () => {
       demoKey: { ...demoKey, createdKey: 'lfpk_demo' },
     }).join('\n');
     expect(first).to.include('shown this once (kept in /data/demo-key.txt): lfpk_demo');
+  });
+
+  it("points at the lead's story and the walk through the demo, with the settings the command needs", () => {
+    const demoKey = { file: '/data/demo-key.txt' };
+    const next = (banner: string[]) => banner.find((line) => line.startsWith('then: '));
+    expect(next(startBanner({ ...facts, httpHost: '127.0.0.1', demoKey }))).to.equal(
+      'then: LEADFLOW_DATA_DIR=/data npx leadflow lead show LEAD_ID (the leadId answered: every ping, post and skip of that lead); the demo step by step: docs/getting-started.md',
+    );
+    const defaults = { ...facts, httpHost: '127.0.0.1', demoKey, dataDir: path.resolve('.leadflow') };
+    expect(next(startBanner(defaults))).to.match(/^then: npx leadflow lead show LEAD_ID /);
+    expect(next(startBanner({ ...defaults, grpcPort: 50052 }))).to.match(
+      /^then: LEADFLOW_GRPC_PORT=50052 npx leadflow lead show LEAD_ID /,
+    );
   });
 });

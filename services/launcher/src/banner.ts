@@ -1,4 +1,5 @@
 import { isIPv6 } from 'node:net';
+import { DEFAULT_GRPC_PORT, dataDir } from '@leadflow/service-kit/config';
 
 const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '']);
 
@@ -12,6 +13,8 @@ export interface BannerFacts {
   httpHost: string;
   httpPort: number;
   grpcPort: number;
+  /** The embedded data directory, where the `leadflow` command finds the admin token. */
+  dataDir: string;
   storage: string;
   /** The demo market's simulator URL, on the embedded default. */
   demoMarket?: string | undefined;
@@ -19,6 +22,14 @@ export interface BannerFacts {
   demoKey?: { file: string; createdKey?: string | undefined } | undefined;
   /** The file holding the token /metrics asks for, when `npm start` generated it. */
   metricsTokenFile?: string | undefined;
+}
+
+/** The settings the `leadflow` command needs to find this start's service, where they are not its defaults. */
+function cliSettings(facts: BannerFacts): string {
+  const settings: string[] = [];
+  if (facts.dataDir !== dataDir({})) settings.push(`LEADFLOW_DATA_DIR=${facts.dataDir} `);
+  if (facts.grpcPort !== DEFAULT_GRPC_PORT) settings.push(`LEADFLOW_GRPC_PORT=${facts.grpcPort} `);
+  return settings.join('');
 }
 
 /** What `npm start` prints once everything answers: where things are, never a secret after the first start. */
@@ -39,6 +50,7 @@ export function startBanner(facts: BannerFacts): string[] {
     if (createdKey) lines.push(`demo publisher key, shown this once (kept in ${file}): ${createdKey}`);
     lines.push(
       `try: curl -s -X POST ${base}/api/intake/$(cat ${file}) -H 'Content-Type: application/json' -d @test/fixtures/demo-lead.json`,
+      `then: ${cliSettings(facts)}npx leadflow lead show LEAD_ID (the leadId answered: every ping, post and skip of that lead); the demo step by step: docs/getting-started.md`,
     );
   }
   if (facts.metricsTokenFile) {

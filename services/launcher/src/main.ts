@@ -211,6 +211,7 @@ async function main(): Promise<void> {
     httpHost: gateway.httpHost,
     httpPort: gateway.httpPort,
     grpcPort: distribution.grpcPort,
+    dataDir: distribution.dataDir,
     storage: distribution.databaseUrl ? 'MySQL (DATABASE_URL)' : `embedded SQLite in ${distribution.dataDir}`,
     demoMarket,
     demoKey,
