@@ -1,10 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startLauncher } from '../support/launcher.js';
 import { freePorts, tcpAccepts } from '../support/ports.js';
 import { type RunningProcess, stopProcess } from '../support/source-process.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function stopLauncher(launcher: RunningProcess | undefined): Promise<void> {
   if (launcher) await stopProcess(launcher);
@@ -70,6 +75,38 @@ describe('npm start', function () {
     const scrape = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
     expect(scrape.status).to.equal(200);
     expect(await scrape.text()).to.include('leadflow_http_requests_total');
+  });
+
+  it("sends new leads with the docs' fresh-clickid command as written, leaving the fixture as it is", async () => {
+    const fixtureFile = path.join(REPO_ROOT, 'test/fixtures/demo-lead.json');
+    const fixture = await readFile(fixtureFile, 'utf8');
+    const base = `http://127.0.0.1:${httpPort}`;
+    const first = await fetch(`${base}/api/intake/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: fixture,
+    });
+    const firstAnswer = (await first.json()) as { leadId: string };
+    const snippets = await Promise.all(
+      ['README.md', 'docs/getting-started.md'].map(async (page) => {
+        const text = await readFile(path.join(REPO_ROOT, page), 'utf8');
+        return /```sh\n(node -p [\s\S]*?)```/.exec(text)?.[1];
+      }),
+    );
+    expect(snippets[0], 'the README has the command').to.be.a('string');
+    expect(snippets[1]).to.equal(snippets[0]);
+    const command = snippets[0]!
+      .replaceAll('http://127.0.0.1:3000', base)
+      .replaceAll('.leadflow/demo-key.txt', path.join(dataDir, 'demo-key.txt'));
+    const answers = [];
+    for (let i = 0; i < 2; i += 1) {
+      const { stdout } = await promisify(execFile)('sh', ['-c', command], { cwd: REPO_ROOT });
+      answers.push(JSON.parse(stdout) as { leadId: string; status: string });
+    }
+    const leadIds = new Set([firstAnswer.leadId, ...answers.map((answer) => answer.leadId)]);
+    expect(leadIds.size, JSON.stringify(answers)).to.equal(3);
+    for (const answer of answers) expect(answer.status).to.be.oneOf(['sold', 'rejected']);
+    expect(await readFile(fixtureFile, 'utf8')).to.equal(fixture);
   });
 
   it('on the next start, names the files instead of printing the key, and keeps the token', async () => {
