@@ -101,6 +101,13 @@ describe('leadflow buyer commands against a running distribution service', () =>
         stdout:
           "routing:     strict_tiers  (LEADFLOW_ROUTING_MODE or its default)\nping window: learned from the bidders' answer times\n",
       });
+      // What applies, as the text says: no mode the document never set, and where each setting comes from.
+      const untouched = {
+        applied: {},
+        effective: { routing: 'ROUTING_MODE_STRICT_TIERS' },
+        sources: { routing: 'environment', pingWindow: 'learned' },
+      };
+      expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
       const tree = 'tree:\n  routing: price_groups\n  tiers:\n    - { tier: 2, pingWindowMs: 450 }\n';
       const file = await writeDocument('tree.yaml', `${tree}${documentOf(buyerEntry('tree-a'))}`);
       const dryRun = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
@@ -123,6 +130,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(await cli.json('buyer', 'tree')).to.deep.equal({
         applied: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
         effective: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
+        sources: { routing: 'document', pingWindow: 'learned' },
       });
 
       const reset = await writeDocument('reset.yaml', 'tree: {}\n');
@@ -130,6 +138,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
         `No buyers in ${reset}.\nupdated  tree settings (\`leadflow buyer tree\` shows them)\n`,
       );
       expect((await cli.leadflow(['buyer', 'tree'])).stdout).to.equal(learned.stdout);
+      expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
     });
 
     it('places mistakes in the tree like those of buyers', async () => {

@@ -1,4 +1,4 @@
-import { GetTreeSettingsResponse, type TreeSettings } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { type GetTreeSettingsResponse, TreeSettings } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { routingModes } from '@leadflow/service-kit/admin-enums';
 import { msOfDuration } from '@leadflow/service-kit/proto-time';
 import { fields } from '../format.js';
@@ -6,15 +6,43 @@ import type { Command } from './command.js';
 
 const FROM_DOCUMENT = '(buyers document)';
 
-function routingLine({ applied, effective }: GetTreeSettingsResponse): [string, string] {
-  const routing = routingModes.nameOf(effective?.routing ?? 0) ?? '-';
-  return ['routing', `${routing}  ${applied?.routing ? FROM_DOCUMENT : '(LEADFLOW_ROUTING_MODE or its default)'}`];
+/** Where each setting in effect comes from, as `--json` names it. */
+type Source = 'document' | 'environment' | 'learned';
+
+function routingSource({ applied }: GetTreeSettingsResponse): Source {
+  return applied?.routing ? 'document' : 'environment';
 }
 
-function windowLine({ applied, effective }: GetTreeSettingsResponse): [string, string] {
+function pingWindowSource({ applied, effective }: GetTreeSettingsResponse): Source {
+  if (!effective?.pingWindow) return 'learned';
+  return applied?.pingWindow ? 'document' : 'environment';
+}
+
+function routingLine(response: GetTreeSettingsResponse): [string, string] {
+  const routing = routingModes.nameOf(response.effective?.routing ?? 0) ?? '-';
+  const source = routingSource(response) === 'document' ? FROM_DOCUMENT : '(LEADFLOW_ROUTING_MODE or its default)';
+  return ['routing', `${routing}  ${source}`];
+}
+
+function windowLine(response: GetTreeSettingsResponse): [string, string] {
+  const { effective } = response;
   if (!effective?.pingWindow) return ['ping window', "learned from the bidders' answer times"];
-  const source = applied?.pingWindow ? FROM_DOCUMENT : '(LEADFLOW_PING_WINDOW_MS)';
+  const source = pingWindowSource(response) === 'document' ? FROM_DOCUMENT : '(LEADFLOW_PING_WINDOW_MS)';
   return ['ping window', `${msOfDuration(effective.pingWindow)} ms  ${source}`];
+}
+
+/**
+ * `{applied, effective, sources}`: `applied` without the routing mode a document left out (rather than
+ * ROUTING_MODE_UNSPECIFIED), and where each setting in effect comes from, as the text says.
+ */
+function treeJson(response: GetTreeSettingsResponse): unknown {
+  const applied = TreeSettings.toJSON(response.applied ?? TreeSettings.create()) as Record<string, unknown>;
+  if (!response.applied?.routing) delete applied.routing;
+  return {
+    applied,
+    effective: TreeSettings.toJSON(response.effective ?? TreeSettings.create()),
+    sources: { routing: routingSource(response), pingWindow: pingWindowSource(response) },
+  };
 }
 
 function tierLines(settings: TreeSettings | undefined): [string, string][] {
@@ -33,7 +61,8 @@ export const tree: Command<void> = {
     'A buyers document\'s `tree` key sets them (docs/buyer-file.md, "Timing and routing"); what it leaves',
     "out is the service's environment (LEADFLOW_ROUTING_MODE, LEADFLOW_PING_WINDOW_MS), and a window set",
     "nowhere is learned from the bidders' answer times. The effective settings are those of the instance",
-    'that answered. With --json, prints {"applied": ..., "effective": ...}.',
+    'that answered. With --json, prints {"applied": ..., "effective": ..., "sources": ...}: applied holds only',
+    'what the document set; sources says where each setting in effect comes from (document, environment, learned).',
   ],
   options: {},
   positionals: [],
@@ -41,7 +70,7 @@ export const tree: Command<void> = {
   async run(calls) {
     const response = await calls.getTreeSettings();
     return {
-      json: GetTreeSettingsResponse.toJSON(response),
+      json: treeJson(response),
       text: fields([routingLine(response), windowLine(response), ...tierLines(response.effective)]),
     };
   },
