@@ -153,10 +153,19 @@ describeEachDatabase(
       const cli = stackCli(market().stack);
       const text = await cli.leadflow(['buyer', 'show', 'slow-rich']);
       expect(text.stdout).to.match(
-        /^learned:\s+\d+% accepted, \d+% unanswered, post p50 1[6-9]\d\d ms, p90 1[6-9]\d\d ms \(\d+ recent posts\)$/m,
+        /^learned:\s+\d+% accepted \(prior \d+%, \d+ of \d+ answered posts\), \d+% unanswered, post p50 1[6-9]\d\d ms, p90 1[6-9]\d\d ms \(\d+ recent posts\)$/m,
       );
       const { summary } = await cli.json('buyer', 'show', ids['fast-a']!);
-      expect(summary.learned).to.have.keys(['posts', 'acceptRate', 'unansweredRate', 'p50Latency', 'p90Latency']);
+      expect(summary.learned).to.have.keys([
+        'posts',
+        'acceptRate',
+        'unansweredRate',
+        'p50Latency',
+        'p90Latency',
+        'priorAcceptRate',
+        'answeredPosts',
+        'acceptedPosts',
+      ]);
 
       const metrics = await (await fetch(`http://127.0.0.1:${market().stack.service.metricsPort}/metrics`)).text();
       const slow = ids['slow-rich']!;

@@ -26,6 +26,9 @@ describe("post figures: what a buyer's own posts say of it", () => {
       unansweredRate: 0,
       p50Ms: undefined,
       p90Ms: undefined,
+      priorAcceptRate: 0.5,
+      answeredPosts: 0,
+      acceptedPosts: 0,
     });
   });
 

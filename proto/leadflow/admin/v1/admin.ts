@@ -372,13 +372,23 @@ export interface BuyerSummary {
 export interface BuyerPostFigures {
   /** Posts the figures come from; zero for a buyer with none yet. */
   posts: number;
-  /** Of the answered posts, the share accepted (0..1), smoothed toward one half while there are few. */
+  /** Of the answered posts, the share accepted (0..1), smoothed toward prior_accept_rate while there are few. */
   acceptRate: number;
   /** Share of posts that got no answer in time (0..1). */
   unansweredRate: number;
   /** Post latency, median and 90th percentile; unset without posts. */
   p50Latency: Duration | undefined;
-  p90Latency: Duration | undefined;
+  p90Latency:
+    | Duration
+    | undefined;
+  /**
+   * Where the accept rate starts before the buyer's own posts (0..1): the recent rate of posts to any
+   * buyer, or one half before there are any.
+   */
+  priorAcceptRate: number;
+  /** Of the posts, how many were answered and how many accepted (counted, not weighted). */
+  answeredPosts: number;
+  acceptedPosts: number;
 }
 
 export interface BuyerUsage {
@@ -1954,7 +1964,16 @@ export const BuyerSummary: MessageFns<BuyerSummary> = {
 };
 
 function createBaseBuyerPostFigures(): BuyerPostFigures {
-  return { posts: 0, acceptRate: 0, unansweredRate: 0, p50Latency: undefined, p90Latency: undefined };
+  return {
+    posts: 0,
+    acceptRate: 0,
+    unansweredRate: 0,
+    p50Latency: undefined,
+    p90Latency: undefined,
+    priorAcceptRate: 0,
+    answeredPosts: 0,
+    acceptedPosts: 0,
+  };
 }
 
 export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
@@ -1973,6 +1992,15 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
     }
     if (message.p90Latency !== undefined) {
       Duration.encode(message.p90Latency, writer.uint32(58).fork()).join();
+    }
+    if (message.priorAcceptRate !== 0) {
+      writer.uint32(65).double(message.priorAcceptRate);
+    }
+    if (message.answeredPosts !== 0) {
+      writer.uint32(72).int32(message.answeredPosts);
+    }
+    if (message.acceptedPosts !== 0) {
+      writer.uint32(80).int32(message.acceptedPosts);
     }
     return writer;
   },
@@ -2030,6 +2058,30 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
             message.p90Latency = Duration.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.priorAcceptRate = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.answeredPosts = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.acceptedPosts = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2065,6 +2117,21 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
         : isSet(object.p90_latency)
         ? Duration.fromJSON(object.p90_latency)
         : undefined,
+      priorAcceptRate: isSet(object.priorAcceptRate)
+        ? globalThis.Number(object.priorAcceptRate)
+        : isSet(object.prior_accept_rate)
+        ? globalThis.Number(object.prior_accept_rate)
+        : 0,
+      answeredPosts: isSet(object.answeredPosts)
+        ? globalThis.Number(object.answeredPosts)
+        : isSet(object.answered_posts)
+        ? globalThis.Number(object.answered_posts)
+        : 0,
+      acceptedPosts: isSet(object.acceptedPosts)
+        ? globalThis.Number(object.acceptedPosts)
+        : isSet(object.accepted_posts)
+        ? globalThis.Number(object.accepted_posts)
+        : 0,
     };
   },
 
@@ -2085,6 +2152,15 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
     if (message.p90Latency !== undefined) {
       obj.p90Latency = Duration.toJSON(message.p90Latency);
     }
+    if (message.priorAcceptRate !== undefined) {
+      obj.priorAcceptRate = floatToJson(message.priorAcceptRate);
+    }
+    if (message.answeredPosts !== undefined) {
+      obj.answeredPosts = Math.round(message.answeredPosts);
+    }
+    if (message.acceptedPosts !== undefined) {
+      obj.acceptedPosts = Math.round(message.acceptedPosts);
+    }
     return obj;
   },
 
@@ -2102,6 +2178,9 @@ export const BuyerPostFigures: MessageFns<BuyerPostFigures> = {
     message.p90Latency = (object.p90Latency !== undefined && object.p90Latency !== null)
       ? Duration.fromPartial(object.p90Latency)
       : undefined;
+    message.priorAcceptRate = object.priorAcceptRate ?? 0;
+    message.answeredPosts = object.answeredPosts ?? 0;
+    message.acceptedPosts = object.acceptedPosts ?? 0;
     return message;
   },
 };

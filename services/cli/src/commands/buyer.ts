@@ -68,13 +68,23 @@ function summaryFields(buyer: BuyerSummary): string {
   ]);
 }
 
-/** `38% accepted, 2% unanswered, post p50 240 ms, p90 910 ms (120 recent posts)`. */
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
+/**
+ * `38% accepted (prior 50%, 45 of 118 answered posts), 2% unanswered, post p50 240 ms, p90 910 ms (120
+ * recent posts)`: the accept rate with the prior it is smoothed toward and the posts it rests on, as
+ * after a single post it is mostly the prior.
+ */
 function learnedText(buyer: BuyerSummary): string {
   const learned = buyer.learned;
-  if (!learned || learned.posts === 0) return 'no live posts yet (taken to accept half, answering within its timeout)';
-  const percent = (share: number) => `${Math.round(share * 100)}%`;
+  if (!learned || learned.posts === 0) {
+    const prior = learned ? percent(learned.priorAcceptRate) : 'half';
+    return `no live posts yet (taken to accept ${prior}, answering within its timeout)`;
+  }
   const posts = learned.posts === 1 ? '1 recent post' : `${learned.posts} recent posts`;
-  return `${percent(learned.acceptRate)} accepted, ${percent(learned.unansweredRate)} unanswered, post p50 ${Math.round(msOfDuration(learned.p50Latency))} ms, p90 ${Math.round(msOfDuration(learned.p90Latency))} ms (${posts})`;
+  const answered = `${learned.acceptedPosts} of ${learned.answeredPosts} answered ${learned.answeredPosts === 1 ? 'post' : 'posts'}`;
+  const accepted = `${percent(learned.acceptRate)} accepted (prior ${percent(learned.priorAcceptRate)}, ${answered})`;
+  return `${accepted}, ${percent(learned.unansweredRate)} unanswered, post p50 ${Math.round(msOfDuration(learned.p50Latency))} ms, p90 ${Math.round(msOfDuration(learned.p90Latency))} ms (${posts})`;
 }
 
 const list: Command<void> = {
@@ -107,6 +117,8 @@ const show: Command<{ buyer: string }> = {
   details: [
     "learned: the accept rate and post latency of the buyer's recent live posts (at most 200, the newest",
     'weighing most), as the instance that answered knows them; post ordering uses them when time is short.',
+    'The accept rate starts at its prior (the recent rate of posts to any buyer, or half before any) and',
+    "moves to the buyer's own as its answered posts add up.",
     'The definition is printed as YAML, as the service keeps it: amounts in cents, times in milliseconds.',
     'With --json, prints {"summary": ..., "definition": ...}.',
   ],

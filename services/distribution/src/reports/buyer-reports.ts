@@ -79,6 +79,9 @@ export class BuyerReports {
           unansweredRate: learned.unansweredRate,
           p50Latency: learned.p50Ms === undefined ? undefined : durationOfMs(learned.p50Ms),
           p90Latency: learned.p90Ms === undefined ? undefined : durationOfMs(learned.p90Ms),
+          priorAcceptRate: learned.priorAcceptRate,
+          answeredPosts: learned.answeredPosts,
+          acceptedPosts: learned.acceptedPosts,
         },
       };
     });

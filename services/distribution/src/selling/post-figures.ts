@@ -32,6 +32,11 @@ export interface PostFigures {
   /** Post latency, median and 90th percentile, ms (unanswered posts as censored); undefined without posts. */
   p50Ms: number | undefined;
   p90Ms: number | undefined;
+  /** The accept rate the buyer's own posts are smoothed toward. */
+  priorAcceptRate: number;
+  /** Of the posts, those answered and those accepted, counted (not weighted). */
+  answeredPosts: number;
+  acceptedPosts: number;
 }
 
 /** The figures come from this many of the buyer's most recent posts. */
@@ -107,6 +112,9 @@ export function summarizePosts(
     unansweredRate: total > 0 ? unanswered / total : 0,
     p50Ms,
     p90Ms,
+    priorAcceptRate: prior.acceptRate,
+    answeredPosts: window.filter((post) => post.result !== 'unanswered').length,
+    acceptedPosts: window.filter((post) => post.result === 'accepted').length,
   };
 }
 
