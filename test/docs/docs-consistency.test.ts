@@ -19,6 +19,9 @@ const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8
 
 const PAGES = [
   'README.md',
+  'CHANGELOG.md',
+  'CONTRIBUTING.md',
+  'SECURITY.md',
   'deploy/README.md',
   ...readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
