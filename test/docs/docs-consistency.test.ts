@@ -23,6 +23,7 @@ const PAGES = [
   'CONTRIBUTING.md',
   'SECURITY.md',
   'deploy/README.md',
+  ...workspacePackages().map((workspace) => `${workspace}/README.md`),
   ...readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
