@@ -126,7 +126,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
           '',
         ].join('\n'),
       );
-      const tiers = [{ tier: 2, pingWindow: { seconds: 0, nanos: 450_000_000 } }];
+      // A Duration as the proto JSON mapping writes it.
+      const tiers = [{ tier: 2, pingWindow: '0.450s' }];
       expect(await cli.json('buyer', 'tree')).to.deep.equal({
         applied: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
         effective: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },

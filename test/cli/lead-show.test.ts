@@ -52,6 +52,10 @@ describe('leadflow lead show: the audit trail', () => {
 
     const lead = await cli.json('lead', 'show', leadId);
     expect(lead).to.include({ leadId, status: 'LEAD_STATUS_SOLD', buyerId: ids['trail-bidder'], payoutCents: 2520 });
+    // Durations as the proto JSON mapping writes them: seconds with 3, 6 or 9 fractional digits, or none.
+    const duration = /^\d+(\.\d{3}|\.\d{6}|\.\d{9})?s$/;
+    expect(lead.processingTime).to.match(duration);
+    for (const { duration: taken } of lead.attempts as { duration: unknown }[]) expect(taken).to.match(duration);
     expect(lead.fields).to.include({
       ssn: '*****6789',
       firstName: 'M****',

@@ -1,5 +1,6 @@
+import { durationJson } from '@leadflow/cli/src/json-output';
 import { expect } from 'chai';
-import { GetReportResponse } from '../../proto/leadflow/admin/v1/reports.js';
+import { ReportRow } from '../../proto/leadflow/admin/v1/reports.js';
 import { msOfDuration } from '../../services/service-kit/src/proto-time.js';
 import { type StackCli, stackCli } from '../cli/run-leadflow.js';
 import { describeEachDatabase } from '../support/test-database.js';
@@ -91,9 +92,17 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(row[2], "Night Owl's February leads").to.equal(String(FEBRUARY_PROCESSING_MS.length));
   });
 
-  it('prints the JSON answer with --json and with --format json, amounts in cents', async () => {
+  it('prints the JSON answer with --json and with --format json, amounts in cents, durations as strings', async () => {
     const json = await cli.json('report', '--by', 'buyer', '--include-test');
-    expect(json).to.deep.equal(GetReportResponse.toJSON(await market.report({ groupBy: 'buyer', includeTest: true })));
+    const answer = await market.report({ groupBy: 'buyer', includeTest: true });
+    // The proto JSON mapping's Duration: seconds with 3, 6 or 9 fractional digits (or none).
+    const asJson = (row: ReportRow) => ({
+      ...(ReportRow.toJSON(row) as object),
+      processingTimeP50: durationJson(row.processingTimeP50!),
+      processingTimeP95: durationJson(row.processingTimeP95!),
+    });
+    expect(json).to.deep.equal({ rows: answer.rows.map(asJson), total: asJson(answer.total!) });
+    expect(json.total.processingTimeP50).to.match(/^\d+(\.\d{3}|\.\d{6}|\.\d{9})?s$/);
     const format = await cli.leadflow(['report', '--by', 'buyer', '--include-test', '--format', 'json']);
     expect(format.code).to.equal(0);
     expect(JSON.parse(format.stdout)).to.deep.equal(json);

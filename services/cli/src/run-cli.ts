@@ -8,6 +8,7 @@ import { reportCommands } from './commands/report.js';
 import { secretsCommands } from './commands/secrets.js';
 import { resolveConnection } from './connection.js';
 import { CliFailure, UsageError } from './errors.js';
+import { jsonOutput } from './json-output.js';
 import { ServiceCalls } from './service-calls.js';
 import { commandUsage, groupUsage, programUsage } from './usage.js';
 
@@ -81,7 +82,7 @@ async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promi
       const calls = new ServiceCalls(connection);
       output = await command.run(calls, input).finally(() => calls.close());
     }
-    if (args.flag('json')) io.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
+    if (args.flag('json')) io.stdout.write(jsonOutput(output.json));
     else (output.failed ? io.stderr : io.stdout).write(output.text);
     return output.failed ? EXIT_FAILED : EXIT_OK;
   } catch (error) {

@@ -10,6 +10,7 @@ import type { CommandArgs } from '../args.js';
 import { csvLine } from '../csv.js';
 import { UsageError } from '../errors.js';
 import { dollars, table } from '../format.js';
+import { jsonOutput } from '../json-output.js';
 import type { Report } from '../service-calls.js';
 import type { Command } from './command.js';
 
@@ -156,7 +157,7 @@ function render(input: ReportInput, report: Report): string {
     case 'table':
       return reportTable(input.groupBy, report);
     case 'json':
-      return `${JSON.stringify(GetReportResponse.toJSON(report), null, 2)}\n`;
+      return jsonOutput(GetReportResponse.toJSON(report));
     case 'csv':
       return reportCsv(report);
   }

@@ -39,6 +39,7 @@ describeEachDatabase(
 
       const { learned } = (await cli.json('buyer', 'show', 'takes-all')).summary;
       expect(learned).to.include({ posts: 1, answeredPosts: 1, acceptedPosts: 1 });
+      expect(learned.p50Latency, 'a Duration as the proto JSON mapping writes it').to.match(/^\d+(\.\d{3,9})?s$/);
       // One post weighs little against the prior: the rate is between the two, and the text says so.
       expect(learned.acceptRate).to.be.above(learned.priorAcceptRate).and.below(1);
       const text = (await cli.leadflow(['buyer', 'show', 'takes-all'])).stdout;
