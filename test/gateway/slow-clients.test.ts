@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import type { FastifyInstance } from 'fastify';
 import type { HttpTimeouts } from '../../services/service-kit/src/config.js';
-import { testGateway, testKey, VALID_LEAD } from './support/gateway.js';
-import { RawClient, requestHead } from './support/raw-client.js';
+import { testKey, VALID_LEAD } from './support/gateway.js';
+import { ListeningGateway } from './support/listening-gateway.js';
+import { type RawClient, requestHead } from './support/raw-client.js';
 import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 const KEY = testKey('slow-clients');
@@ -24,20 +23,14 @@ function intakeHead(key: string, contentLength: number): string {
 describe('gateway: slow clients, against a listening gateway', function () {
   this.timeout(60_000);
   const distribution = new ScriptedDistribution();
-  const clients: RawClient[] = [];
-  let app: FastifyInstance;
-  let port: number;
+  const gateway = new ListeningGateway(distribution);
 
-  async function listen(httpTimeouts: HttpTimeouts, rateLimit = 60): Promise<void> {
-    app = testGateway(distribution.address, { httpTimeouts, defaultRateLimitPerMinute: rateLimit });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
+  function listen(httpTimeouts: HttpTimeouts, rateLimit = 60): Promise<void> {
+    return gateway.listen({ httpTimeouts, defaultRateLimitPerMinute: rateLimit });
   }
 
-  async function client(): Promise<RawClient> {
-    const opened = await RawClient.open(port);
-    clients.push(opened);
-    return opened;
+  function client(): Promise<RawClient> {
+    return gateway.client();
   }
 
   before(async () => {
@@ -46,9 +39,8 @@ describe('gateway: slow clients, against a listening gateway', function () {
   });
   after(() => distribution.stop());
   afterEach(async () => {
-    for (const open of clients.splice(0)) open.destroy();
     distribution.reset();
-    await app?.close();
+    await gateway.close();
   });
 
   it('answers 408 and closes a connection whose headers trickle in a byte at a time', async () => {
