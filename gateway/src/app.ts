@@ -3,7 +3,7 @@ import type { GatewayConfig } from '@leadflow/service-kit/config';
 import { createLogger, type Logger } from '@leadflow/service-kit/logger';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, fastify, LogController } from 'fastify';
 import { handleError, handleNotFound } from './error-handler.js';
-import { httpServerOptions } from './http-server-options.js';
+import { httpServerOptions, lingerLimits } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
 import { connectionClose } from './plugins/connection-close.js';
 import { distribution } from './plugins/distribution.js';
@@ -61,7 +61,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
 
   app.register(requestTelemetry);
   app.register(metrics);
-  app.register(connectionClose);
+  app.register(connectionClose, { linger: lingerLimits(config.httpTimeouts) });
   if (!config.trustProxy) app.register(forwardedForWarning);
   app.register(distribution, {
     address: config.distributionAddress,

@@ -1,5 +1,6 @@
 import type { ServerOptions } from 'node:http';
 import type { HttpTimeouts } from '@leadflow/service-kit/config';
+import { LINGER_MAX_BYTES, type LingerLimits } from './lingering-close.js';
 
 /** How often Node looks for requests past their headers or request timeout; at most this late a slow client is cut. */
 export function connectionsCheckingIntervalMs(timeouts: HttpTimeouts): number {
@@ -28,4 +29,13 @@ export function httpServerOptions(timeouts: HttpTimeouts): {
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
   };
+}
+
+/**
+ * How a connection closed before its request was all in keeps reading it: it may sit idle as long as a
+ * keep-alive connection between requests (nginx's lingering_timeout is 5 s too); the request timeout
+ * bounds the whole, as for any request.
+ */
+export function lingerLimits(timeouts: HttpTimeouts): LingerLimits {
+  return { idleMs: timeouts.keepAliveMs, maxBytes: LINGER_MAX_BYTES };
 }

@@ -25,6 +25,13 @@ export class ListeningGateway {
     return opened;
   }
 
+  /** The TCP connections the gateway holds open, whatever state they are in. */
+  openConnections(): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.app?.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
+  }
+
   async close(): Promise<void> {
     for (const open of this.clients.splice(0)) open.destroy();
     await this.app?.close();

@@ -12,13 +12,21 @@ export class RawClient {
   closedAt: number | undefined;
   /** Bytes written before the connection was found closed. */
   bytesSent = 0;
+  /** The server ended its side (end of stream), or the connection is gone. */
   readonly closed: Promise<void>;
+  /** The connection is gone both ways: closed by both sides, or reset. */
+  readonly gone: Promise<void>;
+  /** The error that reset the connection (ECONNRESET, EPIPE), if one did. */
+  resetBy: string | undefined;
+  private isGoneFlag = false;
 
   private constructor(socket: Socket) {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => (this.received = Buffer.concat([this.received, chunk])));
     // A write after the server closed may fail with EPIPE or ECONNRESET: that is the point of these tests.
-    socket.on('error', () => {});
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.resetBy ??= error.code ?? error.message;
+    });
     this.closed = new Promise((resolve) => {
       const closed = (): void => {
         this.closedAt ??= performance.now();
@@ -27,10 +35,17 @@ export class RawClient {
       socket.once('end', closed);
       socket.once('close', closed);
     });
+    this.gone = new Promise((resolve) => {
+      socket.once('close', () => {
+        this.isGoneFlag = true;
+        resolve();
+      });
+    });
   }
 
   static async open(port: number): Promise<RawClient> {
-    const socket = connect(port, '127.0.0.1');
+    // Half-open allowed: a client may go on sending after the server's end of stream, as curl and Python do.
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
@@ -40,6 +55,10 @@ export class RawClient {
 
   get isClosed(): boolean {
     return this.closedAt !== undefined;
+  }
+
+  get isGone(): boolean {
+    return this.isGoneFlag;
   }
 
   /** Milliseconds from connecting until the server closed the connection (or until now). */
@@ -78,23 +97,55 @@ export class RawClient {
     return this.answers[index]?.headers ?? {};
   }
 
+  /** Writes `data`, even past the server's end of stream, unless the connection is gone. */
   write(data: string): void {
-    if (this.isClosed || this.socket.destroyed) return;
+    if (this.isGone || this.socket.destroyed) return;
     this.socket.write(data);
     this.bytesSent += Buffer.byteLength(data);
   }
 
   /**
-   * Sends `data` one byte every `intervalMs`, stopping early when the server closes the connection.
-   * Resolves with whether every byte was sent before the server closed it.
+   * Writes `bytes` bytes as fast as the connection takes them, going on past the server's end of stream
+   * (a server closing lingering still reads them). Resolves with whether all of them were written
+   * before the connection was gone.
    */
-  async trickle(data: string, intervalMs: number): Promise<boolean> {
-    for (const byte of data) {
-      if (this.isClosed) return false;
-      this.write(byte);
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, intervalMs)), this.closed]);
+  async send(bytes: number): Promise<boolean> {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let left = bytes;
+    while (left > 0) {
+      if (this.isGone || this.socket.destroyed) return false;
+      const piece = left < chunk.length ? chunk.subarray(0, left) : chunk;
+      const written = await new Promise<boolean>((resolve) => this.socket.write(piece, (error) => resolve(!error)));
+      if (!written) return false;
+      this.bytesSent += piece.length;
+      left -= piece.length;
     }
-    return !this.isClosed;
+    return !this.isGone;
+  }
+
+  /** Ends the client's side of the connection (end of stream), as a client done sending does. */
+  end(): void {
+    this.socket.end();
+  }
+
+  /**
+   * Sends `data` one byte every `intervalMs`, stopping early when the server closes the connection
+   * (`until: 'closed'`: ends its side or resets it) or once the connection is gone both ways
+   * (`until: 'gone'`: a server closing lingering ends its side at once and still reads). Resolves with
+   * whether every byte was sent before that.
+   */
+  async trickle(data: string, intervalMs: number, until: 'closed' | 'gone' = 'closed'): Promise<boolean> {
+    const stopped = (): boolean => (until === 'closed' ? this.isClosed : this.isGone || this.socket.destroyed);
+    for (const byte of data) {
+      if (stopped()) return false;
+      this.socket.write(byte);
+      this.bytesSent += 1;
+      await Promise.race([
+        new Promise((resolve) => setTimeout(resolve, intervalMs)),
+        until === 'closed' ? this.closed : this.gone,
+      ]);
+    }
+    return !stopped();
   }
 
   /** Resolves once `predicate` holds on what was received, or the connection closed. */
