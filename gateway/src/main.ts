@@ -17,8 +17,8 @@ function loadConfig(): GatewayConfig {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const telemetry = startTelemetry(GATEWAY_SERVICE_NAME, config.telemetry);
   const logger = createLogger(GATEWAY_SERVICE_NAME, config.logLevel, undefined, config.logFormat);
+  const telemetry = await startTelemetry(GATEWAY_SERVICE_NAME, logger);
   const app = buildGateway({ config, logger });
   await app.listen({ host: config.httpHost, port: config.httpPort }).catch(async (error: unknown) => {
     await app.close();

@@ -481,8 +481,8 @@ describe('deploy: compose', () => {
       services[new URL(gatewayConfig.redisUrl as string).hostname]?.image,
       'REDIS_URL names the Redis service',
     ).to.match(/^redis:7/);
-    for (const otlp of [gatewayConfig.telemetry.otlpEndpoint, distributionConfig.telemetry.otlpEndpoint]) {
-      const url = new URL(otlp as string);
+    for (const env of [containerEnv(gateway), distributionEnv]) {
+      const url = new URL(env.OTEL_EXPORTER_OTLP_ENDPOINT as string);
       expect(services[url.hostname]?.image, 'OTEL_EXPORTER_OTLP_ENDPOINT names the Jaeger service').to.match(/jaeger/);
       expect(url.port).to.equal('4318');
     }

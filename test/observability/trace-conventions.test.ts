@@ -4,7 +4,6 @@ import path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
-import { loadDistributionConfig, loadGatewayConfig } from '../../services/service-kit/src/config.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
@@ -115,30 +114,6 @@ describe('observability: one version of the trace conventions, no traces of prob
 
 describe('observability: OTEL_TRACES_EXPORTER', function () {
   this.timeout(90_000);
-
-  it('takes otlp, console and none, and refuses anything else by name', () => {
-    const base = { LEADFLOW_GRPC_PORT: '0' };
-    expect(loadGatewayConfig({ ...base }).telemetry).to.deep.equal({ otlpEndpoint: undefined, console: false });
-    expect(loadGatewayConfig({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318' }).telemetry).to.deep.equal({
-      otlpEndpoint: 'http://jaeger:4318',
-      console: false,
-    });
-    expect(loadDistributionConfig({ ...base, OTEL_TRACES_EXPORTER: 'console' }).telemetry).to.deep.equal({
-      otlpEndpoint: undefined,
-      console: true,
-    });
-    expect(loadGatewayConfig({ ...base, OTEL_TRACES_EXPORTER: 'otlp,console' }).telemetry).to.deep.equal({
-      otlpEndpoint: 'http://localhost:4318',
-      console: true,
-    });
-    expect(
-      loadGatewayConfig({ ...base, OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318' })
-        .telemetry,
-    ).to.deep.equal({ otlpEndpoint: undefined, console: false });
-    expect(() => loadGatewayConfig({ ...base, OTEL_TRACES_EXPORTER: 'zipkin' })).to.throw(
-      /OTEL_TRACES_EXPORTER names zipkin: .*otlp, console, none/,
-    );
-  });
 
   it('with console, both processes write the spans of one lead to stdout, joined in one trace, and none of probes', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'leadflow-console-traces-'));

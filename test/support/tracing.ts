@@ -1,17 +1,18 @@
+import { startNodeSdk } from '@leadflow/service-kit/node-sdk';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { startTelemetry } from '../../services/service-kit/src/telemetry.js';
+import { pino } from 'pino';
 
 let exporter: InMemorySpanExporter | undefined;
 
 /**
- * The test process's in-memory span exporter. The first call registers the
- * global tracer provider, which can be registered only once per process: every
- * test that looks at spans gets them from here.
+ * The test process's in-memory span exporter. The first call starts the SDK as the services do, which
+ * registers the global tracer provider, possible only once per process: every test that looks at
+ * spans gets them from here.
  */
 export function testSpanExporter(): InMemorySpanExporter {
   if (!exporter) {
     exporter = new InMemorySpanExporter();
-    startTelemetry('test', { otlpEndpoint: undefined }, [new SimpleSpanProcessor(exporter)]);
+    startNodeSdk('test', [new SimpleSpanProcessor(exporter)], pino({ level: 'silent' }));
   }
   return exporter;
 }

@@ -7,7 +7,7 @@ import { startDistribution } from './server.js';
 async function main(): Promise<void> {
   const config = loadDistributionConfig();
   const logger = createLogger('leadflow-distribution', config.logLevel, undefined, config.logFormat);
-  const telemetry = startTelemetry('leadflow-distribution', config.telemetry);
+  const telemetry = await startTelemetry('leadflow-distribution', logger);
   // The embedded default is what a newcomer runs first: `npm start` gives them a market to sell to.
   const demoSimulatorUrl = config.databaseUrl ? undefined : config.demoSimulatorUrl;
   const service = await startDistribution(config, { logger, demoSimulatorUrl });

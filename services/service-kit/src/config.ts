@@ -104,18 +104,6 @@ export function dataDir(env: Env): string {
   return path.resolve(env.LEADFLOW_DATA_DIR || '.leadflow');
 }
 
-export interface TelemetryConfig {
-  /** OTLP/HTTP base endpoint spans are sent to; undefined = no OTLP export. */
-  otlpEndpoint: string | undefined;
-  /** Spans written to stdout as they end (OTEL_TRACES_EXPORTER=console), to see traces without a collector. */
-  console?: boolean;
-}
-
-/** The trace exporters OTEL_TRACES_EXPORTER may name (the OpenTelemetry SDK's standard variable). */
-export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
-/** Where OTLP goes when OTEL_TRACES_EXPORTER=otlp names no endpoint: the OpenTelemetry default. */
-export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
-
 export interface DistributionConfig {
   grpcHost: string;
   grpcPort: number;
@@ -138,7 +126,6 @@ export interface DistributionConfig {
   };
   logLevel: string;
   logFormat: LogFormat;
-  telemetry: TelemetryConfig;
   /** The buyer simulator the embedded default's demo buyers point at (set by `npm start`). */
   demoSimulatorUrl: string | undefined;
   /** Sensitive lead fields older than this many days are purged automatically; undefined = kept. */
@@ -163,7 +150,6 @@ export interface GatewayConfig {
   defaultRateLimitPerMinute: number;
   logLevel: string;
   logFormat?: LogFormat;
-  telemetry: TelemetryConfig;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
   /** TLS of the gRPC connection to the distribution service; undefined = plaintext. */
@@ -186,29 +172,6 @@ export interface HttpTimeouts {
   requestMs: number;
   /** How long a keep-alive connection may sit idle between requests. */
   keepAliveMs: number;
-}
-
-/**
- * OTEL_TRACES_EXPORTER: a comma-separated list of otlp, console and none. Unset, spans go over OTLP
- * when OTEL_EXPORTER_OTLP_ENDPOINT is set and nowhere otherwise (recording spans nobody reads costs CPU).
- */
-function telemetry(env: Env): TelemetryConfig {
-  const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
-  const raw = (env.OTEL_TRACES_EXPORTER ?? '').trim();
-  if (raw === '') return { otlpEndpoint: endpoint, console: false };
-  const names = raw.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(TRACES_EXPORTERS as readonly string[]).includes(name));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `OTEL_TRACES_EXPORTER names ${unknown.join(', ')}: it takes a comma-separated list of ${TRACES_EXPORTERS.join(', ')}`,
-    );
-  }
-  if (names.includes('none') && names.length > 1)
-    throw new ConfigError('OTEL_TRACES_EXPORTER=none goes alone: it turns tracing off');
-  return {
-    otlpEndpoint: names.includes('otlp') ? (endpoint ?? DEFAULT_OTLP_ENDPOINT) : undefined,
-    console: names.includes('console'),
-  };
 }
 
 function crashSetting(env: Env): CrashSetting | undefined {
@@ -258,7 +221,6 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
     secrets,
     logLevel: logLevel(env),
     logFormat: logFormat(env),
-    telemetry: telemetry(env),
     demoSimulatorUrl: url(env, 'LEADFLOW_DEMO_SIMULATOR_URL', ['http:', 'https:']),
     piiRetentionDays: optionalInteger(
       env,
@@ -320,7 +282,6 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     defaultRateLimitPerMinute: integer(env, 'LEADFLOW_DEFAULT_RATE_LIMIT', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     logLevel: logLevel(env),
     logFormat: logFormat(env),
-    telemetry: telemetry(env),
     distributionTransport: distributionTransport(env, distributionAddress),
     httpTimeouts: httpTimeouts(env),
     authFailureLimit: integer(env, 'LEADFLOW_AUTH_FAILURE_LIMIT', DEFAULT_AUTH_FAILURE_LIMIT, 1, 100_000),

@@ -17,7 +17,7 @@ export function sampledSpanIds(span: Span | undefined): { trace_id: string; span
 
 /**
  * Structured JSON logs that carry the active span's trace id when tracing is on
- * (OTEL_EXPORTER_OTLP_ENDPOINT set); with tracing off no span is recorded and
+ * (telemetry.ts); with tracing off no span is recorded and
  * lines carry no trace id. Callers log ids and outcomes, never lead values or
  * keys; the redaction below is a second line of defence for objects logged
  * whole by mistake. Lines go to stdout unless `destination` is given, as JSON (numeric levels, epoch

@@ -13,51 +13,33 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  SimpleSpanProcessor,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { TelemetryConfig } from './config.js';
+import type { Logger } from './logger.js';
 
 export interface Telemetry {
+  /** Ends tracing: the spans not yet exported are sent first. */
   shutdown(): Promise<void>;
 }
 
+/** Variables that ask for spans to be exported somewhere. */
+const EXPORT_SETTINGS = ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+
 /**
- * Registers the process-wide tracer provider: W3C trace context propagation,
- * async context, OTLP/HTTP export when an endpoint is configured, and stdout
- * when OTEL_TRACES_EXPORTER names `console`. With
- * nowhere to send spans, nothing is registered: the API's no-op tracer costs
- * nothing per lead, where recording spans nobody reads costs a share of the
- * distribution service's CPU.
+ * Starts tracing as the standard OTEL_* variables say (node-sdk.ts, trace-exporters.ts), once they
+ * name somewhere to send spans. Without, nothing is loaded or registered, where the SDK alone would
+ * send to http://localhost:4318: the API's no-op tracer costs nothing per lead, where recording
+ * spans nobody reads costs a share of the distribution service's CPU, and the SDK and its exporters
+ * some 10 MB of resident memory.
  */
-export function startTelemetry(
-  serviceName: string,
-  config: TelemetryConfig,
-  extraProcessors: SpanProcessor[] = [],
-): Telemetry {
-  const spanProcessors = [...extraProcessors];
-  if (config.otlpEndpoint) {
-    const url = new URL(
-      'v1/traces',
-      config.otlpEndpoint.endsWith('/') ? config.otlpEndpoint : `${config.otlpEndpoint}/`,
-    );
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: url.toString() })));
-  }
-  if (config.console) spanProcessors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
-  if (spanProcessors.length === 0) return { shutdown: async () => undefined };
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
-    spanProcessors,
-  });
-  provider.register();
-  return { shutdown: () => provider.shutdown() };
+export async function startTelemetry(serviceName: string, logger: Logger): Promise<Telemetry> {
+  const nothing: Telemetry = { shutdown: async () => undefined };
+  if (!EXPORT_SETTINGS.some((name) => (process.env[name] ?? '').trim() !== '')) return nothing;
+  const { logDiagnostics, startNodeSdk } = await import('./node-sdk.js');
+  const { traceProcessorsFromEnv } = await import('./trace-exporters.js');
+  // The exporters warn of a setting they cannot use (an endpoint that is no URL) as they are made.
+  logDiagnostics(logger);
+  const spanProcessors = traceProcessorsFromEnv();
+  if (spanProcessors.length === 0) return nothing;
+  return startNodeSdk(serviceName, spanProcessors, logger);
 }
 
 /**
