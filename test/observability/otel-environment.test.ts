@@ -189,6 +189,41 @@ describe('observability: the standard OTEL_* variables configure tracing in both
     expect(intakeLogLine(run.gateway)).to.not.have.property('trace_id');
   });
 
+  it('with otlp,console: one JSON line per span on stderr, the same spans over OTLP (http/protobuf), stdout only JSON logs', async () => {
+    const http = await receiver(startOtlpReceiver);
+    const run = await runLead({
+      both: { OTEL_TRACES_EXPORTER: 'otlp,console', OTEL_EXPORTER_OTLP_ENDPOINT: http.endpoint },
+    });
+    expect([run.status, ...run.exitCodes]).to.deep.equal([200, 0, 0]);
+    for (const received of http.exports) {
+      expect(received.path).to.equal('/v1/traces');
+      expect(received.contentType).to.equal('application/x-protobuf');
+    }
+    const exported = http.spans();
+    for (const [name, running] of Object.entries({ gateway: run.gateway, distribution: run.distribution })) {
+      const logs = jsonLines(running.stdout, `${name} stdout`);
+      expect(logs, `${name} logs`).to.not.be.empty;
+      for (const line of logs) expect(line, `${name} log line`).to.have.property('msg');
+      const printed = jsonLines(running.stderr, `${name} stderr`);
+      expect(printed, `${name} spans`).to.not.be.empty;
+      const service = `leadflow-${name}`;
+      for (const span of printed) expect((span.resource as Record<string, unknown>)['service.name']).to.equal(service);
+      expect(printed.map((span) => span.spanId).sort(), `${name}: the spans exported`).to.deep.equal(
+        exported
+          .filter((span) => span.service === service)
+          .map((span) => span.spanId)
+          .sort(),
+      );
+    }
+    const printed = [...run.gateway.stderr, ...run.distribution.stderr];
+    const spans = jsonLines(printed, 'stderr');
+    const intake = spans.find((span) => span.name === INTAKE_SPAN)!;
+    expect(intake).to.include({ kind: 'SERVER', status: 'UNSET' });
+    expect(intake.attributes).to.include({ 'http.response.status_code': 200 });
+    const server = spans.find((span) => span.name === SUBMIT_LEAD && span.kind === 'SERVER')!;
+    expect(server.traceId).to.equal(intake.traceId);
+  });
+
   it("writes the SDK's own diagnostics as JSON log lines, at OTEL_LOG_LEVEL", async () => {
     const [httpPort] = await freePorts(1);
     const gateway = startProcess(

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { bearer, call } from '../support/grpc.js';
+import { jsonLines } from '../support/json-lines.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePorts } from '../support/ports.js';
 import { exited, type RunningProcess, startProcess, stopProcess } from '../support/source-process.js';
@@ -115,7 +116,7 @@ describe('observability: one version of the trace conventions, no traces of prob
 describe('observability: OTEL_TRACES_EXPORTER', function () {
   this.timeout(90_000);
 
-  it('with console, both processes write the spans of one lead to stdout, joined in one trace, and none of probes', async () => {
+  it('with console, both processes write the spans of one lead to stderr, joined in one trace, and none of probes', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'leadflow-console-traces-'));
     const [grpcPort, httpPort] = await freePorts(2);
     const env = {
@@ -150,20 +151,24 @@ describe('observability: OTEL_TRACES_EXPORTER', function () {
       expect(answer.status).to.equal(200);
       expect([await stopProcess(gateway), await stopProcess(distribution)]).to.deep.equal([0, 0]);
 
-      const gatewayOut = gateway.output.join('');
-      const serviceOut = distribution.output.join('');
-      const traceId = /traceId: '([0-9a-f]{32})',[\s\S]*?name: 'POST \/api\/intake\/\{webmasterKey\}'/.exec(
-        gatewayOut,
-      )?.[1];
-      expect(traceId, gatewayOut).to.be.a('string');
-      expect(serviceOut).to.match(new RegExp(`traceId: '${traceId}',[^]*?name: '${SUBMIT_LEAD.replace('/', '\\/')}'`));
-      expect(serviceOut).to.include("'rpc.system.name': 'grpc'");
-      expect(gatewayOut).to.include("'rpc.system.name': 'grpc'");
+      // One JSON object per line: the span lines on stderr, the log lines on stdout.
+      for (const running of [gateway, distribution]) jsonLines(running.stdout, 'stdout');
+      type PrintedSpan = { traceId: string; name: string; attributes: Record<string, unknown> };
+      const gatewaySpans = jsonLines(gateway.stderr, 'gateway stderr') as PrintedSpan[];
+      const serviceSpans = jsonLines(distribution.stderr, 'distribution stderr') as PrintedSpan[];
+      const traceId = gatewaySpans.find((span) => span.name === 'POST /api/intake/{webmasterKey}')?.traceId;
+      expect(traceId, gateway.output.join('')).to.be.a('string');
+      const server = serviceSpans.find((span) => span.name === SUBMIT_LEAD);
+      expect(server?.traceId).to.equal(traceId);
+      expect(server?.attributes).to.include({ 'rpc.system.name': 'grpc' });
+      expect(gatewaySpans.find((span) => span.name === SUBMIT_LEAD)?.attributes).to.include({
+        'rpc.system.name': 'grpc',
+      });
       // The readiness probes' key checks are not traced: the one ResolvePublisherKey span is the lead's.
-      expect(gatewayOut).to.not.include("name: 'GET /health/ready'");
+      expect(gatewaySpans.map((span) => span.name)).to.not.include('GET /health/ready');
       expect(
-        serviceOut.split("name: 'leadflow.distribution.v1.DistributionService/ResolvePublisherKey'"),
-      ).to.have.length(2);
+        serviceSpans.filter((span) => span.name === 'leadflow.distribution.v1.DistributionService/ResolvePublisherKey'),
+      ).to.have.length(1);
     } finally {
       for (const running of [gateway, distribution])
         if (running && running.child.exitCode === null) running.child.kill('SIGKILL');

@@ -4,12 +4,12 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
   BatchSpanProcessor,
-  ConsoleSpanExporter,
   SimpleSpanProcessor,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from './config.js';
+import { SpanJsonLinesExporter } from './span-json-lines.js';
 
 /** The trace exporters OTEL_TRACES_EXPORTER may name. */
 const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
@@ -35,9 +35,12 @@ function otlpExporter(): SpanExporter {
 
 /**
  * The span processors OTEL_TRACES_EXPORTER names, made as NodeSDK makes them from it: OTLP in batches
- * (sdk-trace-base's batch processor reads the OTEL_BSP_* settings), console span by span. Unset, the
- * variable means `otlp`: the caller comes here only once an endpoint or an exporter is set. A name it
- * does not know stops the process, as any bad setting does, where NodeSDK would warn and go on.
+ * (sdk-trace-base's batch processor reads the OTEL_BSP_* settings), console span by span. They are made
+ * here because NodeSDK takes either the exporters the variables name or the processors it is given,
+ * and its console exporter prints several lines per span on stdout, among the JSON log lines; `console`
+ * here writes one JSON line per span to stderr. Unset, the variable means `otlp`: the caller comes here
+ * only once an endpoint or an exporter is set. A name it does not know stops the process, as any bad
+ * setting does, where NodeSDK would warn and go on.
  */
 export function traceProcessorsFromEnv(): SpanProcessor[] {
   const names = [...new Set(getStringListFromEnv('OTEL_TRACES_EXPORTER') ?? ['otlp'])];
@@ -52,6 +55,6 @@ export function traceProcessorsFromEnv(): SpanProcessor[] {
     return [];
   }
   return names.map((name) =>
-    name === 'console' ? new SimpleSpanProcessor(new ConsoleSpanExporter()) : new BatchSpanProcessor(otlpExporter()),
+    name === 'console' ? new SimpleSpanProcessor(new SpanJsonLinesExporter()) : new BatchSpanProcessor(otlpExporter()),
   );
 }
