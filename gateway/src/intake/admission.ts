@@ -58,6 +58,7 @@ export function admission(options: AdmissionOptions) {
     reply: FastifyReply,
   ): Promise<Publisher> {
     const known = isWellFormedPublisherKey(webmasterKey) ? keys.known(keyHash) : undefined;
+    // A look-up that fails leaves the key unproven: a locked-out address is refused, as for an unknown key.
     const publisher = known ? await known.catch(() => null) : null;
     if (publisher) return publisher;
     const { limit, windowSeconds } = authFailures;

@@ -66,6 +66,9 @@ export class PublisherKeys {
       // Asked at most once a TTL: until the new answer comes, the old one counts as just asked for. The
       // request does not wait for it, so it is no part of the request's trace.
       cached.askedAt = Date.now();
+      // A failed refresh changes nothing: the live answer stays in use (SubmitLead checks the key itself)
+      // and the next request past the TTL asks again. A distribution service that cannot answer shows in
+      // the gateway's readiness and in the SubmitLead calls themselves.
       this.ask(webmasterKey, keyHash, ROOT_CONTEXT).answer.catch(() => undefined);
       return cached.answer;
     }

@@ -18,6 +18,7 @@ export class WalSync {
   sync(): Promise<void> {
     if (!this.running) return this.start();
     this.queued ??= this.running
+      // That sync's failure is its own committers' to report; the next one syncs what it did not.
       .catch(() => undefined)
       .then(() => {
         this.queued = undefined;
@@ -56,6 +57,7 @@ export function fileSync(file: string): { sync: FileSync; close(): Promise<void>
     close: async () => {
       const closing = handle;
       handle = undefined;
+      // A file that never opened has nothing to close; its open's failure went to the sync that asked.
       await (await closing?.catch(() => undefined))?.close();
     },
   };

@@ -99,6 +99,7 @@ export class IntakeService {
   ): Promise<IntakeResult> {
     this.deps.metrics.leadAnswered(result, test);
     const buyerId = outcomeBuyerId(result);
+    // The name only adorns the log line; the buyer's id is in it whatever happens here.
     const buyerName = buyerId ? await this.deps.buyers.nameOf(buyerId).catch(() => undefined) : undefined;
     const processingTime = Math.round((performance.now() - arrived) * 100) / 100;
     logLeadAnswered(this.deps.logger, { result, publisherId, test, buyerName, processingTime });

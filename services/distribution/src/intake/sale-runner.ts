@@ -160,7 +160,14 @@ export class SaleRunner {
         .catch(async (error: unknown) => {
           // The acceptance must outlive the failed record: the lead's retry finishes the sale from it.
           // Should storage refuse that too, the post stays pending, and the lead waits for confirmation.
-          await winner.acceptance?.storeAlone().catch(() => undefined);
+          await winner.acceptance
+            ?.storeAlone()
+            .catch((stored: unknown) =>
+              this.deps.logger.error(
+                { leadId: identity.id, postId: winner.postId, error: errorName(stored) },
+                'an accepted post could not be stored; the lead is held until the buyer confirms',
+              ),
+            );
           throw error;
         });
       return;
@@ -190,10 +197,10 @@ export class SaleRunner {
       return await step();
     } catch (error) {
       if (error instanceof StatusError) throw error;
+      // A claim that cannot be given back goes stale instead, and the retry after that takes the lead over.
       await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
-      const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
       this.deps.logger.error(
-        { leadId: identity.id, error: { name, code } },
+        { leadId: identity.id, error: errorName(error) },
         'a sale step failed; the lead is left for the retry',
       );
       throw new StatusError('unavailable', 'the lead could not be finished yet: retry', LEAD_IN_PROGRESS);
@@ -219,4 +226,10 @@ export class SaleRunner {
       throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
     return replay(stored);
   }
+}
+
+/** The driver's code or the error's name, never its message: a message may quote a statement's values. */
+function errorName(error: unknown): { name?: string; code?: unknown } {
+  const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
+  return { name, code };
 }

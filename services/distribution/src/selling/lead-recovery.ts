@@ -48,6 +48,8 @@ export async function recoverSale(
   }
   let open: LeadPost | undefined;
   for (const post of posts.filter((post) => post.state === 'pending' || post.state === 'unknown')) {
+    // A buyer that cannot be read (deleted, storage down) is not taken to decline: the post stays open and
+    // the lead held, the safe reading of an answer that may have been a yes.
     const declinesOnTimeout =
       (await buyers.get(post.buyerId).catch(() => undefined))?.definition.integration.onTimeout === 'decline';
     if (declinesOnTimeout) {

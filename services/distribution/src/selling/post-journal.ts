@@ -93,6 +93,8 @@ export class PostJournal {
       refusal = await this.writes.run((trx) => insertIntent(trx, intent));
     } catch (error) {
       if (!isDuplicateKeyError(error)) {
+        // The intent's own error is the one the sale fails with; holds a failed release leaves behind
+        // expire with their lead (deleteStaleHolds) and never block a sale that is not this one.
         await this.release(post).catch(() => undefined);
         throw error;
       }
