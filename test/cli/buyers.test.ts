@@ -201,6 +201,50 @@ describe('leadflow buyer commands against a running distribution service', () =>
       });
     });
 
+    it('applies return terms, and refuses mistaken ones at their line and column', async () => {
+      const good = await writeDocument(
+        'returns.yaml',
+        documentOf(
+          buyerEntry('returns-a', [
+            'returns:',
+            '  windowDays: 7',
+            '  reasons: [disconnected, fraud]',
+            '  maxRate: { percent: 15, periodDays: 30 }',
+          ]),
+        ),
+      );
+      expect((await cli.leadflow(['buyer', 'apply', '-f', good])).code).to.equal(0);
+      const shown = await cli.json('buyer', 'show', 'returns-a');
+      expect(JSON.parse(shown.definitionJson ?? JSON.stringify(shown.definition)).returns).to.deep.equal({
+        windowDays: 7,
+        reasons: ['disconnected', 'fraud'],
+        maxRate: { percent: 15, periodDays: 30 },
+      });
+      const bad = await writeDocument(
+        'returns-bad.yaml',
+        documentOf(
+          buyerEntry('returns-b', [
+            'returns:',
+            '  windowDays: -1',
+            '  reasons: [disconnected, Fraud!, disconnected]',
+            '  maxRate: { percent: 150 }',
+            '  window: 3',
+          ]),
+        ),
+      );
+      const run = await cli.leadflow(['buyer', 'apply', '-f', bad]);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trimEnd().split('\n').sort()).to.deep.equal([
+        `${bad}:4:7: buyers[0].returns.windowDays: must be a whole number from 0 to 365`,
+        `${bad}:5:31: buyers[0].returns.reasons[1]: must be a reason code: 1 to 64 lowercase letters, digits, "_" or "-"`,
+        `${bad}:5:39: buyers[0].returns.reasons[2]: repeats the reason "disconnected"`,
+        `${bad}:6:18: buyers[0].returns.maxRate.percent: must be a whole number from 1 to 100`,
+        `${bad}:6:7: buyers[0].returns.maxRate.periodDays: is required`,
+        `${bad}:7:7: buyers[0].returns.window: unknown key; expected one of: windowDays, reasons, maxRate`,
+        `leadflow: 6 mistakes in ${bad}; nothing was applied`,
+      ]);
+    });
+
     it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
       const file = buyerFixturePath('cli-patterns.yaml');
       const run = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);

@@ -23,6 +23,8 @@ export interface BuyerDefinition {
   duplicates: DuplicatePolicy | undefined;
   pricing: Pricing;
   payout: PayoutPolicy;
+  /** Absent: the buyer accepts no returns. */
+  returns?: ReturnTerms;
 }
 
 // ---------------------------------------------------------------- filters
@@ -56,6 +58,18 @@ export type FilterRule =
   /** A JavaScript regular expression, anchored only if the pattern says so. */
   | { field: FilterField; pattern: string }
   | { field: FilterField; exists: boolean };
+
+// ---------------------------------------------------------------- returns
+
+/** What a buyer may send back after buying (docs/returns.md). */
+export interface ReturnTerms {
+  /** A lead may be returned until the end of this many days after its day of sale, in the buyer's time zone. */
+  windowDays: number;
+  /** The reason codes the buyer may return a lead for. */
+  reasons: string[];
+  /** At most `percent` of the leads it bought in the last `periodDays` days may be returned. */
+  maxRate: { percent: number; periodDays: number } | undefined;
+}
 
 // ---------------------------------------------------------------- schedule
 

@@ -29,6 +29,7 @@ export function buyerDocument(definition: BuyerDefinition): Record<string, unkno
     duplicates: definition.duplicates,
     pricing: pricingDocument(definition.pricing),
     payout: payoutPolicyDocument(definition.payout),
+    returns: definition.returns && withoutUndefined({ ...definition.returns }),
   });
 }
 

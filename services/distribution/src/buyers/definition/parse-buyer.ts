@@ -6,6 +6,7 @@ import { parseFilter } from './parse-filter.js';
 import { parseIntegration } from './parse-integration.js';
 import { parsePayout } from './parse-payout.js';
 import { parsePricing } from './parse-pricing.js';
+import { parseReturns } from './parse-returns.js';
 import { parseSchedule } from './parse-schedule.js';
 import { keyPath, type Problems } from './problems.js';
 import { isAbsent, orDefault, readFlag, readObject, readWholeNumber, required } from './read-values.js';
@@ -23,6 +24,7 @@ const KEYS = [
   'duplicates',
   'pricing',
   'payout',
+  'returns',
 ] as const;
 
 const BUYER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -73,6 +75,7 @@ export function parseBuyer(
     : parseDuplicates(fields.duplicates, at('duplicates'), problems);
   const pricing = required(fields.pricing, at('pricing'), problems, (v) => parsePricing(v, at('pricing'), problems));
   const payout = parsePayout(fields.payout, at('payout'), problems);
+  const returns = parseReturns(fields.returns, at('returns'), problems);
   if (pricing && integration) checkBidSource(pricing, integration, path, problems);
 
   if (
@@ -89,5 +92,19 @@ export function parseBuyer(
   ) {
     return undefined;
   }
-  return { name, active, tier, priority, weight, integration, filters, schedule, caps, duplicates, pricing, payout };
+  return {
+    name,
+    active,
+    tier,
+    priority,
+    weight,
+    integration,
+    filters,
+    schedule,
+    caps,
+    duplicates,
+    pricing,
+    payout,
+    ...(returns && { returns }),
+  };
 }
