@@ -71,6 +71,27 @@ function row(
     timeouts: attempts.filter((attempt) => attempt.outcome === 'timeout' || attempt.outcome === 'unknown').length,
     errors: attempts.filter((attempt) => attempt.outcome === 'error').length,
     unknownOutcomes: posts.filter((post) => post.outcome === 'unknown').length,
+    ...returnFigures(sold.length, ledger),
+  };
+}
+
+/** What the returns among the ledger entries moved back, and the net figures after them. */
+function returnFigures(sold: number, ledger: LedgerEntryRow[]) {
+  const returns = ledger.filter((entry) => entry.entry_type === 'buyer_return_credit').length;
+  const returned = {
+    revenue: sum(ledger, 'buyer_return_credit'),
+    payout: 0 - sum(ledger, 'publisher_clawback'),
+    margin: 0 - sum(ledger, 'platform_return'),
+  };
+  return {
+    returns,
+    returnRate: share(returns, sold),
+    returnedRevenueCents: returned.revenue,
+    returnedPayoutCents: returned.payout,
+    returnedMarginCents: returned.margin,
+    netRevenueCents: 0 - sum(ledger, 'buyer_charge') - returned.revenue,
+    netPayoutCents: sum(ledger, 'publisher_payout') - returned.payout,
+    netMarginCents: sum(ledger, 'platform_margin') - returned.margin,
   };
 }
 

@@ -15,7 +15,8 @@ import {
 } from './report-market.js';
 
 const CSV_HEADER =
-  'key,name,leads,sold,sold_rate,revenue_usd,payout_usd,margin_usd,processing_p50_ms,processing_p95_ms,posts,buyer_accept_rate,timeouts,errors,unknown_outcomes';
+  'key,name,leads,sold,sold_rate,revenue_usd,payout_usd,margin_usd,processing_p50_ms,processing_p95_ms,posts,buyer_accept_rate,timeouts,errors,unknown_outcomes,' +
+  'returns,return_rate,returned_revenue_usd,returned_payout_usd,returned_margin_usd,net_revenue_usd,net_payout_usd,net_margin_usd';
 
 /** The cells of CSV lines as RFC 4180 reads them: quoted fields may hold commas and doubled quotes. */
 function csvCells(line: string): string[] {
@@ -43,7 +44,7 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(run.stderr).to.equal('');
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).to.match(
-      /^PUBLISHER\s+ID\s+LEADS\s+SOLD\s+SOLD %\s+REVENUE\s+PAYOUT\s+MARGIN\s+P50 MS\s+P95 MS\s+POSTS\s+ACCEPT %\s+TIMEOUTS\s+ERRORS\s+UNKNOWN$/,
+      /^PUBLISHER\s+ID\s+LEADS\s+SOLD\s+SOLD %\s+REVENUE\s+PAYOUT\s+MARGIN\s+P50 MS\s+P95 MS\s+POSTS\s+ACCEPT %\s+TIMEOUTS\s+ERRORS\s+UNKNOWN\s+RETURNS\s+RETURN %\s+NET REVENUE\s+NET PAYOUT\s+NET MARGIN$/,
     );
     const acme = lines.find((line) => line.startsWith(ACME))!;
     expect(acme.split(/\s{2,}/).slice(1, 8)).to.deep.equal([
@@ -118,7 +119,7 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(acme.startsWith(`${market.publishers.acme},"Acme, ""Loans"" Inc",4,3,0.75,80.00,64.00,16.00,`)).to.equal(
       true,
     );
-    expect(csvCells(acme)).to.have.length(15);
+    expect(csvCells(acme)).to.have.length(23);
     expect(csvCells(acme)[1]).to.equal(ACME);
 
     const report = await market.report({ groupBy: 'publisher' });
@@ -133,7 +134,7 @@ describeEachDatabase('reports: leadflow report', (database) => {
       (report.total!.payoutCents / 100).toFixed(2),
       (report.total!.marginCents / 100).toFixed(2),
     ]);
-    expect(total.slice(8)).to.deep.equal(
+    expect(total.slice(8, 15)).to.deep.equal(
       [
         msOfDuration(report.total!.processingTimeP50),
         msOfDuration(report.total!.processingTimeP95),
@@ -144,6 +145,17 @@ describeEachDatabase('reports: leadflow report', (database) => {
         report.total!.unknownOutcomes,
       ].map(String),
     );
+    const dollars = (cents: number) => (cents / 100).toFixed(2);
+    expect(total.slice(15)).to.deep.equal([
+      String(report.total!.returns),
+      String(Number(report.total!.returnRate.toFixed(4))),
+      dollars(report.total!.returnedRevenueCents),
+      dollars(report.total!.returnedPayoutCents),
+      dollars(report.total!.returnedMarginCents),
+      dollars(report.total!.netRevenueCents),
+      dollars(report.total!.netPayoutCents),
+      dollars(report.total!.netMarginCents),
+    ]);
     expect(lines).to.have.length(report.rows.length + 3);
   });
 

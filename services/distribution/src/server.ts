@@ -32,6 +32,7 @@ import { addReflection } from './observability/reflection.js';
 import { PublisherService } from './publishers/publisher.service.js';
 import { BuyerReports } from './reports/buyer-reports.js';
 import { ReportService } from './reports/report.service.js';
+import { LeadReturns } from './returns/lead-returns.js';
 import { verifyKeyRing } from './security/key-ring.js';
 import { KeyedHasher } from './security/keyed-hash.js';
 import { PiiCipher } from './security/pii-cipher.js';
@@ -241,6 +242,9 @@ async function serve(
       reports: new ReportService(db),
       leads: new LeadLookup(db),
       resolution,
+      returns: new LeadReturns(db, buyers, publishers, (leadReturn) =>
+        metrics.leadReturned(leadReturn.buyerId, leadReturn.reason),
+      ),
       pii,
       cipher,
       tracer,

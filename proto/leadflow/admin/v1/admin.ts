@@ -25,6 +25,7 @@ import {
   FindLeadResponse,
   GetLeadRequest,
   GetLeadResponse,
+  LeadReturn,
   LeadStatus,
   leadStatusFromJSON,
   leadStatusToJSON,
@@ -281,6 +282,11 @@ export interface Publisher {
   payoutShareBps: number;
   createTime: Date | undefined;
   keys: PublisherKey[];
+  /**
+   * Share of a returned lead's payout taken back from the publisher, in basis
+   * points: 10000 in full, 0 absorbed by the network.
+   */
+  clawbackBps: number;
 }
 
 export interface PublisherKey {
@@ -300,6 +306,8 @@ export interface CreatePublisherRequest {
   rateLimitPerMinute: number;
   /** Zero means the default. */
   payoutShareBps: number;
+  /** Unset means in full (10000); 0 means the network absorbs returns. */
+  clawbackBps?: number | undefined;
 }
 
 export interface CreatePublisherResponse {
@@ -343,6 +351,19 @@ export interface SetPublisherRateLimitRequest {
 }
 
 export interface SetPublisherRateLimitResponse {
+  publisher: Publisher | undefined;
+}
+
+export interface SetPublisherClawbackRequest {
+  publisherId: string;
+  /**
+   * 0 (absorbed by the network) to 10000 (in full); applies to returns
+   * recorded from now on.
+   */
+  clawbackBps: number;
+}
+
+export interface SetPublisherClawbackResponse {
   publisher: Publisher | undefined;
 }
 
@@ -534,8 +555,48 @@ export interface ResolveLeadResponse {
   payoutCents: number;
 }
 
+export interface ReturnLeadRequest {
+  /**
+   * Required: the caller's key for this return (at most 64 characters). A
+   * retry with the same key answers the return it made.
+   */
+  requestId: string;
+  /** The lead, by id; or by clickid and the buyer it was sold to. */
+  leadId: string;
+  clickid: string;
+  /** The buyer's id or name; required with clickid, else checked when given. */
+  buyer: string;
+  /** One of the buyer's return reason codes. */
+  reason: string;
+  /** Free text kept with the return (at most 500 characters). */
+  note: string;
+  /**
+   * What the buyer is credited, in cents: 0 = the whole charge; less for a
+   * partial credit (a price adjustment).
+   */
+  creditCents: number;
+  /** Checks the return as if recording it, and records nothing. */
+  dryRun: boolean;
+}
+
+export interface ReturnLeadResponse {
+  leadReturn:
+    | LeadReturn
+    | undefined;
+  /** True when request_id had already recorded this return (a retry). */
+  alreadyRecorded: boolean;
+}
+
 function createBasePublisher(): Publisher {
-  return { id: "", name: "", rateLimitPerMinute: 0, payoutShareBps: 0, createTime: undefined, keys: [] };
+  return {
+    id: "",
+    name: "",
+    rateLimitPerMinute: 0,
+    payoutShareBps: 0,
+    createTime: undefined,
+    keys: [],
+    clawbackBps: 0,
+  };
 }
 
 export const Publisher: MessageFns<Publisher> = {
@@ -557,6 +618,9 @@ export const Publisher: MessageFns<Publisher> = {
     }
     for (const v of message.keys) {
       PublisherKey.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.clawbackBps !== 0) {
+      writer.uint32(64).int32(message.clawbackBps);
     }
     return writer;
   },
@@ -622,6 +686,14 @@ export const Publisher: MessageFns<Publisher> = {
             message.keys.push(PublisherKey.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.clawbackBps = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -654,6 +726,11 @@ export const Publisher: MessageFns<Publisher> = {
         ? fromJsonTimestamp(object.create_time)
         : undefined,
       keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => PublisherKey.fromJSON(e)) : [],
+      clawbackBps: isSet(object.clawbackBps)
+        ? globalThis.Number(object.clawbackBps)
+        : isSet(object.clawback_bps)
+        ? globalThis.Number(object.clawback_bps)
+        : 0,
     };
   },
 
@@ -677,6 +754,9 @@ export const Publisher: MessageFns<Publisher> = {
     if (message.keys?.length) {
       obj.keys = message.keys.map((e) => PublisherKey.toJSON(e));
     }
+    if (message.clawbackBps !== undefined) {
+      obj.clawbackBps = Math.round(message.clawbackBps);
+    }
     return obj;
   },
 
@@ -691,6 +771,7 @@ export const Publisher: MessageFns<Publisher> = {
     message.payoutShareBps = object.payoutShareBps ?? 0;
     message.createTime = object.createTime ?? undefined;
     message.keys = object.keys?.map((e) => PublisherKey.fromPartial(e)) || [];
+    message.clawbackBps = object.clawbackBps ?? 0;
     return message;
   },
 };
@@ -821,7 +902,7 @@ export const PublisherKey: MessageFns<PublisherKey> = {
 };
 
 function createBaseCreatePublisherRequest(): CreatePublisherRequest {
-  return { name: "", rateLimitPerMinute: 0, payoutShareBps: 0 };
+  return { name: "", rateLimitPerMinute: 0, payoutShareBps: 0, clawbackBps: undefined };
 }
 
 export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
@@ -834,6 +915,9 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
     }
     if (message.payoutShareBps !== 0) {
       writer.uint32(24).int32(message.payoutShareBps);
+    }
+    if (message.clawbackBps !== undefined) {
+      writer.uint32(32).int32(message.clawbackBps);
     }
     return writer;
   },
@@ -875,6 +959,14 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
             message.payoutShareBps = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.clawbackBps = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -900,6 +992,11 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
         : isSet(object.payout_share_bps)
         ? globalThis.Number(object.payout_share_bps)
         : 0,
+      clawbackBps: isSet(object.clawbackBps)
+        ? globalThis.Number(object.clawbackBps)
+        : isSet(object.clawback_bps)
+        ? globalThis.Number(object.clawback_bps)
+        : undefined,
     };
   },
 
@@ -914,6 +1011,9 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
     if (message.payoutShareBps !== undefined) {
       obj.payoutShareBps = Math.round(message.payoutShareBps);
     }
+    if (message.clawbackBps !== undefined) {
+      obj.clawbackBps = Math.round(message.clawbackBps);
+    }
     return obj;
   },
 
@@ -925,6 +1025,7 @@ export const CreatePublisherRequest: MessageFns<CreatePublisherRequest> = {
     message.name = object.name ?? "";
     message.rateLimitPerMinute = object.rateLimitPerMinute ?? 0;
     message.payoutShareBps = object.payoutShareBps ?? 0;
+    message.clawbackBps = object.clawbackBps ?? undefined;
     return message;
   },
 };
@@ -1669,6 +1770,168 @@ export const SetPublisherRateLimitResponse: MessageFns<SetPublisherRateLimitResp
     object: I,
   ): SetPublisherRateLimitResponse {
     const message = createBaseSetPublisherRateLimitResponse();
+    message.publisher = (object.publisher !== undefined && object.publisher !== null)
+      ? Publisher.fromPartial(object.publisher)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetPublisherClawbackRequest(): SetPublisherClawbackRequest {
+  return { publisherId: "", clawbackBps: 0 };
+}
+
+export const SetPublisherClawbackRequest: MessageFns<SetPublisherClawbackRequest> = {
+  encode(message: SetPublisherClawbackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.publisherId !== "") {
+      writer.uint32(10).string(message.publisherId);
+    }
+    if (message.clawbackBps !== 0) {
+      writer.uint32(16).int32(message.clawbackBps);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPublisherClawbackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPublisherClawbackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.publisherId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.clawbackBps = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPublisherClawbackRequest {
+    return {
+      publisherId: isSet(object.publisherId)
+        ? globalThis.String(object.publisherId)
+        : isSet(object.publisher_id)
+        ? globalThis.String(object.publisher_id)
+        : "",
+      clawbackBps: isSet(object.clawbackBps)
+        ? globalThis.Number(object.clawbackBps)
+        : isSet(object.clawback_bps)
+        ? globalThis.Number(object.clawback_bps)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetPublisherClawbackRequest): unknown {
+    const obj: any = {};
+    if (message.publisherId !== undefined) {
+      obj.publisherId = message.publisherId;
+    }
+    if (message.clawbackBps !== undefined) {
+      obj.clawbackBps = Math.round(message.clawbackBps);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPublisherClawbackRequest>, I>>(base?: I): SetPublisherClawbackRequest {
+    return SetPublisherClawbackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPublisherClawbackRequest>, I>>(object: I): SetPublisherClawbackRequest {
+    const message = createBaseSetPublisherClawbackRequest();
+    message.publisherId = object.publisherId ?? "";
+    message.clawbackBps = object.clawbackBps ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetPublisherClawbackResponse(): SetPublisherClawbackResponse {
+  return { publisher: undefined };
+}
+
+export const SetPublisherClawbackResponse: MessageFns<SetPublisherClawbackResponse> = {
+  encode(message: SetPublisherClawbackResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.publisher !== undefined) {
+      Publisher.encode(message.publisher, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPublisherClawbackResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPublisherClawbackResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.publisher = Publisher.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPublisherClawbackResponse {
+    return { publisher: isSet(object.publisher) ? Publisher.fromJSON(object.publisher) : undefined };
+  },
+
+  toJSON(message: SetPublisherClawbackResponse): unknown {
+    const obj: any = {};
+    if (message.publisher !== undefined) {
+      obj.publisher = Publisher.toJSON(message.publisher);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetPublisherClawbackResponse>, I>>(base?: I): SetPublisherClawbackResponse {
+    return SetPublisherClawbackResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetPublisherClawbackResponse>, I>>(object: I): SetPublisherClawbackResponse {
+    const message = createBaseSetPublisherClawbackResponse();
     message.publisher = (object.publisher !== undefined && object.publisher !== null)
       ? Publisher.fromPartial(object.publisher)
       : undefined;
@@ -4091,6 +4354,298 @@ export const ResolveLeadResponse: MessageFns<ResolveLeadResponse> = {
   },
 };
 
+function createBaseReturnLeadRequest(): ReturnLeadRequest {
+  return { requestId: "", leadId: "", clickid: "", buyer: "", reason: "", note: "", creditCents: 0, dryRun: false };
+}
+
+export const ReturnLeadRequest: MessageFns<ReturnLeadRequest> = {
+  encode(message: ReturnLeadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.leadId !== "") {
+      writer.uint32(18).string(message.leadId);
+    }
+    if (message.clickid !== "") {
+      writer.uint32(26).string(message.clickid);
+    }
+    if (message.buyer !== "") {
+      writer.uint32(34).string(message.buyer);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.note !== "") {
+      writer.uint32(50).string(message.note);
+    }
+    if (message.creditCents !== 0) {
+      writer.uint32(56).int64(message.creditCents);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(64).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnLeadRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnLeadRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clickid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.buyer = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.creditCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnLeadRequest {
+    return {
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      clickid: isSet(object.clickid) ? globalThis.String(object.clickid) : "",
+      buyer: isSet(object.buyer) ? globalThis.String(object.buyer) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+      creditCents: isSet(object.creditCents)
+        ? globalThis.Number(object.creditCents)
+        : isSet(object.credit_cents)
+        ? globalThis.Number(object.credit_cents)
+        : 0,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: ReturnLeadRequest): unknown {
+    const obj: any = {};
+    if (message.requestId !== undefined) {
+      obj.requestId = message.requestId;
+    }
+    if (message.leadId !== undefined) {
+      obj.leadId = message.leadId;
+    }
+    if (message.clickid !== undefined) {
+      obj.clickid = message.clickid;
+    }
+    if (message.buyer !== undefined) {
+      obj.buyer = message.buyer;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.note !== undefined) {
+      obj.note = message.note;
+    }
+    if (message.creditCents !== undefined) {
+      obj.creditCents = Math.round(message.creditCents);
+    }
+    if (message.dryRun !== undefined) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnLeadRequest>, I>>(base?: I): ReturnLeadRequest {
+    return ReturnLeadRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnLeadRequest>, I>>(object: I): ReturnLeadRequest {
+    const message = createBaseReturnLeadRequest();
+    message.requestId = object.requestId ?? "";
+    message.leadId = object.leadId ?? "";
+    message.clickid = object.clickid ?? "";
+    message.buyer = object.buyer ?? "";
+    message.reason = object.reason ?? "";
+    message.note = object.note ?? "";
+    message.creditCents = object.creditCents ?? 0;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseReturnLeadResponse(): ReturnLeadResponse {
+  return { leadReturn: undefined, alreadyRecorded: false };
+}
+
+export const ReturnLeadResponse: MessageFns<ReturnLeadResponse> = {
+  encode(message: ReturnLeadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadReturn !== undefined) {
+      LeadReturn.encode(message.leadReturn, writer.uint32(10).fork()).join();
+    }
+    if (message.alreadyRecorded !== false) {
+      writer.uint32(16).bool(message.alreadyRecorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnLeadResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnLeadResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadReturn = LeadReturn.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.alreadyRecorded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnLeadResponse {
+    return {
+      leadReturn: isSet(object.leadReturn)
+        ? LeadReturn.fromJSON(object.leadReturn)
+        : isSet(object.lead_return)
+        ? LeadReturn.fromJSON(object.lead_return)
+        : undefined,
+      alreadyRecorded: isSet(object.alreadyRecorded)
+        ? globalThis.Boolean(object.alreadyRecorded)
+        : isSet(object.already_recorded)
+        ? globalThis.Boolean(object.already_recorded)
+        : false,
+    };
+  },
+
+  toJSON(message: ReturnLeadResponse): unknown {
+    const obj: any = {};
+    if (message.leadReturn !== undefined) {
+      obj.leadReturn = LeadReturn.toJSON(message.leadReturn);
+    }
+    if (message.alreadyRecorded !== undefined) {
+      obj.alreadyRecorded = message.alreadyRecorded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnLeadResponse>, I>>(base?: I): ReturnLeadResponse {
+    return ReturnLeadResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnLeadResponse>, I>>(object: I): ReturnLeadResponse {
+    const message = createBaseReturnLeadResponse();
+    message.leadReturn = (object.leadReturn !== undefined && object.leadReturn !== null)
+      ? LeadReturn.fromPartial(object.leadReturn)
+      : undefined;
+    message.alreadyRecorded = object.alreadyRecorded ?? false;
+    return message;
+  },
+};
+
 /**
  * The operator's surface: publishers, their keys, buyers, leads and reports.
  * Every call needs the admin token as "authorization: Bearer <token>" metadata:
@@ -4165,6 +4720,18 @@ export const AdminServiceService = {
     responseSerialize: (value: SetPublisherRateLimitResponse): Buffer =>
       Buffer.from(SetPublisherRateLimitResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetPublisherRateLimitResponse => SetPublisherRateLimitResponse.decode(value),
+  },
+  /** How much of a returned lead's payout is taken back from the publisher. */
+  setPublisherClawback: {
+    path: "/leadflow.admin.v1.AdminService/SetPublisherClawback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPublisherClawbackRequest): Buffer =>
+      Buffer.from(SetPublisherClawbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPublisherClawbackRequest => SetPublisherClawbackRequest.decode(value),
+    responseSerialize: (value: SetPublisherClawbackResponse): Buffer =>
+      Buffer.from(SetPublisherClawbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPublisherClawbackResponse => SetPublisherClawbackResponse.decode(value),
   },
   /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,
@@ -4343,6 +4910,24 @@ export const AdminServiceService = {
     responseSerialize: (value: ResolveLeadResponse): Buffer => Buffer.from(ResolveLeadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveLeadResponse => ResolveLeadResponse.decode(value),
   },
+  /**
+   * Records a buyer's return of a sold lead: the buyer credited, the
+   * publisher's payout clawed back under its terms, the network taking the
+   * rest, in reversing ledger entries. Idempotent by request_id: a retry
+   * answers the same return. ALREADY_EXISTS when the lead was returned by
+   * another request; FAILED_PRECONDITION (ErrorInfo reason LEAD_NOT_SOLD,
+   * SOLD_TO_ANOTHER_BUYER, RETURN_WINDOW_CLOSED, RETURN_REASON_UNKNOWN,
+   * RETURN_CAP_REACHED, RETURNS_NOT_ACCEPTED) when the buyer's terms refuse it.
+   */
+  returnLead: {
+    path: "/leadflow.admin.v1.AdminService/ReturnLead" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReturnLeadRequest): Buffer => Buffer.from(ReturnLeadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReturnLeadRequest => ReturnLeadRequest.decode(value),
+    responseSerialize: (value: ReturnLeadResponse): Buffer => Buffer.from(ReturnLeadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReturnLeadResponse => ReturnLeadResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -4356,6 +4941,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   rotatePublisherKey: handleUnaryCall<RotatePublisherKeyRequest, RotatePublisherKeyResponse>;
   revokePublisherKey: handleUnaryCall<RevokePublisherKeyRequest, RevokePublisherKeyResponse>;
   setPublisherRateLimit: handleUnaryCall<SetPublisherRateLimitRequest, SetPublisherRateLimitResponse>;
+  /** How much of a returned lead's payout is taken back from the publisher. */
+  setPublisherClawback: handleUnaryCall<SetPublisherClawbackRequest, SetPublisherClawbackResponse>;
   /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,
    * sent as JSON), matched by name; buyers the document does not name are left
@@ -4418,6 +5005,16 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * post did not carry (a buyer that names its price in its answer).
    */
   resolveLead: handleUnaryCall<ResolveLeadRequest, ResolveLeadResponse>;
+  /**
+   * Records a buyer's return of a sold lead: the buyer credited, the
+   * publisher's payout clawed back under its terms, the network taking the
+   * rest, in reversing ledger entries. Idempotent by request_id: a retry
+   * answers the same return. ALREADY_EXISTS when the lead was returned by
+   * another request; FAILED_PRECONDITION (ErrorInfo reason LEAD_NOT_SOLD,
+   * SOLD_TO_ANOTHER_BUYER, RETURN_WINDOW_CLOSED, RETURN_REASON_UNKNOWN,
+   * RETURN_CAP_REACHED, RETURNS_NOT_ACCEPTED) when the buyer's terms refuse it.
+   */
+  returnLead: handleUnaryCall<ReturnLeadRequest, ReturnLeadResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -4501,6 +5098,22 @@ export interface AdminServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetPublisherRateLimitResponse) => void,
   ): ClientUnaryCall;
+  /** How much of a returned lead's payout is taken back from the publisher. */
+  setPublisherClawback(
+    request: SetPublisherClawbackRequest,
+    callback: (error: ServiceError | null, response: SetPublisherClawbackResponse) => void,
+  ): ClientUnaryCall;
+  setPublisherClawback(
+    request: SetPublisherClawbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPublisherClawbackResponse) => void,
+  ): ClientUnaryCall;
+  setPublisherClawback(
+    request: SetPublisherClawbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPublisherClawbackResponse) => void,
+  ): ClientUnaryCall;
   /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,
    * sent as JSON), matched by name; buyers the document does not name are left
@@ -4744,6 +5357,30 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveLeadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Records a buyer's return of a sold lead: the buyer credited, the
+   * publisher's payout clawed back under its terms, the network taking the
+   * rest, in reversing ledger entries. Idempotent by request_id: a retry
+   * answers the same return. ALREADY_EXISTS when the lead was returned by
+   * another request; FAILED_PRECONDITION (ErrorInfo reason LEAD_NOT_SOLD,
+   * SOLD_TO_ANOTHER_BUYER, RETURN_WINDOW_CLOSED, RETURN_REASON_UNKNOWN,
+   * RETURN_CAP_REACHED, RETURNS_NOT_ACCEPTED) when the buyer's terms refuse it.
+   */
+  returnLead(
+    request: ReturnLeadRequest,
+    callback: (error: ServiceError | null, response: ReturnLeadResponse) => void,
+  ): ClientUnaryCall;
+  returnLead(
+    request: ReturnLeadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReturnLeadResponse) => void,
+  ): ClientUnaryCall;
+  returnLead(
+    request: ReturnLeadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReturnLeadResponse) => void,
   ): ClientUnaryCall;
 }
 

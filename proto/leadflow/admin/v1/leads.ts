@@ -218,6 +218,8 @@ export interface LeadRecord {
   tracking: { [key: string]: string };
   /** Every ping, post and skip, oldest first; left out of ListLeads. */
   attempts: BuyerAttempt[];
+  /** The buyer's return of the lead, when it was returned. */
+  leadReturn: LeadReturn | undefined;
 }
 
 export interface LeadRecord_FieldsEntry {
@@ -228,6 +230,25 @@ export interface LeadRecord_FieldsEntry {
 export interface LeadRecord_TrackingEntry {
   key: string;
   value: string;
+}
+
+/** A sold lead its buyer returned, and the money moved back. */
+export interface LeadReturn {
+  returnId: string;
+  leadId: string;
+  requestId: string;
+  buyerId: string;
+  publisherId: string;
+  reason: string;
+  note: string;
+  /** Credited to the buyer, in cents (the charge, or less for a partial credit). */
+  creditCents: number;
+  /** Taken back from the publisher's payout under its clawback terms. */
+  clawbackCents: number;
+  /** Borne by the network: credit_cents - clawback_cents. */
+  marginCents: number;
+  saleTime: Date | undefined;
+  returnTime: Date | undefined;
 }
 
 export interface BuyerAttempt {
@@ -325,6 +346,7 @@ function createBaseLeadRecord(): LeadRecord {
     fields: {},
     tracking: {},
     attempts: [],
+    leadReturn: undefined,
   };
 }
 
@@ -377,6 +399,9 @@ export const LeadRecord: MessageFns<LeadRecord> = {
     });
     for (const v of message.attempts) {
       BuyerAttempt.encode(v!, writer.uint32(130).fork()).join();
+    }
+    if (message.leadReturn !== undefined) {
+      LeadReturn.encode(message.leadReturn, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -528,6 +553,14 @@ export const LeadRecord: MessageFns<LeadRecord> = {
             message.attempts.push(BuyerAttempt.decode(reader, reader.uint32()));
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.leadReturn = LeadReturn.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -622,6 +655,11 @@ export const LeadRecord: MessageFns<LeadRecord> = {
       attempts: globalThis.Array.isArray(object?.attempts)
         ? object.attempts.map((e: any) => BuyerAttempt.fromJSON(e))
         : [],
+      leadReturn: isSet(object.leadReturn)
+        ? LeadReturn.fromJSON(object.leadReturn)
+        : isSet(object.lead_return)
+        ? LeadReturn.fromJSON(object.lead_return)
+        : undefined,
     };
   },
 
@@ -687,6 +725,9 @@ export const LeadRecord: MessageFns<LeadRecord> = {
     if (message.attempts?.length) {
       obj.attempts = message.attempts.map((e) => BuyerAttempt.toJSON(e));
     }
+    if (message.leadReturn !== undefined) {
+      obj.leadReturn = LeadReturn.toJSON(message.leadReturn);
+    }
     return obj;
   },
 
@@ -729,6 +770,9 @@ export const LeadRecord: MessageFns<LeadRecord> = {
       {},
     );
     message.attempts = object.attempts?.map((e) => BuyerAttempt.fromPartial(e)) || [];
+    message.leadReturn = (object.leadReturn !== undefined && object.leadReturn !== null)
+      ? LeadReturn.fromPartial(object.leadReturn)
+      : undefined;
     return message;
   },
 };
@@ -899,6 +943,304 @@ export const LeadRecord_TrackingEntry: MessageFns<LeadRecord_TrackingEntry> = {
     const message = createBaseLeadRecord_TrackingEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseLeadReturn(): LeadReturn {
+  return {
+    returnId: "",
+    leadId: "",
+    requestId: "",
+    buyerId: "",
+    publisherId: "",
+    reason: "",
+    note: "",
+    creditCents: 0,
+    clawbackCents: 0,
+    marginCents: 0,
+    saleTime: undefined,
+    returnTime: undefined,
+  };
+}
+
+export const LeadReturn: MessageFns<LeadReturn> = {
+  encode(message: LeadReturn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnId !== "") {
+      writer.uint32(10).string(message.returnId);
+    }
+    if (message.leadId !== "") {
+      writer.uint32(18).string(message.leadId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(26).string(message.requestId);
+    }
+    if (message.buyerId !== "") {
+      writer.uint32(34).string(message.buyerId);
+    }
+    if (message.publisherId !== "") {
+      writer.uint32(42).string(message.publisherId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(50).string(message.reason);
+    }
+    if (message.note !== "") {
+      writer.uint32(58).string(message.note);
+    }
+    if (message.creditCents !== 0) {
+      writer.uint32(64).int64(message.creditCents);
+    }
+    if (message.clawbackCents !== 0) {
+      writer.uint32(72).int64(message.clawbackCents);
+    }
+    if (message.marginCents !== 0) {
+      writer.uint32(80).int64(message.marginCents);
+    }
+    if (message.saleTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.saleTime), writer.uint32(90).fork()).join();
+    }
+    if (message.returnTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.returnTime), writer.uint32(98).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeadReturn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeadReturn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returnId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.buyerId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.publisherId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.creditCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.clawbackCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.marginCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.saleTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.returnTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeadReturn {
+    return {
+      returnId: isSet(object.returnId)
+        ? globalThis.String(object.returnId)
+        : isSet(object.return_id)
+        ? globalThis.String(object.return_id)
+        : "",
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      buyerId: isSet(object.buyerId)
+        ? globalThis.String(object.buyerId)
+        : isSet(object.buyer_id)
+        ? globalThis.String(object.buyer_id)
+        : "",
+      publisherId: isSet(object.publisherId)
+        ? globalThis.String(object.publisherId)
+        : isSet(object.publisher_id)
+        ? globalThis.String(object.publisher_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+      creditCents: isSet(object.creditCents)
+        ? globalThis.Number(object.creditCents)
+        : isSet(object.credit_cents)
+        ? globalThis.Number(object.credit_cents)
+        : 0,
+      clawbackCents: isSet(object.clawbackCents)
+        ? globalThis.Number(object.clawbackCents)
+        : isSet(object.clawback_cents)
+        ? globalThis.Number(object.clawback_cents)
+        : 0,
+      marginCents: isSet(object.marginCents)
+        ? globalThis.Number(object.marginCents)
+        : isSet(object.margin_cents)
+        ? globalThis.Number(object.margin_cents)
+        : 0,
+      saleTime: isSet(object.saleTime)
+        ? fromJsonTimestamp(object.saleTime)
+        : isSet(object.sale_time)
+        ? fromJsonTimestamp(object.sale_time)
+        : undefined,
+      returnTime: isSet(object.returnTime)
+        ? fromJsonTimestamp(object.returnTime)
+        : isSet(object.return_time)
+        ? fromJsonTimestamp(object.return_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: LeadReturn): unknown {
+    const obj: any = {};
+    if (message.returnId !== undefined) {
+      obj.returnId = message.returnId;
+    }
+    if (message.leadId !== undefined) {
+      obj.leadId = message.leadId;
+    }
+    if (message.requestId !== undefined) {
+      obj.requestId = message.requestId;
+    }
+    if (message.buyerId !== undefined) {
+      obj.buyerId = message.buyerId;
+    }
+    if (message.publisherId !== undefined) {
+      obj.publisherId = message.publisherId;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    if (message.note !== undefined) {
+      obj.note = message.note;
+    }
+    if (message.creditCents !== undefined) {
+      obj.creditCents = Math.round(message.creditCents);
+    }
+    if (message.clawbackCents !== undefined) {
+      obj.clawbackCents = Math.round(message.clawbackCents);
+    }
+    if (message.marginCents !== undefined) {
+      obj.marginCents = Math.round(message.marginCents);
+    }
+    if (message.saleTime !== undefined) {
+      obj.saleTime = message.saleTime.toISOString();
+    }
+    if (message.returnTime !== undefined) {
+      obj.returnTime = message.returnTime.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeadReturn>, I>>(base?: I): LeadReturn {
+    return LeadReturn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeadReturn>, I>>(object: I): LeadReturn {
+    const message = createBaseLeadReturn();
+    message.returnId = object.returnId ?? "";
+    message.leadId = object.leadId ?? "";
+    message.requestId = object.requestId ?? "";
+    message.buyerId = object.buyerId ?? "";
+    message.publisherId = object.publisherId ?? "";
+    message.reason = object.reason ?? "";
+    message.note = object.note ?? "";
+    message.creditCents = object.creditCents ?? 0;
+    message.clawbackCents = object.clawbackCents ?? 0;
+    message.marginCents = object.marginCents ?? 0;
+    message.saleTime = object.saleTime ?? undefined;
+    message.returnTime = object.returnTime ?? undefined;
     return message;
   },
 };

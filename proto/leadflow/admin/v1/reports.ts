@@ -105,6 +105,24 @@ export interface ReportRow {
   errors: number;
   /** Posts whose answer never came (the buyer may have the lead). */
   unknownOutcomes: number;
+  /** Sold leads returned by their buyers (of the leads in the row). */
+  returns: number;
+  /** returns / sold, 0..1. */
+  returnRate: number;
+  /**
+   * Credited back to buyers, clawed back from publishers, and borne by the
+   * network, in cents.
+   */
+  returnedRevenueCents: number;
+  returnedPayoutCents: number;
+  returnedMarginCents: number;
+  /**
+   * After returns: revenue - returned revenue, and so on; revenue_cents,
+   * payout_cents and margin_cents stay gross.
+   */
+  netRevenueCents: number;
+  netPayoutCents: number;
+  netMarginCents: number;
 }
 
 export interface GetReportResponse {
@@ -278,6 +296,14 @@ function createBaseReportRow(): ReportRow {
     timeouts: 0,
     errors: 0,
     unknownOutcomes: 0,
+    returns: 0,
+    returnRate: 0,
+    returnedRevenueCents: 0,
+    returnedPayoutCents: 0,
+    returnedMarginCents: 0,
+    netRevenueCents: 0,
+    netPayoutCents: 0,
+    netMarginCents: 0,
   };
 }
 
@@ -327,6 +353,30 @@ export const ReportRow: MessageFns<ReportRow> = {
     }
     if (message.unknownOutcomes !== 0) {
       writer.uint32(120).int64(message.unknownOutcomes);
+    }
+    if (message.returns !== 0) {
+      writer.uint32(144).int64(message.returns);
+    }
+    if (message.returnRate !== 0) {
+      writer.uint32(153).double(message.returnRate);
+    }
+    if (message.returnedRevenueCents !== 0) {
+      writer.uint32(160).int64(message.returnedRevenueCents);
+    }
+    if (message.returnedPayoutCents !== 0) {
+      writer.uint32(168).int64(message.returnedPayoutCents);
+    }
+    if (message.returnedMarginCents !== 0) {
+      writer.uint32(176).int64(message.returnedMarginCents);
+    }
+    if (message.netRevenueCents !== 0) {
+      writer.uint32(184).int64(message.netRevenueCents);
+    }
+    if (message.netPayoutCents !== 0) {
+      writer.uint32(192).int64(message.netPayoutCents);
+    }
+    if (message.netMarginCents !== 0) {
+      writer.uint32(200).int64(message.netMarginCents);
     }
     return writer;
   },
@@ -464,6 +514,70 @@ export const ReportRow: MessageFns<ReportRow> = {
             message.unknownOutcomes = longToNumber(reader.int64());
             continue;
           }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.returns = longToNumber(reader.int64());
+            continue;
+          }
+          case 19: {
+            if (tag !== 153) {
+              break;
+            }
+
+            message.returnRate = reader.double();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.returnedRevenueCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.returnedPayoutCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.returnedMarginCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.netRevenueCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.netPayoutCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.netMarginCents = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -525,6 +639,42 @@ export const ReportRow: MessageFns<ReportRow> = {
         : isSet(object.unknown_outcomes)
         ? globalThis.Number(object.unknown_outcomes)
         : 0,
+      returns: isSet(object.returns) ? globalThis.Number(object.returns) : 0,
+      returnRate: isSet(object.returnRate)
+        ? globalThis.Number(object.returnRate)
+        : isSet(object.return_rate)
+        ? globalThis.Number(object.return_rate)
+        : 0,
+      returnedRevenueCents: isSet(object.returnedRevenueCents)
+        ? globalThis.Number(object.returnedRevenueCents)
+        : isSet(object.returned_revenue_cents)
+        ? globalThis.Number(object.returned_revenue_cents)
+        : 0,
+      returnedPayoutCents: isSet(object.returnedPayoutCents)
+        ? globalThis.Number(object.returnedPayoutCents)
+        : isSet(object.returned_payout_cents)
+        ? globalThis.Number(object.returned_payout_cents)
+        : 0,
+      returnedMarginCents: isSet(object.returnedMarginCents)
+        ? globalThis.Number(object.returnedMarginCents)
+        : isSet(object.returned_margin_cents)
+        ? globalThis.Number(object.returned_margin_cents)
+        : 0,
+      netRevenueCents: isSet(object.netRevenueCents)
+        ? globalThis.Number(object.netRevenueCents)
+        : isSet(object.net_revenue_cents)
+        ? globalThis.Number(object.net_revenue_cents)
+        : 0,
+      netPayoutCents: isSet(object.netPayoutCents)
+        ? globalThis.Number(object.netPayoutCents)
+        : isSet(object.net_payout_cents)
+        ? globalThis.Number(object.net_payout_cents)
+        : 0,
+      netMarginCents: isSet(object.netMarginCents)
+        ? globalThis.Number(object.netMarginCents)
+        : isSet(object.net_margin_cents)
+        ? globalThis.Number(object.net_margin_cents)
+        : 0,
     };
   },
 
@@ -575,6 +725,30 @@ export const ReportRow: MessageFns<ReportRow> = {
     if (message.unknownOutcomes !== undefined) {
       obj.unknownOutcomes = Math.round(message.unknownOutcomes);
     }
+    if (message.returns !== undefined) {
+      obj.returns = Math.round(message.returns);
+    }
+    if (message.returnRate !== undefined) {
+      obj.returnRate = floatToJson(message.returnRate);
+    }
+    if (message.returnedRevenueCents !== undefined) {
+      obj.returnedRevenueCents = Math.round(message.returnedRevenueCents);
+    }
+    if (message.returnedPayoutCents !== undefined) {
+      obj.returnedPayoutCents = Math.round(message.returnedPayoutCents);
+    }
+    if (message.returnedMarginCents !== undefined) {
+      obj.returnedMarginCents = Math.round(message.returnedMarginCents);
+    }
+    if (message.netRevenueCents !== undefined) {
+      obj.netRevenueCents = Math.round(message.netRevenueCents);
+    }
+    if (message.netPayoutCents !== undefined) {
+      obj.netPayoutCents = Math.round(message.netPayoutCents);
+    }
+    if (message.netMarginCents !== undefined) {
+      obj.netMarginCents = Math.round(message.netMarginCents);
+    }
     return obj;
   },
 
@@ -602,6 +776,14 @@ export const ReportRow: MessageFns<ReportRow> = {
     message.timeouts = object.timeouts ?? 0;
     message.errors = object.errors ?? 0;
     message.unknownOutcomes = object.unknownOutcomes ?? 0;
+    message.returns = object.returns ?? 0;
+    message.returnRate = object.returnRate ?? 0;
+    message.returnedRevenueCents = object.returnedRevenueCents ?? 0;
+    message.returnedPayoutCents = object.returnedPayoutCents ?? 0;
+    message.returnedMarginCents = object.returnedMarginCents ?? 0;
+    message.netRevenueCents = object.netRevenueCents ?? 0;
+    message.netPayoutCents = object.netPayoutCents ?? 0;
+    message.netMarginCents = object.netMarginCents ?? 0;
     return message;
   },
 };

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Times are epoch milliseconds; money is integer cents; flags are 0/1 (SQLite has no boolean). */
 export interface PublisherTable {
@@ -6,6 +6,8 @@ export interface PublisherTable {
   name: string;
   rate_limit_per_minute: number;
   payout_share_bps: number;
+  /** Share of a returned lead's payout taken back from the publisher: 10000 all of it, 0 none (the network absorbs it). */
+  clawback_bps: Generated<number>;
   created_at: number;
 }
 
@@ -105,9 +107,16 @@ export interface SaleTable {
   created_at: number;
 }
 
-export type LedgerEntryType = 'buyer_charge' | 'publisher_payout' | 'platform_margin';
+export type LedgerEntryType =
+  | 'buyer_charge'
+  | 'publisher_payout'
+  | 'platform_margin'
+  /** A return's reversing entries: the buyer credited (positive), the publisher's payout clawed back, the network's share. */
+  | 'buyer_return_credit'
+  | 'publisher_clawback'
+  | 'platform_return';
 
-/** Append-only; a sale's entries sum to zero (the buyer's charge is negative). */
+/** Append-only; a sale's entries sum to zero (the buyer's charge is negative), and so do a return's. */
 export interface LedgerEntryTable {
   id: string;
   lead_id: string;
@@ -171,6 +180,28 @@ export interface TreeSettingsTable {
   updated_at: number;
 }
 
+/** A sold lead its buyer returned: at most one per lead, credited in full or in part. */
+export interface LeadReturnTable {
+  id: string;
+  lead_id: string;
+  /** The caller's idempotency key: a retry with it finds this return. */
+  request_id: string;
+  buyer_id: string;
+  publisher_id: string;
+  /** One of the buyer's return reason codes. */
+  reason: string;
+  note: string | null;
+  /** What the buyer is credited, at most its charge. */
+  credit_cents: number;
+  /** What is taken back from the publisher's payout under its clawback terms. */
+  clawback_cents: number;
+  /** The network's share of the credit: credit_cents - clawback_cents. */
+  margin_cents: number;
+  /** When the lead was sold (the sale's time), for return rates by the period of sale. */
+  sold_at: number;
+  returned_at: number;
+}
+
 /** A check value per key the data was written with: `hmac`, `pii:<kid>`. */
 export interface KeyCheckTable {
   name: string;
@@ -192,6 +223,7 @@ export interface Database {
   lead_posts: LeadPostTable;
   key_checks: KeyCheckTable;
   tree_settings: TreeSettingsTable;
+  lead_returns: LeadReturnTable;
 }
 
 export type PublisherRow = Selectable<PublisherTable>;
@@ -202,6 +234,7 @@ export type NewLeadRow = Insertable<LeadTable>;
 export type LeadUpdate = Updateable<LeadTable>;
 export type BuyerAttemptRow = Selectable<BuyerAttemptTable>;
 export type NewSaleRow = Insertable<SaleTable>;
+export type LeadReturnRow = Selectable<LeadReturnTable>;
 export type LedgerEntryRow = Selectable<LedgerEntryTable>;
 export type LeadPostRow = Selectable<LeadPostTable>;
 export type LeadPostUpdate = Updateable<LeadPostTable>;

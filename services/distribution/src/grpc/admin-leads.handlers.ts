@@ -10,8 +10,10 @@ import { leadStatuses } from '@leadflow/service-kit/admin-enums';
 import type { LeadStatus } from '../db/schema.js';
 import { invalidField } from '../errors.js';
 import type { LeadFilter } from '../leads/lead.repository.js';
-import type { LeadLookup } from '../leads/lead-lookup.js';
+import type { FoundLead, LeadLookup } from '../leads/lead-lookup.js';
 import { leadView } from '../leads/lead-view.js';
+import { leadReturnView } from '../returns/lead-return-view.js';
+import type { LeadReturns, ReturnRequest } from '../returns/lead-returns.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import type { LeadResolution } from '../selling/lead-resolution.js';
 import { cursorOf, pageFrom, pageSizeOf } from './pages.js';
@@ -20,12 +22,13 @@ import type { UnaryMethods } from './unary.js';
 export interface AdminLeadDependencies {
   lookup: LeadLookup;
   resolution: LeadResolution;
+  returns: LeadReturns;
   cipher: PiiCipher;
 }
 
 type LeadMethods = Pick<
   AdminServiceServer,
-  'getLead' | 'findLead' | 'listLeads' | 'listUnconfirmedLeads' | 'resolveLead'
+  'getLead' | 'findLead' | 'listLeads' | 'listUnconfirmedLeads' | 'resolveLead' | 'returnLead'
 >;
 
 /** The request's filter in storage's terms; a status this build does not know is refused. */
@@ -45,16 +48,16 @@ function leadFilter(request: ListLeadsRequest): LeadFilter {
 
 /** The admin service's lead methods: look-ups (masked) and the settling of unconfirmed leads. */
 export function adminLeadHandlers(deps: AdminLeadDependencies, admin: UnaryMethods): LeadMethods {
-  const { lookup, resolution, cipher } = deps;
+  const { lookup, resolution, returns, cipher } = deps;
+  const shown = async ({ lead, attempts }: FoundLead) => {
+    const leadReturn = await returns.ofLead(lead.id);
+    return { lead: { ...leadView(lead, attempts, cipher), leadReturn: leadReturn && leadReturnView(leadReturn) } };
+  };
   return {
-    getLead: admin('GetLead', async (request: GetLeadRequest) => {
-      const { lead, attempts } = await lookup.get(request.leadId);
-      return { lead: leadView(lead, attempts, cipher) };
-    }),
-    findLead: admin('FindLead', async (request: FindLeadRequest) => {
-      const { lead, attempts } = await lookup.findByClickid(request.clickid, request.publisherId || undefined);
-      return { lead: leadView(lead, attempts, cipher) };
-    }),
+    getLead: admin('GetLead', async (request: GetLeadRequest) => shown(await lookup.get(request.leadId))),
+    findLead: admin('FindLead', async (request: FindLeadRequest) =>
+      shown(await lookup.findByClickid(request.clickid, request.publisherId || undefined)),
+    ),
     listLeads: admin('ListLeads', async (request: ListLeadsRequest) => {
       const filter = leadFilter(request);
       const scope = ['ListLeads', filter];
@@ -97,6 +100,10 @@ export function adminLeadHandlers(deps: AdminLeadDependencies, admin: UnaryMetho
         : { sold: false as const };
       const resolved = await resolution.resolve(request.leadId, verdict, 'operator');
       return { ...resolved, status: leadStatuses.valueOf(resolved.status) };
+    }),
+    returnLead: admin('ReturnLead', async (request: ReturnRequest) => {
+      const { leadReturn, alreadyRecorded } = await returns.record(request);
+      return { leadReturn: leadReturnView(leadReturn), alreadyRecorded };
     }),
   };
 }

@@ -2,6 +2,7 @@ import type {
   AdminServiceServer,
   ApplyBuyersRequest,
   BuyerSummary,
+  CreatePublisherRequest,
   ListBuyersRequest,
   ListPublishersRequest,
   PublisherKey as PublisherKeyMessage,
@@ -21,6 +22,7 @@ import type { PublisherKeyInfo, PublisherWithKeys } from '../publishers/publishe
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { BuyerReports } from '../reports/buyer-reports.js';
 import type { ReportService } from '../reports/report.service.js';
+import type { LeadReturns } from '../returns/lead-returns.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import type { PiiLifecycle } from '../security/pii-lifecycle.js';
 import type { LeadResolution } from '../selling/lead-resolution.js';
@@ -36,6 +38,7 @@ export interface AdminHandlerDependencies {
   reports: ReportService;
   leads: LeadLookup;
   resolution: LeadResolution;
+  returns: LeadReturns;
   pii: PiiLifecycle;
   cipher: PiiCipher;
   tracer: Tracer;
@@ -69,6 +72,7 @@ function publisherMessage(publisher: PublisherWithKeys): PublisherMessage {
     payoutShareBps: publisher.payoutShareBps,
     createTime: new Date(publisher.createdAt),
     keys: publisher.keys.map(keyMessage),
+    clawbackBps: publisher.clawbackBps,
   };
 }
 
@@ -78,17 +82,15 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
   const admin = auditedMethods(unaryMethods('leadflow.admin.v1.AdminService', deps.tracer, deps.logger), deps.logger);
 
   return {
-    createPublisher: admin(
-      'CreatePublisher',
-      async (request: { name: string; rateLimitPerMinute: number; payoutShareBps: number }) => {
-        const { publisher, key } = await deps.publishers.create({
-          name: request.name,
-          rateLimitPerMinute: request.rateLimitPerMinute,
-          payoutShareBps: request.payoutShareBps,
-        });
-        return { publisher: publisherMessage(publisher), key };
-      },
-    ),
+    createPublisher: admin('CreatePublisher', async (request: CreatePublisherRequest) => {
+      const { publisher, key } = await deps.publishers.create({
+        name: request.name,
+        rateLimitPerMinute: request.rateLimitPerMinute,
+        payoutShareBps: request.payoutShareBps,
+        clawbackBps: request.clawbackBps,
+      });
+      return { publisher: publisherMessage(publisher), key };
+    }),
     listPublishers: admin('ListPublishers', async (request: ListPublishersRequest) => {
       const page = pageInMemory(await deps.publishers.list(), (publisher) => publisher.id, request, ['ListPublishers']);
       return { publishers: page.items.map(publisherMessage), nextPageToken: page.nextPageToken };
@@ -106,6 +108,12 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
         publisher: publisherMessage(
           await deps.publishers.setRateLimit(request.publisherId, request.rateLimitPerMinute),
         ),
+      }),
+    ),
+    setPublisherClawback: admin(
+      'SetPublisherClawback',
+      async (request: { publisherId: string; clawbackBps: number }) => ({
+        publisher: publisherMessage(await deps.publishers.setClawback(request.publisherId, request.clawbackBps)),
       }),
     ),
     applyBuyers: admin('ApplyBuyers', async (request: ApplyBuyersRequest) => {
@@ -147,6 +155,9 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
       const [summary] = await deps.buyerReports.summaries([await deps.buyers.setActive(request.buyer, request.active)]);
       return { summary };
     }),
-    ...adminLeadHandlers({ lookup: deps.leads, resolution: deps.resolution, cipher: deps.cipher }, admin),
+    ...adminLeadHandlers(
+      { lookup: deps.leads, resolution: deps.resolution, returns: deps.returns, cipher: deps.cipher },
+      admin,
+    ),
   };
 }

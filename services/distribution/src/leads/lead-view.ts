@@ -86,5 +86,7 @@ export function leadView(lead: StoredLead, attempts: AttemptRecord[], cipher: Pi
     fields,
     tracking: JSON.parse(lead.trackingJson),
     attempts: attempts.map(attemptView),
+    // Returns are another room's: the admin handlers add the lead's.
+    leadReturn: undefined,
   };
 }

@@ -52,6 +52,13 @@ export class DistributionMetrics {
     registers: [this.registry],
   });
 
+  private readonly returns = new Counter({
+    name: 'leadflow_lead_returns_total',
+    help: "Sold leads returned by their buyers, by buyer and reason code (the codes of the buyer's return terms)",
+    labelNames: ['buyer_id', 'buyer_name', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   private readonly handled = new Counter({
     name: 'leadflow_grpc_server_handled_total',
     help: 'Unary gRPC calls ended, by method and the status code the caller got (refusals before any handler included; method "unknown" for methods not served)',
@@ -174,6 +181,10 @@ export class DistributionMetrics {
       this.attempts.inc({ ...buyer, kind: attempt.kind, outcome: attempt.outcome });
       this.latency.observe({ ...buyer, kind: attempt.kind }, attempt.durationMs / 1000);
     }
+  }
+
+  leadReturned(buyerId: string, reason: string): void {
+    this.returns.inc({ ...this.buyer.of(buyerId), reason });
   }
 
   unconfirmedLeads(count: number): void {

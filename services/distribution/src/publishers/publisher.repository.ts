@@ -15,6 +15,7 @@ function publisherOfRow(row: PublisherRow): Publisher {
     name: row.name,
     rateLimitPerMinute: row.rate_limit_per_minute,
     payoutShareBps: row.payout_share_bps,
+    clawbackBps: row.clawback_bps,
     createdAt: row.created_at,
   };
 }
@@ -38,6 +39,7 @@ export async function insertPublisher(db: Db, publisher: Publisher): Promise<voi
       name: publisher.name,
       rate_limit_per_minute: publisher.rateLimitPerMinute,
       payout_share_bps: publisher.payoutShareBps,
+      clawback_bps: publisher.clawbackBps,
       created_at: publisher.createdAt,
     })
     .execute();
@@ -134,4 +136,8 @@ export async function updateRateLimit(db: Db, publisherId: string, rateLimitPerM
     .set({ rate_limit_per_minute: rateLimitPerMinute })
     .where('id', '=', publisherId)
     .execute();
+}
+
+export async function updateClawback(db: Db, publisherId: string, clawbackBps: number): Promise<void> {
+  await db.updateTable('publishers').set({ clawback_bps: clawbackBps }).where('id', '=', publisherId).execute();
 }

@@ -10,6 +10,8 @@ import * as repository from './publisher.repository.js';
 import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
 
 export const DEFAULT_PAYOUT_SHARE_BPS = 8000;
+/** A returned lead's payout is taken back in full unless the publisher's terms say otherwise. */
+export const DEFAULT_CLAWBACK_BPS = 10_000;
 export const MAX_LIVE_KEYS = 2;
 /** How long a resolved key is trusted: revocation takes effect within this. */
 export const KEY_CACHE_TTL_MS = 5000;
@@ -23,12 +25,22 @@ export interface NewPublisher {
   name: string;
   rateLimitPerMinute?: number;
   payoutShareBps?: number;
+  /** Undefined: DEFAULT_CLAWBACK_BPS; 0 is a real choice (the network absorbs returns). */
+  clawbackBps?: number;
 }
 
 function validateRateLimit(rateLimitPerMinute: number): void {
   if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1 || rateLimitPerMinute > 1_000_000) {
     throw invalidField('rate_limit_per_minute', 'must be a whole number from 1 to 1000000', {
       message: 'rate limit must be a whole number from 1 to 1000000',
+    });
+  }
+}
+
+function validateClawback(clawbackBps: number): void {
+  if (!Number.isInteger(clawbackBps) || clawbackBps < 0 || clawbackBps > 10_000) {
+    throw invalidField('clawback_bps', 'must be 0 to 10000 basis points', {
+      message: 'clawback must be 0 (absorbed by the network) to 10000 basis points (in full)',
     });
   }
 }
@@ -63,8 +75,17 @@ export class PublisherService {
         message: 'payout share must be 1 to 10000 basis points',
       });
     }
+    const clawbackBps = input.clawbackBps ?? DEFAULT_CLAWBACK_BPS;
+    validateClawback(clawbackBps);
     const now = Date.now();
-    const publisher: Publisher = { id: newId('pub', now), name, rateLimitPerMinute, payoutShareBps, createdAt: now };
+    const publisher: Publisher = {
+      id: newId('pub', now),
+      name,
+      rateLimitPerMinute,
+      payoutShareBps,
+      clawbackBps,
+      createdAt: now,
+    };
     const issued = newKey(publisher.id, now);
     await this.db.transaction().execute(async (trx) => {
       // Names are how operators and reports tell publishers apart: two of one name would be mixed up.
@@ -129,6 +150,13 @@ export class PublisherService {
     await this.get(publisherId);
     await repository.updateRateLimit(this.db, publisherId, rateLimitPerMinute);
     this.keyCache.clear();
+    return this.get(publisherId);
+  }
+
+  async setClawback(publisherId: string, clawbackBps: number): Promise<PublisherWithKeys> {
+    validateClawback(clawbackBps);
+    await this.get(publisherId);
+    await repository.updateClawback(this.db, publisherId, clawbackBps);
     return this.get(publisherId);
   }
 }

@@ -4,6 +4,8 @@ export interface Publisher {
   name: string;
   rateLimitPerMinute: number;
   payoutShareBps: number;
+  /** Share of a returned lead's payout taken back from it, in basis points: 10000 all, 0 none (the network absorbs it). */
+  clawbackBps: number;
   createdAt: number;
 }
 

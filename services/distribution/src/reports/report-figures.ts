@@ -13,6 +13,10 @@ const COUNTS = [
   'timeouts',
   'errors',
   'unknownOutcomes',
+  'returns',
+  'returnedRevenueCents',
+  'returnedPayoutCents',
+  'returnedMarginCents',
 ] as const;
 type Count = (typeof COUNTS)[number];
 
@@ -34,6 +38,10 @@ function emptyFigures(): Figures {
     timeouts: 0,
     errors: 0,
     unknownOutcomes: 0,
+    returns: 0,
+    returnedRevenueCents: 0,
+    returnedPayoutCents: 0,
+    returnedMarginCents: 0,
     processingMs: [],
   };
 }
@@ -86,5 +94,13 @@ export function reportRow(key: string, name: string, figures: Figures): ReportRo
     timeouts: figures.timeouts,
     errors: figures.errors,
     unknownOutcomes: figures.unknownOutcomes,
+    returns: figures.returns,
+    returnRate: ratio(figures.returns, figures.sold),
+    returnedRevenueCents: figures.returnedRevenueCents,
+    returnedPayoutCents: figures.returnedPayoutCents,
+    returnedMarginCents: figures.returnedMarginCents,
+    netRevenueCents: figures.revenueCents - figures.returnedRevenueCents,
+    netPayoutCents: figures.payoutCents - figures.returnedPayoutCents,
+    netMarginCents: figures.marginCents - figures.returnedMarginCents,
   };
 }

@@ -81,7 +81,10 @@ async function boughtLeads(db: Db, scope: ReportScope): Promise<KeyedPart[]> {
   return rows.map((row) => ({ key: String(row.buyer_id), sold: count(row.sold) }));
 }
 
-/** Revenue, payouts and margin from the ledger entries of the leads, to the cent. */
+/**
+ * Revenue, payouts and margin from the ledger entries of the leads, to the cent, and what their returns
+ * moved back (a return's credit entry counts the return).
+ */
 export async function ledgerSums(db: Db, scope: ReportScope, key: GroupKey): Promise<KeyedPart[]> {
   const group = leadGroup(key === 'buyer' ? 'soldTo' : key);
   const rows = await db
@@ -95,6 +98,10 @@ export async function ledgerSums(db: Db, scope: ReportScope, key: GroupKey): Pro
         entries('buyer_charge').as('charged'),
         entries('publisher_payout').as('paid'),
         entries('platform_margin').as('kept'),
+        sumWhen(eb, eb('ledger_entries.entry_type', '=', 'buyer_return_credit')).as('returns'),
+        entries('buyer_return_credit').as('credited'),
+        entries('publisher_clawback').as('clawed_back'),
+        entries('platform_return').as('borne'),
       ];
     })
     .where((eb) => inScope(eb, scope))
@@ -106,6 +113,11 @@ export async function ledgerSums(db: Db, scope: ReportScope, key: GroupKey): Pro
     revenueCents: -count(row.charged),
     payoutCents: count(row.paid),
     marginCents: count(row.kept),
+    returns: count(row.returns),
+    // A return credits the buyer (positive) and books the clawback and the network's share negative.
+    returnedRevenueCents: count(row.credited),
+    returnedPayoutCents: 0 - count(row.clawed_back),
+    returnedMarginCents: 0 - count(row.borne),
   }));
 }
 
