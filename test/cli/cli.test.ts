@@ -67,10 +67,21 @@ describe('leadflow CLI against a running distribution service', () => {
       expect(key).to.be.a('string');
       expect(run.stdout).to.include('shown only once');
       const list = await leadflow(['publisher', 'list']);
-      expect(list.stdout).to.match(/^ID\s+NAME\s+RATE LIMIT\s+PAYOUT SHARE\s+LIVE KEYS$/m);
-      expect(list.stdout).to.match(/Table Co\s+60\/min\s+8000 bps\s+key_\S+ \(…\S{4}\)/);
+      expect(list.stdout).to.match(/^ID\s+NAME\s+RATE LIMIT\s+PAYOUT SHARE\s+CLAWBACK\s+LIVE KEYS$/m);
+      expect(list.stdout).to.match(/Table Co\s+60\/min\s+8000 bps\s+full\s+key_\S+ \(…\S{4}\)/);
       expect(list.stdout).to.include(`…${key!.slice(-4)}`);
       expect(list.stdout).not.to.include(key!);
+    });
+
+    it("sets the clawback of a returned lead's payout: full by default, none, or a percentage", async () => {
+      const { id } = await json('publisher', 'create', '--name', 'Absorbed', '--clawback', 'none');
+      const [created] = (await json('publisher', 'list')).publishers.filter((p: { id: string }) => p.id === id);
+      expect(created.clawbackBps, 'none: the network absorbs returns').to.equal(0);
+      expect(await json('publisher', 'set-clawback', id, '37.5%')).to.include({ id, clawbackBps: 3750 });
+      expect(await json('publisher', 'set-clawback', id, 'full')).to.include({ id, clawbackBps: 10_000 });
+      const bad = await leadflow(['publisher', 'set-clawback', id, '120%']);
+      expect(bad.code).to.equal(2);
+      expect(bad.stderr).to.include('TERMS must be full, none (absorbed by the network) or a percentage');
     });
 
     it('sets the rate limit', async () => {

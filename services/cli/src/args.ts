@@ -75,7 +75,7 @@ export function parseWholeNumber(what: string, raw: string, min: number): number
   return value;
 }
 
-function parseCents(what: string, raw: string): number {
+export function parseCents(what: string, raw: string): number {
   const cents = parseAmountCents(raw);
   if (cents === undefined) throw new UsageError(`${what} must be an amount in dollars such as 12 or 12.50`);
   if (!Number.isSafeInteger(cents)) throw new UsageError(`${what} is too large`);

@@ -1,5 +1,5 @@
 import type { BuyerSummary } from '@leadflow/proto/leadflow/admin/v1/admin';
-import type { BuyerAttempt, LeadRecord, UnconfirmedLead } from '@leadflow/proto/leadflow/admin/v1/leads';
+import type { BuyerAttempt, LeadRecord, LeadReturn, UnconfirmedLead } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { attemptKinds, attemptOutcomes, leadStatuses } from '@leadflow/service-kit/admin-enums';
 import { msOfDuration } from '@leadflow/service-kit/proto-time';
 import { dollars, fields, table, timestamp } from './format.js';
@@ -50,6 +50,17 @@ function attemptTable(attempts: BuyerAttempt[], buyerName: (id: string) => strin
 }
 
 /** One lead, its fields and its audit trail of pings, posts and skips. */
+/** The buyer's return of the lead in one line: when, why and the money moved back. */
+function returnLine(leadReturn: LeadReturn | undefined): string {
+  if (!leadReturn) return '-';
+  const note = leadReturn.note ? ` ("${leadReturn.note}")` : '';
+  return (
+    `${timestamp(leadReturn.returnTime)} for ${leadReturn.reason}${note}: buyer credited ` +
+    `${dollars(leadReturn.creditCents)}, payout clawed back ${dollars(leadReturn.clawbackCents)}, ` +
+    `network ${dollars(leadReturn.marginCents)} (${leadReturn.returnId})`
+  );
+}
+
 export function leadText(lead: LeadRecord, buyerName: (id: string) => string): string {
   return (
     fields([
@@ -66,6 +77,7 @@ export function leadText(lead: LeadRecord, buyerName: (id: string) => string): s
       ['reason', lead.reason || '-'],
       ['redirect URL', lead.redirectUrl || '-'],
       ['processing', lead.processingTime ? milliseconds(msOfDuration(lead.processingTime)) : '-'],
+      ['returned', returnLine(lead.leadReturn)],
     ]) +
     section('Fields', lead.fields) +
     section('Tracking', lead.tracking) +

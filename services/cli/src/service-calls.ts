@@ -11,6 +11,8 @@ import {
   type ReencryptSensitiveDataResponse,
   type ResolveLeadRequest,
   type ResolveLeadResponse,
+  type ReturnLeadRequest,
+  type ReturnLeadResponse,
 } from '@leadflow/proto/leadflow/admin/v1/admin';
 import type {
   LeadRecord,
@@ -186,6 +188,15 @@ export class ServiceCalls {
 
   async resolveLead(request: ResolveLeadRequest): Promise<ResolveLeadResponse> {
     return this.call(AdminServiceService.resolveLead, request);
+  }
+
+  returnLead(request: ReturnLeadRequest): Promise<ReturnLeadResponse> {
+    return this.call(AdminServiceService.returnLead, request);
+  }
+
+  async setPublisherClawback(publisherId: string, clawbackBps: number): Promise<Publisher> {
+    const response = await this.call(AdminServiceService.setPublisherClawback, { publisherId, clawbackBps });
+    return present(response.publisher, 'publisher');
   }
 
   async getReport(request: GetReportRequest): Promise<Report> {

@@ -49,7 +49,8 @@ function describeReadError(error: NodeJS.ErrnoException): string {
   }
 }
 
-async function readText(file: string, stdin: InputStream): Promise<string> {
+/** The text of FILE, or of standard input for `-`. */
+export async function readText(file: string, stdin: InputStream): Promise<string> {
   if (file === STDIN) {
     const chunks: Uint8Array[] = [];
     for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);

@@ -1,7 +1,27 @@
 import { type Publisher, PublisherKey } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { parseWholeNumber } from '../args.js';
+import { UsageError } from '../errors.js';
 import { table } from '../format.js';
 import type { Command } from './command.js';
+
+const CLAWBACK_CHOICES = 'full, none (absorbed by the network) or a percentage such as 50%';
+
+/** "full" (10000 bps), "none" (0) or a percentage with at most two decimals ("50%", "37.5") in basis points. */
+function parseClawback(what: string, raw: string): number {
+  const text = raw.trim().toLowerCase();
+  if (text === 'full') return 10_000;
+  if (text === 'none') return 0;
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?%?$/.exec(text);
+  const bps = match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : Number.NaN;
+  if (!(bps >= 0 && bps <= 10_000)) throw new UsageError(`${what} must be ${CLAWBACK_CHOICES}`);
+  return bps;
+}
+
+function describeClawback(bps: number): string {
+  if (bps === 10_000) return 'full';
+  if (bps === 0) return 'none';
+  return `${bps / 100}%`;
+}
 
 const SHOWN_ONCE = 'This key is shown only once: store it now. leadflow keeps only its hash.';
 
@@ -15,6 +35,7 @@ function publisherJson(publisher: Publisher) {
     name: publisher.name,
     rateLimitPerMinute: publisher.rateLimitPerMinute,
     payoutShareBps: publisher.payoutShareBps,
+    clawbackBps: publisher.clawbackBps,
     createTime: publisher.createTime?.toISOString(),
     liveKeys: liveKeys(publisher).map((key) => ({
       id: key.id,
@@ -30,35 +51,50 @@ function describeKey(key: PublisherKey): string {
 
 function publisherTable(publishers: Publisher[]): string {
   return table(
-    ['ID', 'NAME', 'RATE LIMIT', 'PAYOUT SHARE', 'LIVE KEYS'],
+    ['ID', 'NAME', 'RATE LIMIT', 'PAYOUT SHARE', 'CLAWBACK', 'LIVE KEYS'],
     publishers.map((publisher) => [
       publisher.id,
       publisher.name,
       `${publisher.rateLimitPerMinute}/min`,
       `${publisher.payoutShareBps} bps`,
+      describeClawback(publisher.clawbackBps),
       liveKeys(publisher).map(describeKey).join(', ') || '-',
     ]),
   );
 }
 
-const create: Command<{ name: string; rateLimitPerMinute: number; payoutShareBps: number }> = {
+const create: Command<{
+  name: string;
+  rateLimitPerMinute: number;
+  payoutShareBps: number;
+  clawbackBps: number | undefined;
+}> = {
   group: 'publisher',
   name: 'create',
-  synopsis: '--name NAME [--rate-limit N] [--payout-share BPS]',
+  synopsis: '--name NAME [--rate-limit N] [--payout-share BPS] [--clawback full|none|PERCENT]',
   summary: 'create a publisher and issue its first key',
   details: [
     '--name NAME          the publisher, as operators know it',
     '--rate-limit N       leads per rolling minute (default 60)',
     '--payout-share BPS   share of the buyer price paid to the publisher, in basis points (default 8000)',
+    "--clawback TERMS     how much of a returned lead's payout is taken back: full (default), none (the network",
+    '                     absorbs it) or a percentage such as 50%',
     'With --json, prints {"id": ..., "key": ...}.',
   ],
-  options: { name: { type: 'string' }, 'rate-limit': { type: 'string' }, 'payout-share': { type: 'string' } },
+  options: {
+    name: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    'payout-share': { type: 'string' },
+    clawback: { type: 'string' },
+  },
   positionals: [],
   parse: (args) => ({
     name: args.requiredString('name'),
     // Zero asks the service for its default.
     rateLimitPerMinute: args.wholeNumber('rate-limit', 1) ?? 0,
     payoutShareBps: args.wholeNumber('payout-share', 1) ?? 0,
+    clawbackBps:
+      args.string('clawback') === undefined ? undefined : parseClawback('--clawback', args.string('clawback')!),
   }),
   async run(calls, input) {
     const { publisher, key } = await calls.createPublisher(input);
@@ -66,7 +102,7 @@ const create: Command<{ name: string; rateLimitPerMinute: number; payoutShareBps
       json: { id: publisher.id, key },
       text:
         `Created publisher "${publisher.name}" (${publisher.id}): ${publisher.rateLimitPerMinute} leads/min, ` +
-        `payout share ${publisher.payoutShareBps} bps.\nKey: ${key}\n${SHOWN_ONCE}\n`,
+        `payout share ${publisher.payoutShareBps} bps, clawback ${describeClawback(publisher.clawbackBps)}.\nKey: ${key}\n${SHOWN_ONCE}\n`,
     };
   },
 };
@@ -151,4 +187,28 @@ const setRateLimit: Command<{ publisherId: string; rateLimitPerMinute: number }>
   },
 };
 
-export const publisherCommands = [create, list, rotateKey, revokeKey, setRateLimit];
+const setClawback: Command<{ publisherId: string; clawbackBps: number }> = {
+  group: 'publisher',
+  name: 'set-clawback',
+  synopsis: 'PUBLISHER_ID full|none|PERCENT',
+  summary: "set how much of a returned lead's payout is taken back from a publisher",
+  details: [
+    'full: the whole payout; none: nothing, the network absorbs the return; PERCENT (such as 50%): that share.',
+    'Applies to returns recorded from now on; see docs/returns.md.',
+  ],
+  options: {},
+  positionals: ['PUBLISHER_ID', 'TERMS'],
+  parse: (args) => ({
+    publisherId: args.positionals[0]!,
+    clawbackBps: parseClawback('TERMS', args.positionals[1]!),
+  }),
+  async run(calls, input) {
+    const publisher = await calls.setPublisherClawback(input.publisherId, input.clawbackBps);
+    return {
+      json: publisherJson(publisher),
+      text: `Publisher "${publisher.name}" (${publisher.id}): clawback on returns ${describeClawback(publisher.clawbackBps)}.\n`,
+    };
+  },
+};
+
+export const publisherCommands = [create, list, rotateKey, revokeKey, setRateLimit, setClawback];

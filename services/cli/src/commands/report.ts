@@ -74,6 +74,11 @@ const FIGURE_HEADERS = [
   'TIMEOUTS',
   'ERRORS',
   'UNKNOWN',
+  'RETURNS',
+  'RETURN %',
+  'NET REVENUE',
+  'NET PAYOUT',
+  'NET MARGIN',
 ];
 
 function figureCells(row: ReportRow): string[] {
@@ -91,6 +96,11 @@ function figureCells(row: ReportRow): string[] {
     String(row.timeouts),
     String(row.errors),
     String(row.unknownOutcomes),
+    String(row.returns),
+    percent(row.returnRate),
+    signed(row.netRevenueCents, dollars),
+    signed(row.netPayoutCents, dollars),
+    signed(row.netMarginCents, dollars),
   ];
 }
 
@@ -122,6 +132,14 @@ const CSV_HEADER = [
   'timeouts',
   'errors',
   'unknown_outcomes',
+  'returns',
+  'return_rate',
+  'returned_revenue_usd',
+  'returned_payout_usd',
+  'returned_margin_usd',
+  'net_revenue_usd',
+  'net_payout_usd',
+  'net_margin_usd',
 ];
 
 const rate = (value: number) => String(Number(value.toFixed(4)));
@@ -143,6 +161,14 @@ function csvCells(row: ReportRow): string[] {
     String(row.timeouts),
     String(row.errors),
     String(row.unknownOutcomes),
+    String(row.returns),
+    rate(row.returnRate),
+    signed(row.returnedRevenueCents, formatCents),
+    signed(row.returnedPayoutCents, formatCents),
+    signed(row.returnedMarginCents, formatCents),
+    signed(row.netRevenueCents, formatCents),
+    signed(row.netPayoutCents, formatCents),
+    signed(row.netMarginCents, formatCents),
   ];
 }
 
@@ -169,7 +195,8 @@ const report: Command<ReportInput> = {
   name: '',
   synopsis:
     '--by publisher|buyer|day|hour [--from DATE] [--to DATE] [--timezone ZONE] [--include-test] [--format table|json|csv]',
-  summary: 'leads, sales, money, processing times and buyer calls by publisher, buyer, day or hour',
+  summary:
+    'leads, sales, money gross and net of returns, processing times and buyer calls by publisher, buyer, day or hour',
   details: [
     '--by GROUPING      publisher, buyer, day or hour. By buyer, LEADS are the leads posted to the buyer',
     '                   and SOLD the ones it bought; the total counts every lead once.',
@@ -179,7 +206,8 @@ const report: Command<ReportInput> = {
     '--include-test     count test leads too; they are never charged',
     '--format FORMAT    table (default), json (the answer as the service gives it, amounts in cents; the same',
     '                   as --json) or csv (a header line, amounts in dollars, rates from 0 to 1, the total last)',
-    'Revenue, payouts and margin are the ledger entries of the leads created in the range, to the cent.',
+    'Revenue, payouts and margin are the ledger entries of the leads created in the range, to the cent: gross,',
+    "then NET after the leads' returns (docs/returns.md). RETURNS are the sold leads returned, RETURN % of those sold.",
     'TIMEOUTS are the pings and posts left unanswered; UNKNOWN, the posts among them (the buyer may have the lead).',
   ],
   options: {
