@@ -6,6 +6,7 @@ import { leadCommands } from '../../services/cli/src/commands/lead.js';
 import { piiCommands } from '../../services/cli/src/commands/pii.js';
 import { publisherCommands } from '../../services/cli/src/commands/publisher.js';
 import { reportCommands } from '../../services/cli/src/commands/report.js';
+import { returnsCommands } from '../../services/cli/src/commands/returns.js';
 import { workspacePackages } from '../support/workspaces.js';
 
 /**
@@ -63,7 +64,14 @@ const VARIABLE = /\b((?:LEADFLOW|BENCH)_[A-Z0-9_]*[A-Z0-9])(_\*)?/g;
 
 /** Every option of every command takes these (services/cli/src/run-cli.ts). */
 const COMMON_FLAGS = ['json', 'address', 'tls-ca', 'tls-cert', 'tls-key', 'help'];
-const COMMANDS = [...publisherCommands, ...buyerCommands, ...leadCommands, ...piiCommands, ...reportCommands];
+const COMMANDS = [
+  ...publisherCommands,
+  ...buyerCommands,
+  ...leadCommands,
+  ...piiCommands,
+  ...reportCommands,
+  ...returnsCommands,
+];
 
 describe('docs: consistent with the code', () => {
   it('every relative link leads to a file, and every anchor to a heading of it', () => {
@@ -123,7 +131,7 @@ describe('docs: consistent with the code', () => {
       for (const [invocation] of read(page).matchAll(/\bleadflow (?:[a-z]+)(?: [a-z][\w-]*)?[^`#\n]*/g)) {
         const [, group, name] = /^leadflow ([a-z]+)(?: ([a-z][\w-]*))?/.exec(invocation)!;
         if (group === 'help' || !COMMANDS.some((command) => command.group === group)) {
-          if (group !== 'help' && ['publisher', 'buyer', 'lead', 'pii', 'report'].includes(group!))
+          if (group !== 'help' && ['publisher', 'buyer', 'lead', 'pii', 'report', 'returns'].includes(group!))
             wrong.push(`${page}: ${invocation}`);
           continue;
         }

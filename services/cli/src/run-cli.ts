@@ -5,7 +5,7 @@ import { leadCommands } from './commands/lead.js';
 import { type LocalCommand, piiCommands } from './commands/pii.js';
 import { publisherCommands } from './commands/publisher.js';
 import { reportCommands } from './commands/report.js';
-import { leadReturnCommands, returnsCommands } from './commands/returns.js';
+import { returnsCommands } from './commands/returns.js';
 import { secretsCommands } from './commands/secrets.js';
 import { resolveConnection } from './connection.js';
 import { CliFailure, UsageError } from './errors.js';
@@ -31,7 +31,6 @@ const COMMANDS: AnyCommand[] = [
   ...publisherCommands,
   ...buyerCommands,
   ...leadCommands,
-  ...leadReturnCommands,
   ...returnsCommands,
   ...piiCommands,
   ...reportCommands,

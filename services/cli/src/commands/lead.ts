@@ -7,6 +7,7 @@ import { dollars } from '../format.js';
 import { buyerNames, leadsTable, leadText, unconfirmedTable } from '../lead-text.js';
 import type { ServiceCalls } from '../service-calls.js';
 import type { Command } from './command.js';
+import { leadReturnCommands } from './returns.js';
 
 const show: Command<{ leadId: string }> = {
   group: 'lead',
@@ -196,4 +197,4 @@ const resolve: Command<{ leadId: string; sold: boolean; chargeCents: number }> =
   },
 };
 
-export const leadCommands = [show, find, list, resolve];
+export const leadCommands = [show, find, list, resolve, ...leadReturnCommands];

@@ -23,7 +23,7 @@ function returnSummary(leadReturn: LeadReturn): string {
   );
 }
 
-interface LeadReturnInput {
+export interface LeadReturnInput {
   request: ReturnLeadRequest;
 }
 
