@@ -116,6 +116,8 @@ const PROBES: Probe[] = [
   { where: 'pricing', at: [...BUYER, 'pricing'], definition: 'pricing' },
   { where: 'a price rule', at: [...BUYER, 'pricing', 'rules', 0], definition: 'priceRule' },
   { where: 'payout', at: [...BUYER, 'payout'], definition: 'payout' },
+  { where: 'returns', at: [...BUYER, 'returns'], definition: 'returns' },
+  { where: 'returns.maxRate', at: [...BUYER, 'returns', 'maxRate'], definition: 'returnMaxRate' },
   {
     where: "a publisher's payout",
     at: [...BUYER, 'payout', 'publishers', 'pub_01JD4T9Q2M8V5X6Y7Z8A9B0C1D'],
