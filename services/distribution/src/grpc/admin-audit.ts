@@ -30,6 +30,11 @@ const LOGGED_FIELDS = new Set([
   'groupBy',
   'timezone',
   'includeTest',
+  'clawbackBps',
+  // A return's; its note is free text an operator may fill with anything, so it stays out.
+  'requestId',
+  'reason',
+  'creditCents',
 ]);
 
 function loggedFields(request: unknown): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { GetReportResponse, type ReportRow } from '../../../../proto/leadflow/admin/v1/reports.js';
 import type { Db } from '../../../../services/distribution/src/db/database.js';
+import { createLogger } from '../../../../services/service-kit/src/logger.js';
 import { type StackCli, stackCli } from '../../../cli/run-leadflow.js';
 import {
   leadIdOf,
@@ -74,7 +75,10 @@ async function expectNetReport(db: Db, rows: ReportRow[], column: 'publisher_id'
 }
 
 describeEachDatabase('returns: the money after the sale', (database) => {
-  const market = useMarket(database);
+  const logLines: string[] = [];
+  const market = useMarket(database, {
+    logger: createLogger('returns-test', 'info', { write: (line: string) => logLines.push(line) }),
+  });
 
   /** Lender A buys the test publisher's leads at $40 (payout $32), lender B the other publisher's at $30. */
   async function returnsMarket(m: Market) {
@@ -255,19 +259,31 @@ describeEachDatabase('returns: the money after the sale', (database) => {
     const m = market();
     const { a } = await returnsMarket(m);
     const auth = () => bearer(m.stack.service.adminToken);
-    const returnLead = (requestId: string, reason: string) =>
+    const returnLead = (requestId: string, reason: string, note = '') =>
       call(
         m.stack.admin.returnLead.bind(m.stack.admin),
-        { requestId, leadId: a[0]!.leadId, clickid: '', buyer: '', reason, note: '', creditCents: 0, dryRun: false },
+        { requestId, leadId: a[0]!.leadId, clickid: '', buyer: '', reason, note, creditCents: 0, dryRun: false },
         auth(),
       );
-    const first = await returnLead('ticket-1', 'fraud');
+    const first = await returnLead('ticket-1', 'fraud', 'the applicant said: SSN 123-45-6789');
     const retry = await returnLead('ticket-1', 'fraud');
     expect(retry.alreadyRecorded).to.equal(true);
     expect(retry.leadReturn).to.deep.equal(first.leadReturn);
     const other = await returnLead('ticket-2', 'duplicate').catch((error: { code: number; details: string }) => error);
     expect(other).to.include({ code: 6 });
     expect(await m.count('lead_returns' as never, { column: 'lead_id', value: a[0]!.leadId })).to.equal(1);
+    // The audit line names the return, never its free-text note.
+    const audited = logLines.filter((line) => line.includes('ReturnLead')).map((line) => JSON.parse(line));
+    expect(audited.map((line) => line.request)).to.deep.include({
+      requestId: 'ticket-1',
+      leadId: a[0]!.leadId,
+      clickid: '',
+      buyer: '',
+      reason: 'fraud',
+      creditCents: 0,
+      dryRun: false,
+    });
+    expect(logLines.join('\n')).not.to.include('123-45-6789');
   });
 });
 
