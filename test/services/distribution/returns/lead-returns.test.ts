@@ -253,6 +253,20 @@ describeEachDatabase('returns: the money after the sale', (database) => {
     ]);
     const json = await cli.json('report', '--by', 'day');
     expect(GetReportResponse.fromJSON(json).total!.returns).to.equal(4);
+
+    // Prometheus counts the returns recorded (retries and refusals not), by buyer and reason.
+    const scraped = await (await fetch(`http://127.0.0.1:${m.stack.service.metricsPort}/metrics`)).text();
+    const counted = (buyer: string, reason: string) =>
+      new RegExp(
+        `^leadflow_lead_returns_total\\{buyer_id="${ids[buyer]}",buyer_name="${buyer}",reason="${reason}"\\} (\\d+)$`,
+        'm',
+      ).exec(scraped)?.[1];
+    expect([
+      counted('lender-a', 'disconnected'),
+      counted('lender-a', 'duplicate'),
+      counted('lender-a', 'fraud'),
+      counted('lender-b', 'fraud'),
+    ]).to.deep.equal(['1', '1', '1', '1']);
   });
 
   it('answers a retry with the same return and a different return of the lead with ALREADY_EXISTS', async () => {
