@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { expect } from 'chai';
+import { isLeadField } from '@leadflow/core/lead-fields';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../proto/leadflow/distribution/v1/distribution.js';
-import { isLeadField } from '../../services/core/src/lead-fields.js';
-import { CRASH_POINTS, type CrashPoint } from '../../services/service-kit/src/crash-points.js';
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { CRASH_POINTS, type CrashPoint } from '@leadflow/service-kit/crash-points';
+import { expect } from 'chai';
 import { testBuyer } from '../support/buyers.js';
 import { reportFigures } from '../support/figures.js';
 import { call } from '../support/grpc.js';

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { REDIS_URL, requireSharedRedis } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { reportFigures } from '../support/figures.js';
 import { validLeadBody } from '../support/leads.js';
+import { REDIS_URL, requireSharedRedis } from '../support/redis.js';
 import { productionSecretsEnv } from '../support/test-database.js';
 import { Admin } from './support/admin.js';
 import { countBy, describeReply, type IntakeReply, inPool, postLead } from './support/http.js';

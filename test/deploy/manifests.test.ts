@@ -5,9 +5,9 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '@leadflow/service-kit/config';
+import { SERVICE_NODE_FLAGS } from '@leadflow/service-kit/service-node-flags';
 import { expect } from 'chai';
-import { ConfigError, loadDistributionConfig, loadGatewayConfig } from '../../services/service-kit/src/config.js';
-import { SERVICE_NODE_FLAGS } from '../../services/service-kit/src/service-node-flags.js';
 import { makeCertificates } from '../support/tls-certificates.js';
 import {
   abs,

@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { expect } from 'chai';
-import { parse } from 'yaml';
-import { buyerDocument } from '../../services/distribution/src/buyers/definition/buyer-document.js';
-import type { BuyerValues } from '../../services/distribution/src/buyers/definition/buyer-values.js';
+import { buyerDocument } from '@leadflow/distribution/src/buyers/definition/buyer-document';
+import type { BuyerValues } from '@leadflow/distribution/src/buyers/definition/buyer-values';
 import {
   type BuyerDocumentResult,
   parseBuyerDocument,
-} from '../../services/distribution/src/buyers/definition/parse-buyers.js';
+} from '@leadflow/distribution/src/buyers/definition/parse-buyers';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { expect } from 'chai';
+import { parse } from 'yaml';
 import { marketBuyersDocument } from '../bench/market.js';
 import { buyerFixture } from '../support/buyer-fixtures.js';
 

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { buyerCommands } from '@leadflow/cli/src/commands/buyer';
+import { leadCommands } from '@leadflow/cli/src/commands/lead';
+import { piiCommands } from '@leadflow/cli/src/commands/pii';
+import { publisherCommands } from '@leadflow/cli/src/commands/publisher';
+import { reportCommands } from '@leadflow/cli/src/commands/report';
+import { returnsCommands } from '@leadflow/cli/src/commands/returns';
 import { expect } from 'chai';
-import { buyerCommands } from '../../services/cli/src/commands/buyer.js';
-import { leadCommands } from '../../services/cli/src/commands/lead.js';
-import { piiCommands } from '../../services/cli/src/commands/pii.js';
-import { publisherCommands } from '../../services/cli/src/commands/publisher.js';
-import { reportCommands } from '../../services/cli/src/commands/report.js';
-import { returnsCommands } from '../../services/cli/src/commands/returns.js';
 import { workspacePackages } from '../support/workspaces.js';
 
 /**

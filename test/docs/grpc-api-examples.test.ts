@@ -6,12 +6,12 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { loadDescribedFiles } from '@leadflow/distribution/src/observability/descriptor-sets';
 import { expect } from 'chai';
-import { loadDescribedFiles } from '../../services/distribution/src/observability/descriptor-sets.js';
-import { pythonWithGrpcOrSkip, runPython } from '../observability/support/python-grpc.js';
 import { markedBlock } from '../support/doc-blocks.js';
 import { startLauncher } from '../support/launcher.js';
 import { freePorts } from '../support/ports.js';
+import { pythonWithGrpcOrSkip, runPython } from '../support/python-grpc.js';
 import { type RunningProcess, stopProcess } from '../support/source-process.js';
 import { REPOSITORY_ROOT } from '../support/workspaces.js';
 

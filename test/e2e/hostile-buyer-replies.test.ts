@@ -1,19 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentials } from '@grpc/grpc-js';
-import { expect } from 'chai';
+import { isLeadField } from '@leadflow/core/lead-fields';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../proto/leadflow/distribution/v1/distribution.js';
-import { isLeadField } from '../../services/core/src/lead-fields.js';
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { expect } from 'chai';
 import { Admin } from '../cluster/support/admin.js';
 import { cleanUp, type DistributionProcess, startDistributionProcess, tempDir } from '../cluster/support/processes.js';
-import { check, type HealthClient, healthClient } from '../observability/support/grpc-clients.js';
 import { testBuyer } from '../support/buyers.js';
 import { reportFigures } from '../support/figures.js';
 import { call } from '../support/grpc.js';
+import { check, type HealthClient, healthClient } from '../support/grpc-clients.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePort } from '../support/ports.js';
 import { productionSecretsEnv } from '../support/test-database.js';

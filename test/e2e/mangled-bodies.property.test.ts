@@ -1,6 +1,6 @@
+import { LEAD_FIELDS } from '@leadflow/core/lead-fields';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LEAD_FIELDS } from '../../services/core/src/lead-fields.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { validLeadBody } from '../support/leads.js';

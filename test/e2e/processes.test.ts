@@ -1,13 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { demoMarketConfigPath, loadSimulatorConfig, type Simulator, startSimulator } from '@leadflow/simulator';
 import { expect } from 'chai';
-import {
-  demoMarketConfigPath,
-  loadSimulatorConfig,
-  type Simulator,
-  startSimulator,
-} from '../../services/simulator/src/index.js';
 import { validLeadBody } from '../support/leads.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
 import { freePort } from '../support/ports.js';

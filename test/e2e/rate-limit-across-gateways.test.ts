@@ -1,14 +1,14 @@
+import { buildGateway } from '@leadflow/gateway/src/app';
+import { loadGatewayConfig } from '@leadflow/service-kit/config';
 import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../gateway/src/app.js';
-import { loadGatewayConfig } from '../../services/service-kit/src/config.js';
-import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
 import { freePort } from '../support/ports.js';
+import { REDIS_URL, RedisServerProcess, requireSharedRedis, skipUnlessAvailable } from '../support/redis.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 
 function gatewayWithRedis(distribution: TestDistribution, redisUrl: string): FastifyInstance {

@@ -3,11 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { testKey, VALID_LEAD } from '../gateway/support/gateway.js';
-import { ScriptedDistribution } from '../gateway/support/scripted-distribution.js';
 import { reportFigures } from '../support/figures.js';
+import { testKey, VALID_LEAD } from '../support/gateway.js';
 import { freePort } from '../support/ports.js';
 import { type Batch, type ClientResult, curl, nodeFetch, python, type RealClient } from '../support/real-clients.js';
+import { ScriptedDistribution } from '../support/scripted-distribution.js';
 import { SlowLink } from '../support/slow-link.js';
 import {
   killProcess,

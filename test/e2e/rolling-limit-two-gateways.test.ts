@@ -7,13 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { countBy, type IntakeReply, inPool, postLead } from '../cluster/support/http.js';
-import { sampled, scrape } from '../observability/support/metrics-text.js';
-import { capturingLogger, type LogLine, RedisServerProcess, skipUnlessAvailable, WARN } from '../rate-limit/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { validLeadBody } from '../support/leads.js';
+import { sampled, scrape } from '../support/metrics-text.js';
 import { freePort } from '../support/ports.js';
+import { capturingLogger, type LogLine, RedisServerProcess, skipUnlessAvailable, WARN } from '../support/redis.js';
 import { sqliteDatabase, type TestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait-until.js';
 

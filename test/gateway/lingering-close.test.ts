@@ -2,11 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LINGER_MAX_BYTES } from '@leadflow/gateway/src/lingering-close';
 import type { HttpTimeouts } from '@leadflow/service-kit/config';
 import { expect } from 'chai';
+import { testKey, VALID_LEAD } from '../support/gateway.js';
+import { ListeningGateway } from '../support/listening-gateway.js';
+import { type RawClient, requestHead } from '../support/raw-client.js';
+import { ScriptedDistribution } from '../support/scripted-distribution.js';
 import { waitUntil } from '../support/wait-until.js';
-import { testKey, VALID_LEAD } from './support/gateway.js';
-import { ListeningGateway } from './support/listening-gateway.js';
-import { type RawClient, requestHead } from './support/raw-client.js';
-import { ScriptedDistribution } from './support/scripted-distribution.js';
 
 const KEY = testKey('lingering-close');
 const LIMITED_KEY = testKey('lingering-close-limited');

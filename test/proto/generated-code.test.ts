@@ -3,12 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DESCRIPTOR_SET_DIRECTORY, DESCRIPTOR_SETS } from '@leadflow/distribution/src/observability/descriptor-sets';
 import { expect } from 'chai';
 import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
-import {
-  DESCRIPTOR_SET_DIRECTORY,
-  DESCRIPTOR_SETS,
-} from '../../services/distribution/src/observability/descriptor-sets.js';
 
 const run = promisify(execFile);
 const root = process.cwd();

@@ -1,4 +1,4 @@
-import { LEAD_FIELDS } from '../../services/core/src/lead-fields.js';
+import { LEAD_FIELDS } from '@leadflow/core/lead-fields';
 
 /** Sends every lead field under its own name, plus the lead id. */
 const EVERY_FIELD: Record<string, string> = {

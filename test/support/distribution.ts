@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { credentials } from '@grpc/grpc-js';
-import { AdminServiceClient } from '../../proto/leadflow/admin/v1/admin.js';
+import { isLeadField } from '@leadflow/core/lead-fields';
+import { type RunningDistribution, startDistribution } from '@leadflow/distribution/src/server';
+import { AdminServiceClient } from '@leadflow/proto/leadflow/admin/v1/admin';
 import {
   DistributionServiceClient,
   Lead,
   type SubmitLeadResponse,
-} from '../../proto/leadflow/distribution/v1/distribution.js';
-import { isLeadField } from '../../services/core/src/lead-fields.js';
-import { type RunningDistribution, startDistribution } from '../../services/distribution/src/server.js';
-import { loadDistributionConfig } from '../../services/service-kit/src/config.js';
-import { createLogger, type Logger } from '../../services/service-kit/src/logger.js';
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import { loadDistributionConfig } from '@leadflow/service-kit/config';
+import { createLogger, type Logger } from '@leadflow/service-kit/logger';
 import { bearer, call } from './grpc.js';
 import type { TestDatabase } from './test-database.js';
 

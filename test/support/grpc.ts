@@ -1,6 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
 
-export { callUnary as call } from '../../services/service-kit/src/grpc-unary.js';
+export { callUnary as call } from '@leadflow/service-kit/grpc-unary';
 
 export function bearer(token: string): Metadata {
   const metadata = new Metadata();

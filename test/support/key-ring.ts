@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyRing } from '../../services/distribution/src/security/key-ring.js';
-import { KeyedHasher } from '../../services/distribution/src/security/keyed-hash.js';
-import { PiiCipher } from '../../services/distribution/src/security/pii-cipher.js';
+import type { KeyRing } from '@leadflow/distribution/src/security/key-ring';
+import { KeyedHasher } from '@leadflow/distribution/src/security/keyed-hash';
+import { PiiCipher } from '@leadflow/distribution/src/security/pii-cipher';
 
 /** A fresh ring of random keys, for tests that open a database without a service. */
 export function testKeyRing(): KeyRing {

@@ -1,4 +1,4 @@
-import type { PublisherRow } from '../../services/distribution/src/db/schema.js';
+import type { PublisherRow } from '@leadflow/distribution/src/db/schema';
 
 /** A publisher's row as the store holds it, for tests that write rows of their own. */
 export function publisherRow(id: string, name = id): PublisherRow {

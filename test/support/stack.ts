@@ -1,8 +1,8 @@
+import { buildGateway } from '@leadflow/gateway/src/app';
+import { loadGatewayConfig } from '@leadflow/service-kit/config';
+import type { Logger } from '@leadflow/service-kit/logger';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildGateway } from '../../gateway/src/app.js';
-import { loadGatewayConfig } from '../../services/service-kit/src/config.js';
-import type { Logger } from '../../services/service-kit/src/logger.js';
 import { startTestDistribution, type TestDistribution } from './distribution.js';
 import type { TestDatabase } from './test-database.js';
 

@@ -1,5 +1,5 @@
+import type { Db } from '@leadflow/distribution/src/db/database';
 import type { CompiledQuery } from 'kysely';
-import type { Db } from '../../services/distribution/src/db/database.js';
 
 /** The database `db`, telling the SQL of each query it is given to run to `sent`, in order. */
 export function watchedDb(db: Db, sent: string[]): Db {

@@ -1,18 +1,18 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect } from 'chai';
-import { certificateNames } from '../../services/distribution/src/grpc/caller-identity.js';
-import { startDistribution } from '../../services/distribution/src/server.js';
+import { certificateNames } from '@leadflow/distribution/src/grpc/caller-identity';
+import { startDistribution } from '@leadflow/distribution/src/server';
 import {
   ConfigError,
   type DistributionConfig,
   loadDistributionConfig,
   loadGatewayConfig,
-} from '../../services/service-kit/src/config.js';
-import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '../../services/service-kit/src/grpc-tls.js';
-import { createLogger } from '../../services/service-kit/src/logger.js';
-import { isLoopbackHost, isLoopbackTarget } from '../../services/service-kit/src/loopback.js';
-import { memoryLogger } from '../gateway/support/gateway.js';
+} from '@leadflow/service-kit/config';
+import { loadIdentity, ReloadableTlsFiles, reloadPeriodically } from '@leadflow/service-kit/grpc-tls';
+import { createLogger } from '@leadflow/service-kit/logger';
+import { isLoopbackHost, isLoopbackTarget } from '@leadflow/service-kit/loopback';
+import { expect } from 'chai';
+import { memoryLogger } from '../support/gateway.js';
 import { freePort, tcpAccepts } from '../support/ports.js';
 import { exited, startProcess } from '../support/source-process.js';
 import { sqliteDatabase } from '../support/test-database.js';

@@ -2,7 +2,7 @@
  * What other packages (the CLI, the launcher, the bench) may use of the distribution service: the
  * files it keeps in its data directory and how it locks them, the report groupings its admin API speaks, and its storage
  * with the shapes of its tables. Nothing outside services/distribution imports any other module of
- * it (test/unit/package-boundaries.test.ts).
+ * it (test/package-boundaries.unit.test.ts).
  */
 
 export type { HttpExchange, Integration } from './buyers/definition/buyer-definition.js';

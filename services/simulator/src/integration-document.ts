@@ -3,7 +3,7 @@ import type { LeadField } from '@leadflow/core/lead-fields';
 /*
  * The part of a leadflow buyer document's `integration:` that the simulator writes, in the
  * document's own terms. The simulator tests the engine from outside, so it keeps its own copy of
- * this public format rather than the engine's types; test/simulator holds the two together.
+ * this public format rather than the engine's types; test/services/simulator/integrations.test.ts holds the two together.
  */
 
 /** A value located in a reply: a JSON path, an XPath, or a regex with one group (text). */

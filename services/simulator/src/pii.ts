@@ -2,7 +2,7 @@ import { leaves } from './body-fields.js';
 import type { RequestFields } from './request-body.js';
 
 // Normalized field names (see body-fields.ts) that identify or contact a person, the IP included: none belongs
-// in a ping. test/unit/simulator-pii-names.test.ts holds this list to the engine's lead-field catalogue.
+// in a ping. test/services/simulator/pii.unit.test.ts holds this list to the engine's lead-field catalogue.
 const PII_NAMES: ReadonlySet<string> = new Set([
   'ssn',
   'socialsecuritynumber',

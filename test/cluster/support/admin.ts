@@ -1,5 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
-import { AdminServiceClient } from '../../../proto/leadflow/admin/v1/admin.js';
+import { AdminServiceClient } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { bearer, call } from '../../support/grpc.js';
 
 /** The operator's side: the admin gRPC service of one running distribution process, with its bearer token. */

@@ -1,5 +1,5 @@
-import { type CliRun, runLeadflow } from '../../cli/run-leadflow.js';
 import { freePort, tcpAccepts } from '../../support/ports.js';
+import { type CliRun, runLeadflow } from '../../support/run-leadflow.js';
 import { productionSecretsEnv } from '../../support/test-database.js';
 import { waitUntil } from '../../support/wait-until.js';
 import { Admin } from './admin.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { SQLITE_FILE } from '@leadflow/distribution/src/db/database';
 import SqliteDatabase from 'better-sqlite3';
-import { SQLITE_FILE } from '../../../services/distribution/src/db/database.js';
 import type { InspectedDatabase } from './mariadb.js';
 
 /**

@@ -15,7 +15,7 @@ import {
 } from '@bufbuild/protobuf';
 import { type FileDescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { reflect, reflectionClient } from '../../observability/support/grpc-clients.js';
+import { reflect, reflectionClient } from '../../support/grpc-clients.js';
 
 const CALL_TIMEOUT_MS = 20_000;
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { send, useSimulator } from '../../simulator/support.js';
+import { send, useSimulator } from '../../support/simulator.js';
 
 const PING = { state: 'TX', zip: '75001' };
 const LEAD = { email: 'jane.doe@example.com', ssn: '123-45-6789' };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rawPost, send, useSimulator } from '../../simulator/support.js';
+import { rawPost, send, useSimulator } from '../../support/simulator.js';
 
 /** What a ping may carry. */
 const PING = { leadId: 'lead-0001', state: 'TX', zip: '75001' };

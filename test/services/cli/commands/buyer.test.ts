@@ -1,55 +1,437 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { type StackCli, stackCli } from '../../../cli/run-leadflow.js';
-import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
-import { testBuyer } from '../../../support/buyers.js';
-import { validLeadBody } from '../../../support/leads.js';
-import { startTestStack, type TestStack } from '../../../support/stack.js';
-import { describeEachDatabase } from '../../../support/test-database.js';
+import { parse } from 'yaml';
+import { buyerFixturePath } from '../../../support/buyer-fixtures.js';
+import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
+import { runLeadflow, type StackCli, stackCli } from '../../../support/run-leadflow.js';
+import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
 
-const percent = (share: number) => `${Math.round(share * 100)}%`;
+/** One entry of a document's `buyers:` list: a local direct-post buyer at a fixed price; `settings` are more keys. */
+function buyerEntry(name: string, settings: string[] = [], post: string[] = []): string {
+  return [
+    `  - name: ${name}`,
+    ...settings.map((line) => `    ${line}`),
+    '    integration:',
+    '      local: true',
+    '      post:',
+    '        url: http://127.0.0.1:9/post',
+    ...post.map((line) => `        ${line}`),
+    '        mapping: { first_name: firstName, "applicant.state": state }',
+    '        response:',
+    '          accepted: { path: "$.status", equals: "accepted" }',
+    '    pricing: { type: fixed, price: "20.00" }',
+    '',
+  ].join('\n');
+}
 
-describeEachDatabase(
-  'leadflow buyer show: the learned accept rate with what it rests on',
-  (database) => {
-    let buyers: TestBuyerServer;
-    let stack: TestStack;
-    let cli: StackCli;
+const documentOf = (...entries: string[]) => `buyers:\n${entries.join('')}`;
 
-    before(async function () {
-      this.timeout(30_000);
-      buyers = await startBuyerServer();
-      buyers.behave('/takes-all', { kind: 'accept' });
-      stack = await startTestStack(database());
-      cli = stackCli(stack.distribution);
-      await stack.distribution.applyBuyers([testBuyer('takes-all', buyers.url('/takes-all'))]);
+const ID = 'buy_\\S+';
+
+describe('leadflow buyer commands against a running distribution service', () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let cli: StackCli;
+  let dir: string;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database);
+    cli = stackCli(stack);
+    dir = await mkdtemp(path.join(tmpdir(), 'leadflow-cli-'));
+  });
+  after(async () => {
+    await stack?.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function writeDocument(name: string, text: string): Promise<string> {
+    const file = path.join(dir, name);
+    await writeFile(file, text);
+    return file;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: the JSON of `buyer list`, read field by field
+  async function buyerNamed(name: string): Promise<any> {
+    const { buyers } = await cli.json('buyer', 'list');
+    return buyers.find((buyer: { name: string }) => buyer.name === name);
+  }
+
+  describe('apply', () => {
+    it('creates the buyers of a YAML file, then reports them unchanged, then updated', async () => {
+      const file = await writeDocument(
+        'apply.yaml',
+        documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 2'])),
+      );
+      const created = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(created.stderr).to.equal('');
+      expect(created.code).to.equal(0);
+      expect(created.stdout).to.match(new RegExp(`^created  apply-a  ${ID}\ncreated  apply-b  ${ID}\n$`));
+      const [idA, idB] = created.stdout
+        .split('\n')
+        .slice(0, 2)
+        .map((line) => line.split(/\s+/)[2]);
+
+      const again = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(again).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout: `unchanged  apply-a  ${idA}\nunchanged  apply-b  ${idB}\n`,
+      });
+
+      await writeDocument('apply.yaml', documentOf(buyerEntry('apply-a'), buyerEntry('apply-b', ['tier: 3'])));
+      const changed = await cli.json('buyer', 'apply', '-f', file);
+      expect(changed).to.deep.equal({
+        buyers: [
+          { id: idA, name: 'apply-a', action: 'APPLY_ACTION_UNCHANGED', paused: false },
+          { id: idB, name: 'apply-b', action: 'APPLY_ACTION_UPDATED', paused: false },
+        ],
+      });
+      expect((await buyerNamed('apply-b')).tier).to.equal(3);
     });
-    after(async () => {
-      await stack?.close();
-      await buyers?.close();
+
+    it("applies a document's tree, says so, and `buyer tree` shows each setting and where it comes from", async () => {
+      const learned = await cli.leadflow(['buyer', 'tree']);
+      expect(learned).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout:
+          "routing:     strict_tiers  (LEADFLOW_ROUTING_MODE or its default)\nping window: learned from the bidders' answer times\n",
+      });
+      // What applies, as the text says: no mode the document never set, and where each setting comes from.
+      const untouched = {
+        applied: {},
+        effective: { routing: 'ROUTING_MODE_STRICT_TIERS' },
+        sources: { routing: 'environment', pingWindow: 'learned' },
+      };
+      expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
+      const tree = 'tree:\n  routing: price_groups\n  tiers:\n    - { tier: 2, pingWindowMs: 450 }\n';
+      const file = await writeDocument('tree.yaml', `${tree}${documentOf(buyerEntry('tree-a'))}`);
+      const dryRun = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(dryRun.stdout).to.match(/^would be created {2}tree-a {2}-\nwould be updated {2}tree settings \(/);
+      const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(applied.stdout).to.match(
+        new RegExp(`^created  tree-a  ${ID}\nupdated  tree settings \\(\`leadflow buyer tree\` shows them\\)\n$`),
+      );
+      expect((await cli.json('buyer', 'apply', '-f', file)).tree).to.equal('APPLY_ACTION_UNCHANGED');
+
+      expect((await cli.leadflow(['buyer', 'tree'])).stdout).to.equal(
+        [
+          'routing:     price_groups  (buyers document)',
+          "ping window: learned from the bidders' answer times",
+          'tier 2:      ping window 450 ms  (buyers document)',
+          '',
+        ].join('\n'),
+      );
+      // A Duration as the proto JSON mapping writes it.
+      const tiers = [{ tier: 2, pingWindow: '0.450s' }];
+      expect(await cli.json('buyer', 'tree')).to.deep.equal({
+        applied: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
+        effective: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
+        sources: { routing: 'document', pingWindow: 'learned' },
+      });
+
+      const reset = await writeDocument('reset.yaml', 'tree: {}\n');
+      expect((await cli.leadflow(['buyer', 'apply', '-f', reset])).stdout).to.equal(
+        `No buyers in ${reset}.\nupdated  tree settings (\`leadflow buyer tree\` shows them)\n`,
+      );
+      expect((await cli.leadflow(['buyer', 'tree'])).stdout).to.equal(learned.stdout);
+      expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
     });
 
-    it('names the prior a new buyer is taken to accept at, before any post', async () => {
-      const text = (await cli.leadflow(['buyer', 'show', 'takes-all'])).stdout;
-      expect(text).to.match(/^learned:\s+no live posts yet \(taken to accept 50%, answering within its timeout\)$/m);
+    it('places mistakes in the tree like those of buyers', async () => {
+      const file = await writeDocument('bad-tree.yaml', 'tree:\n  routing: waterfall\n');
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.equal(
+        `${file}:2:3: tree.routing: must be one of: strict_tiers, price_groups, auction\nleadflow: 1 mistake in ${file}; nothing was applied\n`,
+      );
     });
 
-    it('after one accepted post, shows the prior and the one post the rate rests on, not a bare rate', async () => {
-      const { key } = await stack.distribution.createPublisher();
-      expect((await stack.post(key, validLeadBody())).body.status).to.equal('sold');
+    it('changes nothing with --dry-run, and says what would change', async () => {
+      const file = await writeDocument('dry.yaml', documentOf(buyerEntry('dry-a')));
+      const wouldCreate = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(wouldCreate).to.deep.equal({ code: 0, stderr: '', stdout: 'would be created  dry-a  -\n' });
+      expect(await buyerNamed('dry-a')).to.equal(undefined);
 
-      const { learned } = (await cli.json('buyer', 'show', 'takes-all')).summary;
-      expect(learned).to.include({ posts: 1, answeredPosts: 1, acceptedPosts: 1 });
-      expect(learned.p50Latency, 'a Duration as the proto JSON mapping writes it').to.match(/^\d+(\.\d{3,9})?s$/);
-      // One post weighs little against the prior: the rate is between the two, and the text says so.
-      expect(learned.acceptRate).to.be.above(learned.priorAcceptRate).and.below(1);
-      const text = (await cli.leadflow(['buyer', 'show', 'takes-all'])).stdout;
-      expect(text).to.match(
+      const created = await cli.json('buyer', 'apply', '-f', file);
+      const id = created.buyers[0].id;
+      await writeDocument('dry.yaml', documentOf(buyerEntry('dry-a', ['tier: 7'])));
+      const wouldUpdate = await cli.leadflow(['buyer', 'apply', '--dry-run', '--file', file]);
+      expect(wouldUpdate.stdout).to.equal(`would be updated  dry-a  ${id}\n`);
+      expect((await buyerNamed('dry-a')).tier).to.equal(1);
+    });
+
+    it('reads JSON from stdin with -f -', async () => {
+      const asJson = JSON.stringify(parse(documentOf(buyerEntry('stdin-a'))), null, 2);
+      const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, asJson);
+      expect(run.stderr).to.equal('');
+      expect(run.stdout).to.match(new RegExp(`^created  stdin-a  ${ID}\n$`));
+    });
+
+    it('prints every mistake as FILE:LINE:COL: PATH: MESSAGE, applies nothing and exits 1', async () => {
+      const file = buyerFixturePath('cli-mistakes.yaml');
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(run.code).to.equal(1);
+      expect(run.stdout).to.equal('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines.pop()).to.equal(`leadflow: 3 mistakes in ${file}; nothing was applied`);
+      // The service words the messages; the CLI places them.
+      expect(lines.map((line) => line.replace(/(: \S+: ).*$/, '$1')).sort()).to.deep.equal([
+        `${file}:12:5: buyers[1].tier: `,
+        `${file}:13:5: buyers[1].colour: `,
+        `${file}:16:9: buyers[1].integration.post.url: `,
+      ]);
+      expect(run.stderr).to.include('buyers[1].colour: unknown key');
+      expect(run.stderr).to.include('https://');
+      expect(await buyerNamed('mistake-ok')).to.equal(undefined);
+
+      const json = await cli.leadflow(['buyer', 'apply', '-f', file, '--json']);
+      expect(json.code).to.equal(1);
+      expect(json.stderr).to.equal('');
+      const answer = JSON.parse(json.stdout);
+      // Proto3 JSON leaves an empty list out.
+      expect(answer.buyers).to.equal(undefined);
+      expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({
+        line: 12,
+        column: 5,
+      });
+    });
+
+    it('applies return terms, and refuses mistaken ones at their line and column', async () => {
+      const good = await writeDocument(
+        'returns.yaml',
+        documentOf(
+          buyerEntry('returns-a', [
+            'returns:',
+            '  windowDays: 7',
+            '  reasons: [disconnected, fraud]',
+            '  maxRate: { percent: 15, periodDays: 30 }',
+          ]),
+        ),
+      );
+      expect((await cli.leadflow(['buyer', 'apply', '-f', good])).code).to.equal(0);
+      const shown = await cli.json('buyer', 'show', 'returns-a');
+      expect(JSON.parse(shown.definitionJson ?? JSON.stringify(shown.definition)).returns).to.deep.equal({
+        windowDays: 7,
+        reasons: ['disconnected', 'fraud'],
+        maxRate: { percent: 15, periodDays: 30 },
+      });
+      const bad = await writeDocument(
+        'returns-bad.yaml',
+        documentOf(
+          buyerEntry('returns-b', [
+            'returns:',
+            '  windowDays: -1',
+            '  reasons: [disconnected, Fraud!, disconnected]',
+            '  maxRate: { percent: 150 }',
+            '  window: 3',
+          ]),
+        ),
+      );
+      const run = await cli.leadflow(['buyer', 'apply', '-f', bad]);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trimEnd().split('\n').sort()).to.deep.equal([
+        `${bad}:4:7: buyers[0].returns.windowDays: must be a whole number from 0 to 365`,
+        `${bad}:5:31: buyers[0].returns.reasons[1]: must be a reason code: 1 to 64 lowercase letters, digits, "_" or "-"`,
+        `${bad}:5:39: buyers[0].returns.reasons[2]: repeats the reason "disconnected"`,
+        `${bad}:6:18: buyers[0].returns.maxRate.percent: must be a whole number from 1 to 100`,
+        `${bad}:6:7: buyers[0].returns.maxRate.periodDays: is required`,
+        `${bad}:7:7: buyers[0].returns.window: unknown key; expected one of: windowDays, reasons, maxRate`,
+        `leadflow: 6 mistakes in ${bad}; nothing was applied`,
+      ]);
+    });
+
+    it('--dry-run refuses a pattern the linear-time engine cannot run, at its place in the file', async () => {
+      const file = buyerFixturePath('cli-patterns.yaml');
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file, '--dry-run']);
+      expect(run.code).to.equal(1);
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines.pop()).to.equal(`leadflow: 3 mistakes in ${file}; nothing was applied`);
+      expect(lines.sort()).to.deep.equal([
+        `${file}:13:23: buyers[0].integration.post.response.accepted.path: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
+        `${file}:4:24: buyers[0].filters[0].pattern: uses a backreference or lookaround, which the linear-time engine (RE2 syntax) does not run`,
+        `${file}:5:23: buyers[0].filters[1].pattern: is too complex for a buyer pattern (124 steps, at most 100): simplify it`,
+      ]);
+    });
+
+    it('places a reference that does not resolve, then applies the file once the service has the values, storing none', async () => {
+      const text = [
+        'buyers:',
+        '  - name: referencing',
+        '    integration:',
+        '      local: true',
+        '      post:',
+        '        url: "http://${env:LEADFLOW_TEST_ACME_HOST}/post"',
+        '        headers: { X-Api-Key: "${secret:acme.key}" }',
+        '        mapping: { state: state }',
+        '        response: { accepted: { path: "$.status", equals: "accepted" } }',
+        '    pricing: { type: fixed, price: "20.00" }',
+        '',
+      ].join('\n');
+      const file = await writeDocument('references.yaml', text);
+      const saved = { host: process.env.LEADFLOW_TEST_ACME_HOST, secrets: process.env.LEADFLOW_BUYER_SECRETS_FILE };
+      delete process.env.LEADFLOW_TEST_ACME_HOST;
+      delete process.env.LEADFLOW_BUYER_SECRETS_FILE;
+      try {
+        const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+        expect(run).to.deep.equal({
+          code: 1,
+          stdout: '',
+          stderr:
+            `${file}:6:9: buyers[0].integration.post.url: \${env:LEADFLOW_TEST_ACME_HOST}: is not set in the distribution service's environment\n` +
+            `${file}:7:20: buyers[0].integration.post.headers["X-Api-Key"]: \${secret:acme.key}: no secrets file is configured (LEADFLOW_BUYER_SECRETS_FILE)\n` +
+            `leadflow: 2 mistakes in ${file}; nothing was applied\n`,
+        });
+
+        process.env.LEADFLOW_TEST_ACME_HOST = '127.0.0.1:9';
+        process.env.LEADFLOW_BUYER_SECRETS_FILE = await writeDocument('secrets.yaml', 'acme:\n  key: key-secret-789\n');
+        const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
+        expect(applied.code, applied.stderr).to.equal(0);
+        const shown = await cli.leadflow(['buyer', 'show', 'referencing']);
+        expect(shown.stdout).to.include('${env:LEADFLOW_TEST_ACME_HOST}');
+        expect(shown.stdout).not.to.include('key-secret-789');
+        const row = await stack.service.db
+          .selectFrom('buyers')
+          .select('definition')
+          .where('name', '=', 'referencing')
+          .executeTakeFirstOrThrow();
+        expect(row.definition).to.include('${secret:acme.key}');
+        expect(row.definition).not.to.include('key-secret-789');
+      } finally {
+        for (const [name, value] of [
+          ['LEADFLOW_TEST_ACME_HOST', saved.host],
+          ['LEADFLOW_BUYER_SECRETS_FILE', saved.secrets],
+        ] as const) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+    });
+
+    it('places mistakes in a JSON document too', async () => {
+      const document = {
+        buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }],
+      };
+      const run = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, JSON.stringify(document, null, 2));
+      expect(run.code).to.equal(1);
+      // {, "buyers": [, {, "name", "tier" at line 5 column 7.
+      expect(run.stderr).to.match(/^<stdin>:5:7: buyers\[0\]\.tier: /m);
+      expect(run.stderr).to.match(/^<stdin>:6:7: buyers\[0\]\.integration(\.post)?: /m);
+    });
+
+    it('reports a YAML syntax error with its line, before connecting to anything', async () => {
+      const file = await writeDocument('broken.yaml', 'buyers:\n  - name: broken\n    tier: 1: 2\n');
+      // No address and no token: the document is read before the CLI looks for either.
+      const run = await runLeadflow(['buyer', 'apply', '-f', file], { LEADFLOW_DATA_DIR: path.join(dir, 'nowhere') });
+      expect(run).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: `leadflow: ${file}:3:11: not valid YAML: Nested mappings are not allowed in compact mappings\n`,
+      });
+    });
+
+    it('reports a file it cannot read', async () => {
+      const missing = path.join(dir, 'missing.yaml');
+      const run = await runLeadflow(['buyer', 'apply', '-f', missing]);
+      expect(run).to.deep.equal({ code: 1, stdout: '', stderr: `leadflow: cannot read ${missing}: no such file\n` });
+    });
+  });
+
+  describe('list, show, pause and resume', () => {
+    let id: string;
+
+    before(async () => {
+      const file = await writeDocument(
+        'shown.yaml',
+        documentOf(
+          buyerEntry(
+            'shown-a',
+            ['tier: 2', 'priority: 5', 'weight: 3'],
+            ['headers: { X-Api-Key: hdr-secret-123 }', 'auth: { bearer: tok-secret-456 }'],
+          ),
+        ),
+      );
+      id = (await cli.json('buyer', 'apply', '-f', file)).buyers[0].id;
+    });
+
+    it('lists buyers as a table and as JSON', async () => {
+      const run = await cli.leadflow(['buyer', 'list']);
+      expect(run.code).to.equal(0);
+      expect(run.stdout).to.match(
+        /^ID\s+NAME\s+STATUS\s+TIER\s+PRIORITY\s+WEIGHT\s+MODE\s+PRICING\s+POST HOST\s+CIRCUIT\s+TODAY \(LEADS \/ SPEND\)$/m,
+      );
+      expect(run.stdout).to.match(
         new RegExp(
-          `^learned:\\s+${percent(learned.acceptRate)} accepted \\(prior ${percent(learned.priorAcceptRate)}, 1 of 1 answered post\\), 0% unanswered, post p50 \\d+ ms, p90 \\d+ ms \\(1 recent post\\)$`,
+          `^${id}\\s+shown-a\\s+active\\s+2\\s+5\\s+3\\s+direct_post\\s+fixed\\s+http://127\\.0\\.0\\.1:9\\s+closed\\s+0 / \\$0\\.00$`,
           'm',
         ),
       );
+      expect(await buyerNamed('shown-a')).to.deep.include({
+        id,
+        active: true,
+        tier: 2,
+        priority: 5,
+        weight: 3,
+        mode: 'BUYER_MODE_DIRECT_POST',
+        pricing: 'PRICING_FIXED',
+        postHost: 'http://127.0.0.1:9',
+        circuit: 'CIRCUIT_STATE_CLOSED',
+        usage: { leadsThisHour: 0, leadsToday: 0, leadsThisMonth: 0, spendTodayCents: 0 },
+      });
     });
-  },
-  ['sqlite'],
-);
+
+    it('shows a buyer by name or id, with header values and credentials redacted', async () => {
+      const run = await cli.leadflow(['buyer', 'show', 'shown-a']);
+      expect(run.code).to.equal(0);
+      expect(run.stdout).to.match(new RegExp(`^id:\\s+${id}$`, 'm'));
+      expect(run.stdout).to.match(/^status:\s+active$/m);
+      expect(run.stdout).to.match(/^leads:\s+0 this hour, 0 today, 0 this month$/m);
+      expect(run.stdout).to.match(/^definition:\n {2}name: shown-a\n/m);
+      expect(run.stdout).to.match(/X-Api-Key: "?\[redacted\]"?/);
+      expect(run.stdout).to.match(/auth: "?\[redacted\]"?/);
+
+      const shown = await cli.json('buyer', 'show', id);
+      expect(shown.summary).to.include({ id, name: 'shown-a', tier: 2 });
+      expect(shown.definition.integration.post.headers).to.deep.equal({ 'X-Api-Key': '[redacted]' });
+      expect(shown.definition.integration.post.auth).to.equal('[redacted]');
+      expect(run.stdout + JSON.stringify(shown)).not.to.match(/hdr-secret-123|tok-secret-456/);
+    });
+
+    it('pauses and resumes a buyer by name or id', async () => {
+      const paused = await cli.leadflow(['buyer', 'pause', 'shown-a']);
+      expect(paused).to.deep.equal({
+        code: 0,
+        stderr: '',
+        stdout: `Paused buyer "shown-a" (${id}): it is offered no more leads (within a second on every instance).\n`,
+      });
+      expect((await buyerNamed('shown-a')).active).to.equal(false);
+      expect((await cli.leadflow(['buyer', 'show', id])).stdout).to.match(/^status:\s+paused$/m);
+
+      const resumed = await cli.json('buyer', 'resume', id);
+      expect(resumed).to.include({ id, name: 'shown-a', active: true });
+      const text = await cli.leadflow(['buyer', 'resume', 'shown-a']);
+      expect(text.stdout).to.equal(
+        `Resumed buyer "shown-a" (${id}): it is offered leads again (within a second on every instance).\n`,
+      );
+    });
+
+    it('reports an unknown buyer as not found, exit 1', async () => {
+      for (const argv of [
+        ['show', 'nobody'],
+        ['pause', 'nobody'],
+        ['resume', 'buy_nope', '--json'],
+      ]) {
+        const run = await cli.leadflow(['buyer', ...argv]);
+        expect(run, argv.join(' ')).to.deep.equal({
+          code: 1,
+          stdout: '',
+          stderr: 'leadflow: not found: no such buyer\n',
+        });
+      }
+    });
+  });
+});

@@ -1,9 +1,11 @@
+import type { Db } from '@leadflow/distribution/src/db/database';
+import { GetReportResponse, type ReportRow } from '@leadflow/proto/leadflow/admin/v1/reports';
+import { createLogger } from '@leadflow/service-kit/logger';
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { GetReportResponse, type ReportRow } from '../../../../proto/leadflow/admin/v1/reports.js';
-import type { Db } from '../../../../services/distribution/src/db/database.js';
-import { createLogger } from '../../../../services/service-kit/src/logger.js';
-import { type StackCli, stackCli } from '../../../cli/run-leadflow.js';
+import { startTestDistribution } from '../../../support/distribution.js';
+import { bearer, call } from '../../../support/grpc.js';
+import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import {
   leadIdOf,
   type Market,
@@ -12,9 +14,7 @@ import {
   simBuyer,
   soldOf,
   useMarket,
-} from '../../../selling/support.js';
-import { startTestDistribution } from '../../../support/distribution.js';
-import { bearer, call } from '../../../support/grpc.js';
+} from '../../../support/selling.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
