@@ -1,6 +1,3 @@
-import { ReadinessProbe } from '@leadflow/gateway/src/distribution/readiness';
-import { GatewayError } from '@leadflow/gateway/src/errors';
-import { leadFromBody } from '@leadflow/gateway/src/intake/lead-body';
 import { hashKey, PublisherKeys } from '@leadflow/gateway/src/keys/publisher-keys';
 import type { ResolvePublisherKeyResponse } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { type Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
@@ -124,42 +121,5 @@ describe('PublisherKeys', () => {
     const keys = new PublisherKeys(service.resolve, { maxEntries: 2 });
     for (const key of ['a', 'b', 'c', 'a']) await keys.lookup(key, hashKey(key), ROOT_CONTEXT);
     expect(service.calls).to.deep.equal(['a', 'b', 'c', 'a']);
-  });
-});
-
-describe('leadFromBody', () => {
-  it('copies strings, names non-strings and ignores the rest', () => {
-    const { lead, nonStringFields } = leadFromBody({ firstName: 'Ada', zip: 62701, dob: null, extra: 'x' });
-    expect(lead.firstName).to.equal('Ada');
-    expect(lead.zip).to.equal('');
-    expect(nonStringFields).to.deep.equal(['dob', 'zip']);
-    expect(lead).to.not.have.property('extra');
-  });
-
-  it('ignores fields inherited from the prototype', () => {
-    const body = Object.create({ firstName: 'inherited' }) as Record<string, unknown>;
-    expect(leadFromBody(body).lead.firstName).to.equal('');
-  });
-
-  it('refuses what is not a JSON object', () => {
-    for (const body of [[], null, 'lead', 1, true]) {
-      expect(() => leadFromBody(body), JSON.stringify(body)).to.throw(GatewayError);
-    }
-  });
-});
-
-describe('ReadinessProbe', () => {
-  it('reuses an answer for cacheMs, then asks again', async () => {
-    let calls = 0;
-    let up = true;
-    const probe = new ReadinessProbe(async () => {
-      calls += 1;
-      if (!up) throw new Error('down');
-    }, 1000);
-    expect(await probe.isReady(0)).to.equal(true);
-    up = false;
-    expect(await probe.isReady(999)).to.equal(true);
-    expect(await probe.isReady(1000)).to.equal(false);
-    expect(calls).to.equal(2);
   });
 });

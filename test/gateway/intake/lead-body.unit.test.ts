@@ -1,0 +1,24 @@
+import { GatewayError } from '@leadflow/gateway/src/errors';
+import { leadFromBody } from '@leadflow/gateway/src/intake/lead-body';
+import { expect } from 'chai';
+
+describe('leadFromBody', () => {
+  it('copies strings, names non-strings and ignores the rest', () => {
+    const { lead, nonStringFields } = leadFromBody({ firstName: 'Ada', zip: 62701, dob: null, extra: 'x' });
+    expect(lead.firstName).to.equal('Ada');
+    expect(lead.zip).to.equal('');
+    expect(nonStringFields).to.deep.equal(['dob', 'zip']);
+    expect(lead).to.not.have.property('extra');
+  });
+
+  it('ignores fields inherited from the prototype', () => {
+    const body = Object.create({ firstName: 'inherited' }) as Record<string, unknown>;
+    expect(leadFromBody(body).lead.firstName).to.equal('');
+  });
+
+  it('refuses what is not a JSON object', () => {
+    for (const body of [[], null, 'lead', 1, true]) {
+      expect(() => leadFromBody(body), JSON.stringify(body)).to.throw(GatewayError);
+    }
+  });
+});
