@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { expect } from 'chai';
+import { importSpecifiers as specifiers } from './support/import-specifiers.js';
 import { REPOSITORY_ROOT as ROOT, workspacePackages } from './support/workspaces.js';
 
 interface PackageFile {
@@ -29,14 +30,6 @@ function sourceFiles(dir: string): string[] {
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .filter((file) => !/[/\\](dist|node_modules)[/\\]/.test(path.relative(ROOT, file)));
-}
-
-/** The modules a file imports or re-exports, statically or dynamically, as written. */
-function specifiers(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const statements = /^\s*(?:(?:import|export)\b[^;]*?\bfrom\s*|import\s*)(['"])([^'"\n]+)\1/gm;
-  const dynamic = /\bimport\(\s*(['"])([^'"\n]+)\1/g;
-  return [...text.matchAll(statements), ...text.matchAll(dynamic)].map((match) => match[2] as string);
 }
 
 /** `@leadflow/core/lead-fields` -> ['@leadflow/core', './lead-fields']; `fastify` -> ['fastify', '.']. */
