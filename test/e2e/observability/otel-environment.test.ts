@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { jsonLines } from '../support/json-lines.js';
-import { validLeadBody } from '../support/leads.js';
-import { type OtlpReceiver, startOtlpGrpcReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
-import { freePorts } from '../support/ports.js';
+import { jsonLines } from '../../support/json-lines.js';
+import { validLeadBody } from '../../support/leads.js';
+import { type OtlpReceiver, startOtlpGrpcReceiver, startOtlpReceiver } from '../../support/otlp-receiver.js';
+import { freePorts } from '../../support/ports.js';
 import {
   exited,
   isRunning,
@@ -13,8 +13,8 @@ import {
   startProcess,
   stopProcess,
   waitForProcess,
-} from '../support/source-process.js';
-import { waitUntil } from '../support/wait-until.js';
+} from '../../support/source-process.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 type Env = Record<string, string>;
 
