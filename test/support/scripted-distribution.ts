@@ -98,6 +98,9 @@ export class ScriptedDistribution {
         const known = this.keys.get(call.request.webmasterKey);
         callback(null, known ? { valid: true, ...known } : { valid: false, publisherId: '', rateLimitPerMinute: 0 });
       },
+      getLeadStatus: (_call, callback) => {
+        callback({ code: status.UNIMPLEMENTED, details: 'not scripted' });
+      },
     };
     this.server.addService(DistributionServiceService, implementation);
     this.port = await new Promise<number>((resolve, reject) => {

@@ -2,6 +2,8 @@ import type { CallOptions, ChannelCredentials, ServiceError } from '@grpc/grpc-j
 import {
   DistributionServiceClient,
   DistributionServiceService,
+  type GetLeadStatusRequest,
+  type GetLeadStatusResponse,
   type ResolvePublisherKeyResponse,
   type SubmitLeadRequest,
   type SubmitLeadResponse,
@@ -12,6 +14,8 @@ import { clientSpanInterceptor } from './client-span.js';
 
 /** Key resolution is a cached lookup on the service side: it answers fast or not at all. */
 const RESOLVE_KEY_DEADLINE_MS = 1000;
+/** A lead's status is one indexed read. */
+const LEAD_STATUS_DEADLINE_MS = 2000;
 
 const tracer = trace.getTracer('leadflow-gateway');
 
@@ -58,6 +62,15 @@ export class DistributionCalls {
       DistributionServiceService.resolvePublisherKey,
       { webmasterKey },
       this.options(parent, RESOLVE_KEY_DEADLINE_MS),
+    );
+  }
+
+  getLeadStatus(request: GetLeadStatusRequest, parent: Context): Promise<GetLeadStatusResponse> {
+    return callMethod(
+      this.client,
+      DistributionServiceService.getLeadStatus,
+      request,
+      this.options(parent, LEAD_STATUS_DEADLINE_MS),
     );
   }
 

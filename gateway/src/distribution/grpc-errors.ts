@@ -39,3 +39,9 @@ export function fromSubmitFailure(error: unknown): GatewayError {
       return GatewayError.of('INTERNAL_SERVER_ERROR', detail);
   }
 }
+
+/** A failed GetLeadStatus call: NOT_FOUND is an unknown clickid (for this publisher), the rest as for SubmitLead. */
+export function fromLeadStatusFailure(error: unknown): GatewayError {
+  if (isServiceError(error) && error.code === status.NOT_FOUND) return GatewayError.of('NOT_FOUND');
+  return fromSubmitFailure(error);
+}

@@ -24,7 +24,10 @@ export type IntakeAnswer = SoldAnswer | RejectedAnswer;
  * The 200 answer for a processed lead, in the spec's field order. (An invalid lead
  * is a failed call: see fromSubmitFailure.)
  */
-export function intakeAnswer(response: SubmitLeadResponse, processingTime: () => number): IntakeAnswer {
+export function intakeAnswer(
+  response: Pick<SubmitLeadResponse, 'outcome'>,
+  processingTime: () => number,
+): IntakeAnswer {
   const outcome = response.outcome;
   switch (outcome?.$case) {
     case 'sold': {

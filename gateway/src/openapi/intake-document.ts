@@ -80,7 +80,35 @@ function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[n
   };
 }
 
-/** The OpenAPI 3.1 description of the public intake endpoint. */
+const WEBMASTER_KEY = {
+  name: 'webmasterKey',
+  in: 'path',
+  required: true,
+  description: 'Your webmaster key, as issued by leadflow. It is your only credential: keep it secret.',
+  schema: { type: 'string' },
+};
+
+const LEAD_ID = { type: 'string', description: 'Identifier assigned to the lead.' };
+const PROCESSING_TIME = {
+  type: 'number',
+  description: 'Milliseconds from the gateway receiving the request to the answer being written.',
+};
+
+const LEAD_STATUS =
+  "The lead's outcome now, in the intake answer's shape: sold or rejected, or pending while the lead is held " +
+  'until the buyer its post went to confirms it (the intake answered it rejected with the reason that it is held), ' +
+  'or while it is still being sold. A held lead settles later: ask again, or register a postback URL to be told. ' +
+  "Only your own leads are found: a clickid you did not send is a 404. processingTime is this request's.";
+
+/** The answers an intake request and a status request share: errors that are not about a lead's body. */
+const SHARED_ERRORS = new Set<ErrorCode>([
+  'UNAUTHORIZED',
+  'RATE_LIMITED',
+  'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
+]);
+
+/** The OpenAPI 3.1 description of the public intake endpoint and its lead status endpoint. */
 export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema {
   const leadProperties = Object.fromEntries(LEAD_FIELDS.map((field) => [field, fieldSchema(field)]));
   return {
@@ -97,15 +125,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
           operationId: 'submitLead',
           summary: 'Submit one lead',
           description: `${rateLimitText(defaultRateLimitPerMinute)}\n\n${RETRIES}`,
-          parameters: [
-            {
-              name: 'webmasterKey',
-              in: 'path',
-              required: true,
-              description: 'Your webmaster key, as issued by leadflow. It is your only credential: keep it secret.',
-              schema: { type: 'string' },
-            },
-          ],
+          parameters: [WEBMASTER_KEY],
           requestBody: { required: true, content: json('Lead') },
           responses: {
             '200': {
@@ -139,6 +159,48 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
           },
         },
       },
+      '/api/intake/{webmasterKey}/leads/{clickid}': {
+        get: {
+          operationId: 'getLeadStatus',
+          summary: 'The outcome of a lead you sent',
+          description: `${LEAD_STATUS}\n\n${rateLimitText(defaultRateLimitPerMinute)}`,
+          parameters: [
+            WEBMASTER_KEY,
+            {
+              name: 'clickid',
+              in: 'path',
+              required: true,
+              description: 'The clickid you sent the lead with (percent-encoded in the path).',
+              schema: { type: 'string' },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The lead is sold, rejected or pending. Carries no personal field.',
+              headers: rateLimitHeaders,
+              content: {
+                'application/json': {
+                  schema: {
+                    oneOf: [
+                      { $ref: '#/components/schemas/SoldAnswer' },
+                      { $ref: '#/components/schemas/RejectedAnswer' },
+                      { $ref: '#/components/schemas/PendingAnswer' },
+                    ],
+                    discriminator: { propertyName: 'status' },
+                  },
+                },
+              },
+            },
+            '404': errorAnswer({ code: 'NOT_FOUND', description: 'You sent no lead with this clickid.' }),
+            ...Object.fromEntries(
+              ERROR_ANSWERS.filter((answer) => SHARED_ERRORS.has(answer.code)).map((answer) => [
+                String(statusOf(answer.code)),
+                errorAnswer(answer),
+              ]),
+            ),
+          },
+        },
+      },
     },
     components: {
       schemas: {
@@ -154,7 +216,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
           type: 'object',
           required: ['leadId', 'status', 'price', 'buyerId', 'processingTime'],
           properties: {
-            leadId: { type: 'string', description: 'Identifier assigned to the lead.' },
+            leadId: LEAD_ID,
             status: { const: 'sold' },
             price: { type: 'number', description: 'Your payout for the sale, in USD.' },
             redirectUrl: {
@@ -163,23 +225,27 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
               description: 'Where to redirect the end user; absent when the buyer gave none.',
             },
             buyerId: { type: 'string', description: 'Identifier of the buyer.' },
-            processingTime: {
-              type: 'number',
-              description: 'Milliseconds from the gateway receiving the request to the answer being written.',
-            },
+            processingTime: PROCESSING_TIME,
           },
         },
         RejectedAnswer: {
           type: 'object',
           required: ['leadId', 'status', 'reason', 'processingTime'],
           properties: {
-            leadId: { type: 'string', description: 'Identifier assigned to the lead.' },
+            leadId: LEAD_ID,
             status: { const: 'rejected' },
             reason: { type: 'string', description: 'Why no sale happened.' },
-            processingTime: {
-              type: 'number',
-              description: 'Milliseconds from the gateway receiving the request to the answer being written.',
-            },
+            processingTime: PROCESSING_TIME,
+          },
+        },
+        PendingAnswer: {
+          type: 'object',
+          required: ['leadId', 'status', 'reason', 'processingTime'],
+          properties: {
+            leadId: LEAD_ID,
+            status: { const: 'pending' },
+            reason: { type: 'string', description: 'Why the lead has no final outcome yet.' },
+            processingTime: PROCESSING_TIME,
           },
         },
         ValidationError: {

@@ -23,6 +23,7 @@ import { callerChecksInterceptor } from './grpc/caller-checks.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
 import { IntakeService } from './intake/intake.service.js';
+import { LeadStatusLookup } from './intake/lead-status.js';
 import { LeadLookup } from './leads/lead-lookup.js';
 import { callMetricsInterceptor, countUnknownMethods } from './observability/call-metrics.js';
 import { ServingHealth } from './observability/health.js';
@@ -229,6 +230,7 @@ async function serve(
     distributionHandlers({
       intake,
       publishers,
+      leadStatus: new LeadStatusLookup(db, publishers),
       tracer,
       logger,
     }),

@@ -41,6 +41,7 @@ const floor: DistributionServiceServer = {
   },
   resolvePublisherKey: unimplemented,
   getLead: unimplemented,
+  getLeadStatus: unimplemented,
 };
 
 const server = new Server();

@@ -135,6 +135,27 @@ export interface ResolvePublisherKeyResponse {
   rateLimitPerMinute: number;
 }
 
+export interface GetLeadStatusRequest {
+  webmasterKey: string;
+  clickid: string;
+}
+
+export interface GetLeadStatusResponse {
+  outcome: { $case: "sold"; value: Sold } | { $case: "rejected"; value: Rejected } | {
+    $case: "pending";
+    value: Pending;
+  } | undefined;
+}
+
+/**
+ * The lead has no final outcome yet: held until the buyer a post went to
+ * confirms it, or still being sold.
+ */
+export interface Pending {
+  leadId: string;
+  reason: string;
+}
+
 function createBaseLead(): Lead {
   return {
     price: "",
@@ -1692,6 +1713,306 @@ export const ResolvePublisherKeyResponse: MessageFns<ResolvePublisherKeyResponse
   },
 };
 
+function createBaseGetLeadStatusRequest(): GetLeadStatusRequest {
+  return { webmasterKey: "", clickid: "" };
+}
+
+export const GetLeadStatusRequest: MessageFns<GetLeadStatusRequest> = {
+  encode(message: GetLeadStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webmasterKey !== "") {
+      writer.uint32(10).string(message.webmasterKey);
+    }
+    if (message.clickid !== "") {
+      writer.uint32(18).string(message.clickid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLeadStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLeadStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webmasterKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clickid = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetLeadStatusRequest {
+    return {
+      webmasterKey: isSet(object.webmasterKey)
+        ? globalThis.String(object.webmasterKey)
+        : isSet(object.webmaster_key)
+        ? globalThis.String(object.webmaster_key)
+        : "",
+      clickid: isSet(object.clickid) ? globalThis.String(object.clickid) : "",
+    };
+  },
+
+  toJSON(message: GetLeadStatusRequest): unknown {
+    const obj: any = {};
+    if (message.webmasterKey !== undefined) {
+      obj.webmasterKey = message.webmasterKey;
+    }
+    if (message.clickid !== undefined) {
+      obj.clickid = message.clickid;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetLeadStatusRequest>, I>>(base?: I): GetLeadStatusRequest {
+    return GetLeadStatusRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetLeadStatusRequest>, I>>(object: I): GetLeadStatusRequest {
+    const message = createBaseGetLeadStatusRequest();
+    message.webmasterKey = object.webmasterKey ?? "";
+    message.clickid = object.clickid ?? "";
+    return message;
+  },
+};
+
+function createBaseGetLeadStatusResponse(): GetLeadStatusResponse {
+  return { outcome: undefined };
+}
+
+export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
+  encode(message: GetLeadStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.outcome?.$case) {
+      case "sold":
+        Sold.encode(message.outcome.value, writer.uint32(10).fork()).join();
+        break;
+      case "rejected":
+        Rejected.encode(message.outcome.value, writer.uint32(18).fork()).join();
+        break;
+      case "pending":
+        Pending.encode(message.outcome.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLeadStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLeadStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcome = { $case: "sold", value: Sold.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outcome = { $case: "rejected", value: Rejected.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.outcome = { $case: "pending", value: Pending.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetLeadStatusResponse {
+    return {
+      outcome: isSet(object.sold)
+        ? { $case: "sold", value: Sold.fromJSON(object.sold) }
+        : isSet(object.rejected)
+        ? { $case: "rejected", value: Rejected.fromJSON(object.rejected) }
+        : isSet(object.pending)
+        ? { $case: "pending", value: Pending.fromJSON(object.pending) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetLeadStatusResponse): unknown {
+    const obj: any = {};
+    if (message.outcome?.$case === "sold") {
+      obj.sold = Sold.toJSON(message.outcome.value);
+    } else if (message.outcome?.$case === "rejected") {
+      obj.rejected = Rejected.toJSON(message.outcome.value);
+    } else if (message.outcome?.$case === "pending") {
+      obj.pending = Pending.toJSON(message.outcome.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetLeadStatusResponse>, I>>(base?: I): GetLeadStatusResponse {
+    return GetLeadStatusResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetLeadStatusResponse>, I>>(object: I): GetLeadStatusResponse {
+    const message = createBaseGetLeadStatusResponse();
+    switch (object.outcome?.$case) {
+      case "sold": {
+        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
+          message.outcome = { $case: "sold", value: Sold.fromPartial(object.outcome.value) };
+        }
+        break;
+      }
+      case "rejected": {
+        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
+          message.outcome = { $case: "rejected", value: Rejected.fromPartial(object.outcome.value) };
+        }
+        break;
+      }
+      case "pending": {
+        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
+          message.outcome = { $case: "pending", value: Pending.fromPartial(object.outcome.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBasePending(): Pending {
+  return { leadId: "", reason: "" };
+}
+
+export const Pending: MessageFns<Pending> = {
+  encode(message: Pending, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Pending {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePending();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Pending {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: Pending): unknown {
+    const obj: any = {};
+    if (message.leadId !== undefined) {
+      obj.leadId = message.leadId;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Pending>, I>>(base?: I): Pending {
+    return Pending.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Pending>, I>>(object: I): Pending {
+    const message = createBasePending();
+    message.leadId = object.leadId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
 /**
  * Sells publishers' leads to buyers. Business outcomes (sold, rejected,
  * unconfirmed) travel in the response message; refusals are gRPC status codes
@@ -1736,6 +2057,24 @@ export const DistributionServiceService = {
       Buffer.from(ResolvePublisherKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolvePublisherKeyResponse => ResolvePublisherKeyResponse.decode(value),
   },
+  /**
+   * The current outcome of the lead the key's publisher sent with a clickid:
+   * sold or rejected as SubmitLead answers them, or pending while the lead is
+   * held for a buyer's confirmation (or still being sold). Carries no personal
+   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
+   * publisher's lead is not found).
+   */
+  getLeadStatus: {
+    path: "/leadflow.distribution.v1.DistributionService/GetLeadStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLeadStatusRequest): Buffer => Buffer.from(GetLeadStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLeadStatusRequest => GetLeadStatusRequest.decode(value),
+    responseSerialize: (value: GetLeadStatusResponse): Buffer =>
+      Buffer.from(GetLeadStatusResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLeadStatusResponse => GetLeadStatusResponse.decode(value),
+  },
 } as const;
 
 export interface DistributionServiceServer extends UntypedServiceImplementation {
@@ -1755,6 +2094,15 @@ export interface DistributionServiceServer extends UntypedServiceImplementation 
    * whether it is live and which rate limit applies. Cache the answer briefly.
    */
   resolvePublisherKey: handleUnaryCall<ResolvePublisherKeyRequest, ResolvePublisherKeyResponse>;
+  /**
+   * The current outcome of the lead the key's publisher sent with a clickid:
+   * sold or rejected as SubmitLead answers them, or pending while the lead is
+   * held for a buyer's confirmation (or still being sold). Carries no personal
+   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
+   * publisher's lead is not found).
+   */
+  getLeadStatus: handleUnaryCall<GetLeadStatusRequest, GetLeadStatusResponse>;
 }
 
 export interface DistributionServiceClient extends Client {
@@ -1801,6 +2149,29 @@ export interface DistributionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolvePublisherKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The current outcome of the lead the key's publisher sent with a clickid:
+   * sold or rejected as SubmitLead answers them, or pending while the lead is
+   * held for a buyer's confirmation (or still being sold). Carries no personal
+   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
+   * publisher's lead is not found).
+   */
+  getLeadStatus(
+    request: GetLeadStatusRequest,
+    callback: (error: ServiceError | null, response: GetLeadStatusResponse) => void,
+  ): ClientUnaryCall;
+  getLeadStatus(
+    request: GetLeadStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLeadStatusResponse) => void,
+  ): ClientUnaryCall;
+  getLeadStatus(
+    request: GetLeadStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLeadStatusResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,5 +1,7 @@
 import type {
   DistributionServiceServer,
+  GetLeadStatusRequest,
+  GetLeadStatusResponse,
   ResolvePublisherKeyRequest,
   ResolvePublisherKeyResponse,
   SubmitLeadRequest,
@@ -11,6 +13,7 @@ import { durationOfMs } from '@leadflow/service-kit/proto-time';
 import type { Tracer } from '@opentelemetry/api';
 import type { IntakeService } from '../intake/intake.service.js';
 import type { IntakeOutcome } from '../intake/intake-outcome.js';
+import type { LeadStatusAnswer, LeadStatusLookup } from '../intake/lead-status.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import { invalidLeadError } from './invalid-lead.js';
 import { answerBy, unaryMethods } from './unary.js';
@@ -18,6 +21,7 @@ import { answerBy, unaryMethods } from './unary.js';
 export interface DistributionHandlerDependencies {
   intake: IntakeService;
   publishers: PublisherService;
+  leadStatus: LeadStatusLookup;
   tracer: Tracer;
   logger: Logger;
 }
@@ -25,21 +29,33 @@ export interface DistributionHandlerDependencies {
 function outcomeMessage(outcome: IntakeOutcome): SubmitLeadResponse['outcome'] {
   switch (outcome.kind) {
     case 'sold':
-      return {
-        $case: 'sold',
-        value: {
-          leadId: outcome.leadId,
-          payoutCents: outcome.payoutCents,
-          buyerId: outcome.buyerId,
-          redirectUrl: outcome.redirectUrl,
-        },
-      };
+      return { $case: 'sold', value: soldMessage(outcome) };
     case 'rejected':
       return { $case: 'rejected', value: { leadId: outcome.leadId, reason: outcome.reason } };
     case 'unconfirmed':
       return { $case: 'unconfirmed', value: { leadId: outcome.leadId, reason: outcome.reason } };
     case 'invalid':
       throw invalidLeadError(outcome.errors, outcome.clickidReused);
+  }
+}
+
+function soldMessage(outcome: Extract<IntakeOutcome, { kind: 'sold' }>) {
+  return {
+    leadId: outcome.leadId,
+    payoutCents: outcome.payoutCents,
+    buyerId: outcome.buyerId,
+    redirectUrl: outcome.redirectUrl,
+  };
+}
+
+function statusMessage(answer: LeadStatusAnswer): GetLeadStatusResponse['outcome'] {
+  switch (answer.kind) {
+    case 'sold':
+      return { $case: 'sold', value: soldMessage(answer) };
+    case 'rejected':
+      return { $case: 'rejected', value: { leadId: answer.leadId, reason: answer.reason } };
+    case 'pending':
+      return { $case: 'pending', value: { leadId: answer.leadId, reason: answer.reason } };
   }
 }
 
@@ -67,6 +83,12 @@ export function distributionHandlers(deps: DistributionHandlerDependencies): Dis
           ? { valid: true, publisherId: live.publisherId, rateLimitPerMinute: live.rateLimitPerMinute }
           : { valid: false, publisherId: '', rateLimitPerMinute: 0 };
       },
+    ),
+    getLeadStatus: method(
+      'GetLeadStatus',
+      async (request: GetLeadStatusRequest): Promise<GetLeadStatusResponse> => ({
+        outcome: statusMessage(await deps.leadStatus.statusOf(request.webmasterKey, request.clickid)),
+      }),
     ),
   };
 }

@@ -1,0 +1,33 @@
+import type { Db } from '../db/database.js';
+import { StatusError } from '../errors.js';
+import { findLeadByClickid } from '../leads/lead.repository.js';
+import type { PublisherService } from '../publishers/publisher.service.js';
+import { storedOutcome } from './intake-outcome.js';
+
+export type LeadStatusAnswer =
+  | { kind: 'sold'; leadId: string; payoutCents: number; buyerId: string; redirectUrl: string }
+  | { kind: 'rejected'; leadId: string; reason: string }
+  /** No final outcome yet: held for a buyer's confirmation, or still being sold. */
+  | { kind: 'pending'; leadId: string; reason: string };
+
+export const STILL_BEING_SOLD = 'the lead is still being sold';
+
+/** What a publisher may learn of its own lead by clickid: its outcome, never another publisher's lead. */
+export class LeadStatusLookup {
+  constructor(
+    private readonly db: Db,
+    private readonly publishers: PublisherService,
+  ) {}
+
+  async statusOf(webmasterKey: string, clickid: string): Promise<LeadStatusAnswer> {
+    const publisher = await this.publishers.resolveKey(webmasterKey);
+    if (!publisher)
+      throw new StatusError('unauthenticated', 'invalid webmaster key', { reason: 'INVALID_WEBMASTER_KEY' });
+    const lead = clickid === '' ? undefined : await findLeadByClickid(this.db, publisher.publisherId, clickid);
+    if (!lead) throw new StatusError('not_found', 'no lead with this clickid', { reason: 'LEAD_NOT_FOUND' });
+    const outcome = storedOutcome(lead);
+    if (outcome?.kind === 'sold' || outcome?.kind === 'rejected') return outcome;
+    const reason = outcome?.kind === 'unconfirmed' ? outcome.reason : STILL_BEING_SOLD;
+    return { kind: 'pending', leadId: lead.id, reason };
+  }
+}
