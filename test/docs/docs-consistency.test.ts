@@ -1,11 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { buyerCommands } from '@leadflow/cli/src/commands/buyer';
-import { leadCommands } from '@leadflow/cli/src/commands/lead';
-import { piiCommands } from '@leadflow/cli/src/commands/pii';
-import { publisherCommands } from '@leadflow/cli/src/commands/publisher';
-import { reportCommands } from '@leadflow/cli/src/commands/report';
-import { returnsCommands } from '@leadflow/cli/src/commands/returns';
+import { COMMANDS } from '@leadflow/cli/src/run-cli';
 import { expect } from 'chai';
 import { workspacePackages } from '../support/workspaces.js';
 
@@ -64,14 +59,6 @@ const VARIABLE = /\b((?:LEADFLOW|BENCH)_[A-Z0-9_]*[A-Z0-9])(_\*)?/g;
 
 /** Every option of every command takes these (services/cli/src/run-cli.ts). */
 const COMMON_FLAGS = ['json', 'address', 'tls-ca', 'tls-cert', 'tls-key', 'help'];
-const COMMANDS = [
-  ...publisherCommands,
-  ...buyerCommands,
-  ...leadCommands,
-  ...piiCommands,
-  ...reportCommands,
-  ...returnsCommands,
-];
 
 describe('docs: consistent with the code', () => {
   it('every relative link leads to a file, and every anchor to a heading of it', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { personLead } from '../selling/support.js';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
+import { personLead } from '../support/selling.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { describeEachDatabase } from '../support/test-database.js';
 

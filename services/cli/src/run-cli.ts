@@ -4,6 +4,7 @@ import type { Command, CommandOutput, InputStream } from './commands/command.js'
 import { leadCommands } from './commands/lead.js';
 import { type LocalCommand, piiCommands } from './commands/pii.js';
 import { publisherCommands } from './commands/publisher.js';
+import { publisherPostbackCommands } from './commands/publisher-postbacks.js';
 import { reportCommands } from './commands/report.js';
 import { returnsCommands } from './commands/returns.js';
 import { secretsCommands } from './commands/secrets.js';
@@ -27,8 +28,10 @@ const EXIT_USAGE = 2;
 
 type AnyCommand = Command<unknown> | LocalCommand<unknown>;
 
-const COMMANDS: AnyCommand[] = [
+/** Every command of the CLI. */
+export const COMMANDS: AnyCommand[] = [
   ...publisherCommands,
+  ...publisherPostbackCommands,
   ...buyerCommands,
   ...leadCommands,
   ...returnsCommands,

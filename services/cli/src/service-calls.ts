@@ -20,6 +20,7 @@ import type {
   ListLeadsResponse,
   UnconfirmedLead,
 } from '@leadflow/proto/leadflow/admin/v1/leads';
+import type { PostbackDelivery, PublisherPostback } from '@leadflow/proto/leadflow/admin/v1/postbacks';
 import type { GetReportRequest, ReportRow } from '@leadflow/proto/leadflow/admin/v1/reports';
 import { ConfigError } from '@leadflow/service-kit/config';
 import { bearerTokenInterceptor, deadlineInterceptor } from '@leadflow/service-kit/grpc-client-interceptors';
@@ -134,6 +135,23 @@ export class ServiceCalls {
       rateLimitPerMinute,
     });
     return present(response.publisher, 'publisher');
+  }
+
+  async setPublisherPostback(publisherId: string, url: string, local: boolean): Promise<PublisherPostback> {
+    const response = await this.call(AdminServiceService.setPublisherPostback, { publisherId, url, local });
+    return present(response.postback, 'postback');
+  }
+
+  async getPublisherPostback(publisherId: string): Promise<PublisherPostback> {
+    return present((await this.call(AdminServiceService.getPublisherPostback, { publisherId })).postback, 'postback');
+  }
+
+  async rotatePostbackSecret(publisherId: string): Promise<PublisherPostback> {
+    return present((await this.call(AdminServiceService.rotatePostbackSecret, { publisherId })).postback, 'postback');
+  }
+
+  async listPostbackDeliveries(publisherId: string, pageSize: number): Promise<PostbackDelivery[]> {
+    return (await this.call(AdminServiceService.listPostbackDeliveries, { publisherId, pageSize })).deliveries;
   }
 
   /** The document's mistakes come back in the answer, not as a failed call. */

@@ -30,6 +30,8 @@ import { ServingHealth } from './observability/health.js';
 import { DistributionMetrics } from './observability/metrics.js';
 import { type MetricsServer, startMetricsServer } from './observability/metrics-server.js';
 import { addReflection } from './observability/reflection.js';
+import { PostbackWorker } from './postbacks/postback-worker.js';
+import { PublisherPostbacks } from './postbacks/publisher-postbacks.js';
 import { PublisherService } from './publishers/publisher.service.js';
 import { BuyerReports } from './reports/buyer-reports.js';
 import { ReportService } from './reports/report.service.js';
@@ -76,6 +78,10 @@ export interface DistributionOptions {
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How often each instance reads every instance's recent posts again, for the learned post figures. */
 const POST_FIGURES_REFRESH_MS = 30_000;
+/** How often each instance looks for publisher events due for delivery. */
+const POSTBACK_SWEEP_INTERVAL_MS = 500;
+/** A publisher's receiver gets as long as a slow buyer's post to answer an event. */
+const POSTBACK_TIMEOUT_MS = 5_000;
 
 function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -209,6 +215,13 @@ async function serve(
     logger,
     metrics,
   });
+  const postbackWorker = new PostbackWorker({
+    db,
+    cipher,
+    logger,
+    intervalMs: POSTBACK_SWEEP_INTERVAL_MS,
+    timeoutMs: POSTBACK_TIMEOUT_MS,
+  });
   const pii = new PiiLifecycle(db, cipher);
   const demoKey = options.demoSimulatorUrl
     ? await seedDemo(config.dataDir, options.demoSimulatorUrl, publishers, buyers)
@@ -247,6 +260,7 @@ async function serve(
       returns: new LeadReturns(db, buyers, publishers, (leadReturn) =>
         metrics.leadReturned(leadReturn.buyerId, leadReturn.reason),
       ),
+      postbacks: new PublisherPostbacks(db, publishers, cipher),
       pii,
       cipher,
       tracer,
@@ -281,6 +295,7 @@ async function serve(
       ? undefined
       : schedulePurge(pii, { retentionDays: config.piiRetentionDays, logger });
   reconciler.start();
+  postbackWorker.start();
   health.serve();
   logListenerTransport(logger, config, transport);
   const stopReloading = transport.files ? reloadPeriodically(transport.files, logger) : undefined;
@@ -296,6 +311,7 @@ async function serve(
       health.drain();
       await purgeSchedule?.stop();
       await reconciler.stop();
+      await postbackWorker.stop();
       await figures.stop();
       await shutdown(server);
       await metricsServer.close();

@@ -34,6 +34,16 @@ import {
   ListUnconfirmedLeadsRequest,
   ListUnconfirmedLeadsResponse,
 } from "./leads.js";
+import {
+  GetPublisherPostbackRequest,
+  GetPublisherPostbackResponse,
+  ListPostbackDeliveriesRequest,
+  ListPostbackDeliveriesResponse,
+  RotatePostbackSecretRequest,
+  RotatePostbackSecretResponse,
+  SetPublisherPostbackRequest,
+  SetPublisherPostbackResponse,
+} from "./postbacks.js";
 import { GetReportRequest, GetReportResponse } from "./reports.js";
 
 export const protobufPackage = "leadflow.admin.v1";
@@ -4734,6 +4744,60 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): SetPublisherClawbackResponse => SetPublisherClawbackResponse.decode(value),
   },
   /**
+   * Registers (or with an empty url removes) the URL a publisher's lead events
+   * are posted to. INVALID_ARGUMENT (field "url") for a URL that is not an
+   * absolute https URL on a public address, unless local. Answers the settings
+   * with the signing secret, generated the first time.
+   */
+  setPublisherPostback: {
+    path: "/leadflow.admin.v1.AdminService/SetPublisherPostback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetPublisherPostbackRequest): Buffer =>
+      Buffer.from(SetPublisherPostbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetPublisherPostbackRequest => SetPublisherPostbackRequest.decode(value),
+    responseSerialize: (value: SetPublisherPostbackResponse): Buffer =>
+      Buffer.from(SetPublisherPostbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetPublisherPostbackResponse => SetPublisherPostbackResponse.decode(value),
+  },
+  /** The publisher's postback settings and signing secret (generated if none). */
+  getPublisherPostback: {
+    path: "/leadflow.admin.v1.AdminService/GetPublisherPostback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPublisherPostbackRequest): Buffer =>
+      Buffer.from(GetPublisherPostbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPublisherPostbackRequest => GetPublisherPostbackRequest.decode(value),
+    responseSerialize: (value: GetPublisherPostbackResponse): Buffer =>
+      Buffer.from(GetPublisherPostbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPublisherPostbackResponse => GetPublisherPostbackResponse.decode(value),
+  },
+  /** Replaces the signing secret: events signed from now on use the new one. */
+  rotatePostbackSecret: {
+    path: "/leadflow.admin.v1.AdminService/RotatePostbackSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotatePostbackSecretRequest): Buffer =>
+      Buffer.from(RotatePostbackSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotatePostbackSecretRequest => RotatePostbackSecretRequest.decode(value),
+    responseSerialize: (value: RotatePostbackSecretResponse): Buffer =>
+      Buffer.from(RotatePostbackSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotatePostbackSecretResponse => RotatePostbackSecretResponse.decode(value),
+  },
+  /** The publisher's most recent postback events and how their delivery went. */
+  listPostbackDeliveries: {
+    path: "/leadflow.admin.v1.AdminService/ListPostbackDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPostbackDeliveriesRequest): Buffer =>
+      Buffer.from(ListPostbackDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPostbackDeliveriesRequest => ListPostbackDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListPostbackDeliveriesResponse): Buffer =>
+      Buffer.from(ListPostbackDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPostbackDeliveriesResponse =>
+      ListPostbackDeliveriesResponse.decode(value),
+  },
+  /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,
    * sent as JSON), matched by name; buyers the document does not name are left
    * alone. Every mistake comes back with its path in the document, and then
@@ -4944,6 +5008,19 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
   /** How much of a returned lead's payout is taken back from the publisher. */
   setPublisherClawback: handleUnaryCall<SetPublisherClawbackRequest, SetPublisherClawbackResponse>;
   /**
+   * Registers (or with an empty url removes) the URL a publisher's lead events
+   * are posted to. INVALID_ARGUMENT (field "url") for a URL that is not an
+   * absolute https URL on a public address, unless local. Answers the settings
+   * with the signing secret, generated the first time.
+   */
+  setPublisherPostback: handleUnaryCall<SetPublisherPostbackRequest, SetPublisherPostbackResponse>;
+  /** The publisher's postback settings and signing secret (generated if none). */
+  getPublisherPostback: handleUnaryCall<GetPublisherPostbackRequest, GetPublisherPostbackResponse>;
+  /** Replaces the signing secret: events signed from now on use the new one. */
+  rotatePostbackSecret: handleUnaryCall<RotatePostbackSecretRequest, RotatePostbackSecretResponse>;
+  /** The publisher's most recent postback events and how their delivery went. */
+  listPostbackDeliveries: handleUnaryCall<ListPostbackDeliveriesRequest, ListPostbackDeliveriesResponse>;
+  /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,
    * sent as JSON), matched by name; buyers the document does not name are left
    * alone. Every mistake comes back with its path in the document, and then
@@ -5113,6 +5190,75 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetPublisherClawbackResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Registers (or with an empty url removes) the URL a publisher's lead events
+   * are posted to. INVALID_ARGUMENT (field "url") for a URL that is not an
+   * absolute https URL on a public address, unless local. Answers the settings
+   * with the signing secret, generated the first time.
+   */
+  setPublisherPostback(
+    request: SetPublisherPostbackRequest,
+    callback: (error: ServiceError | null, response: SetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  setPublisherPostback(
+    request: SetPublisherPostbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  setPublisherPostback(
+    request: SetPublisherPostbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  /** The publisher's postback settings and signing secret (generated if none). */
+  getPublisherPostback(
+    request: GetPublisherPostbackRequest,
+    callback: (error: ServiceError | null, response: GetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  getPublisherPostback(
+    request: GetPublisherPostbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  getPublisherPostback(
+    request: GetPublisherPostbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPublisherPostbackResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces the signing secret: events signed from now on use the new one. */
+  rotatePostbackSecret(
+    request: RotatePostbackSecretRequest,
+    callback: (error: ServiceError | null, response: RotatePostbackSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotatePostbackSecret(
+    request: RotatePostbackSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotatePostbackSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotatePostbackSecret(
+    request: RotatePostbackSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotatePostbackSecretResponse) => void,
+  ): ClientUnaryCall;
+  /** The publisher's most recent postback events and how their delivery went. */
+  listPostbackDeliveries(
+    request: ListPostbackDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListPostbackDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listPostbackDeliveries(
+    request: ListPostbackDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPostbackDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listPostbackDeliveries(
+    request: ListPostbackDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPostbackDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
    * Creates or updates every buyer of a declarative document (YAML or JSON,

@@ -209,6 +209,37 @@ export interface KeyCheckTable {
   created_at: number;
 }
 
+/** Where a publisher's lead events go; the signing secret is ciphertext under the PII key ring. */
+export interface PublisherPostbackTable {
+  publisher_id: string;
+  url: string;
+  /** 1: http:// and private addresses allowed, as for a buyer marked local. */
+  local: number;
+  signing_secret: string;
+  updated_at: number;
+}
+
+export type PublisherEventState = 'pending' | 'delivered' | 'failed';
+
+/** The outbox of events for publishers' postback URLs, written in the transaction of the change. */
+export interface PublisherEventTable {
+  id: string;
+  publisher_id: string;
+  lead_id: string;
+  type: string;
+  /** The JSON posted, the same on every try. */
+  body: string;
+  state: PublisherEventState;
+  attempts: number;
+  next_attempt_at: number;
+  /** Who is delivering it now, until lease_until; a lapsed lease may be taken over. */
+  lease_token: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   publishers: PublisherTable;
   publisher_keys: PublisherKeyTable;
@@ -224,6 +255,8 @@ export interface Database {
   key_checks: KeyCheckTable;
   tree_settings: TreeSettingsTable;
   lead_returns: LeadReturnTable;
+  publisher_postbacks: PublisherPostbackTable;
+  publisher_events: PublisherEventTable;
 }
 
 export type PublisherRow = Selectable<PublisherTable>;
@@ -237,4 +270,5 @@ export type NewSaleRow = Insertable<SaleTable>;
 export type LeadReturnRow = Selectable<LeadReturnTable>;
 export type LedgerEntryRow = Selectable<LedgerEntryTable>;
 export type LeadPostRow = Selectable<LeadPostTable>;
+export type PublisherEventRow = Selectable<PublisherEventTable>;
 export type LeadPostUpdate = Updateable<LeadPostTable>;

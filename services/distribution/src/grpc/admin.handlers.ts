@@ -18,6 +18,7 @@ import { redactedDefinition } from '../buyers/buyer.js';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { effectiveSettings, type TreeDefaults, type TreeSettings } from '../buyers/tree/tree-settings.js';
 import type { LeadLookup } from '../leads/lead-lookup.js';
+import type { PublisherPostbacks } from '../postbacks/publisher-postbacks.js';
 import type { PublisherKeyInfo, PublisherWithKeys } from '../publishers/publisher.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { BuyerReports } from '../reports/buyer-reports.js';
@@ -28,6 +29,7 @@ import type { PiiLifecycle } from '../security/pii-lifecycle.js';
 import type { LeadResolution } from '../selling/lead-resolution.js';
 import { auditedMethods } from './admin-audit.js';
 import { adminLeadHandlers } from './admin-leads.handlers.js';
+import { adminPostbackHandlers } from './admin-postbacks.handlers.js';
 import { pageInMemory } from './pages.js';
 import { unaryMethods } from './unary.js';
 
@@ -39,6 +41,7 @@ export interface AdminHandlerDependencies {
   leads: LeadLookup;
   resolution: LeadResolution;
   returns: LeadReturns;
+  postbacks: PublisherPostbacks;
   pii: PiiLifecycle;
   cipher: PiiCipher;
   tracer: Tracer;
@@ -159,5 +162,6 @@ export function adminHandlers(deps: AdminHandlerDependencies): AdminServiceServe
       { lookup: deps.leads, resolution: deps.resolution, returns: deps.returns, cipher: deps.cipher },
       admin,
     ),
+    ...adminPostbackHandlers(deps.postbacks, admin),
   };
 }

@@ -5,6 +5,7 @@ import type { LeadPostResolver } from '../db/schema.js';
 import { invalidField, StatusError } from '../errors.js';
 import * as repository from '../leads/lead.repository.js';
 import type { StoredLead, UnconfirmedLead } from '../leads/stored-lead.js';
+import { enqueuePublisherEvent } from '../postbacks/publisher-outbox.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { LeadPost } from './lead-post.js';
 import { listLeadPosts, recordAnswer } from './lead-post.repository.js';
@@ -25,7 +26,8 @@ export type Verdict = { sold: true; chargeCents?: number } | { sold: false };
 
 /**
  * Settles leads whose post went unanswered, on the word of the buyer's status lookup or of an operator:
- * a sale with its ledger entries, or a rejection that gives the buyer's caps and the person back.
+ * a sale with its ledger entries, or a rejection that gives the buyer's caps and the person back. The
+ * publisher's event is written in the settlement's transaction (postbacks/publisher-outbox.ts).
  */
 export class LeadResolution {
   constructor(
@@ -71,11 +73,14 @@ export class LeadResolution {
 
   private async sell(lead: StoredLead, post: LeadPost, now: number): Promise<Resolution> {
     const winner = winnerOfPost(post);
-    await this.db
-      .transaction()
-      .execute((trx) =>
-        recordSale(trx, { id: lead.id, publisherId: lead.publisherId, test: lead.test }, winner, [], null, now),
+    await this.db.transaction().execute(async (trx) => {
+      await recordSale(trx, { id: lead.id, publisherId: lead.publisherId, test: lead.test }, winner, [], null, now);
+      await enqueuePublisherEvent(
+        trx,
+        { ...eventLead(lead), status: 'sold', payoutCents: winner.payoutCents, buyerId: winner.buyerId },
+        now,
       );
+    });
     return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
   }
 
@@ -86,15 +91,17 @@ export class LeadResolution {
     now: number,
   ): Promise<Resolution> {
     await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
-    if (
-      !(await repository.settleLead(this.db, lead.id, {
-        status: 'rejected',
-        completedAt: now,
-        reason: NO_BUYER_ACCEPTED,
-      }))
-    ) {
-      throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
-    }
+    await this.db.transaction().execute(async (trx) => {
+      const outcome = { status: 'rejected', completedAt: now, reason: NO_BUYER_ACCEPTED } as const;
+      if (!(await repository.settleLead(trx, lead.id, outcome))) {
+        throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
+      }
+      await enqueuePublisherEvent(
+        trx,
+        { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason: outcome.reason },
+        now,
+      );
+    });
     if (!lead.test) {
       const buyer = await this.buyers.get(post.buyerId);
       await releaseHolds(this.db, lead.id, buyer, lead.person);
@@ -109,4 +116,8 @@ export class LeadResolution {
       throw new StatusError('failed_precondition', "the buyer's payout policy gives no payout for this price");
     return payout;
   }
+}
+
+function eventLead(lead: StoredLead) {
+  return { publisherId: lead.publisherId, leadId: lead.id, clickid: lead.clickid, test: lead.test };
 }

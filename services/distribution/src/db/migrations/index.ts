@@ -12,6 +12,7 @@ import * as leadLookupIndexes from './2026_11_23_1600_lead_lookup_indexes.js';
 import * as salesBuyerIndex from './2026_11_23_1600_sales_buyer_index.js';
 import * as treeSettings from './2026_11_26_0001_tree_settings.js';
 import * as leadReturns from './2026_11_28_0001_lead_returns.js';
+import * as publisherPostbacks from './2026_11_28_0002_publisher_postbacks.js';
 
 /** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
 export const migrations = (ring: KeyRing): Record<string, Migration> => ({
@@ -27,4 +28,5 @@ export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_23_1600_sales_buyer_index': salesBuyerIndex,
   '2026_11_26_0001_tree_settings': treeSettings,
   '2026_11_28_0001_lead_returns': leadReturns,
+  '2026_11_28_0002_publisher_postbacks': publisherPostbacks,
 });
