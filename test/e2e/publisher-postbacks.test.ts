@@ -221,6 +221,8 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
       const [delivery] = await admin(stack.distribution).deliveries(publisher.id);
       return delivery?.state === PostbackState.POSTBACK_STATE_FAILED;
     });
+    const metrics = await (await fetch(`http://127.0.0.1:${stack.distribution.service.metricsPort}/metrics`)).text();
+    expect(metrics).to.match(/^leadflow_postback_tries_total\{outcome="failed"\} [1-9]/m);
     const cli = await stackCli(stack.distribution).leadflow(['publisher', 'postbacks', publisher.id]);
     expect(cli.stdout).to.match(/lead\.sold\s+\S+\s+failed\s+2\s+connection_refused/);
   });

@@ -219,6 +219,7 @@ async function serve(
     db,
     cipher,
     logger,
+    metrics,
     intervalMs: POSTBACK_SWEEP_INTERVAL_MS,
     timeoutMs: POSTBACK_TIMEOUT_MS,
   });

@@ -3,6 +3,7 @@ import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '@leadflow/servic
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { IntakeResult } from '../intake/intake-outcome.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
+import type { PostbackTryOutcome } from '../postbacks/postback-worker.js';
 import type { CircuitState } from '../selling/circuit-breaker.js';
 import type { PostFigures } from '../selling/post-figures.js';
 import { BuyerNameLabels } from './buyer-labels.js';
@@ -71,6 +72,13 @@ export class DistributionMetrics {
   private readonly unconfirmed = new Gauge({
     name: 'leadflow_unconfirmed_leads',
     help: "Leads waiting for a buyer's confirmation (a post whose answer never came), as of the last reconciliation sweep",
+    registers: [this.registry],
+  });
+
+  private readonly postbackTries = new Counter({
+    name: 'leadflow_postback_tries_total',
+    help: 'Tries to deliver a publisher event to its postback URL, by outcome: delivered, retry (it is tried again later) or failed (given up after a day)',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 
@@ -185,6 +193,10 @@ export class DistributionMetrics {
 
   leadReturned(buyerId: string, reason: string): void {
     this.returns.inc({ ...this.buyer.of(buyerId), reason });
+  }
+
+  postbackTried(outcome: PostbackTryOutcome): void {
+    this.postbackTries.inc({ outcome });
   }
 
   unconfirmedLeads(count: number): void {

@@ -7,10 +7,14 @@ import { claimEvent, findPostback, listDueEvents, recordTry, type StoredEvent } 
 import { SIGNATURE_HEADER, signatureHeader } from './publisher-event.js';
 import { nextAttemptAt } from './retry-schedule.js';
 
+export type PostbackTryOutcome = 'delivered' | 'retry' | 'failed';
+
 export interface PostbackWorkerOptions {
   db: Db;
   cipher: PiiCipher;
   logger: Logger;
+  /** How each try ended; DistributionMetrics in the service. */
+  metrics: { postbackTried(outcome: PostbackTryOutcome): void };
   /** How often the outbox is swept for due events. */
   intervalMs: number;
   /** For a whole exchange with the publisher's receiver, as a buyer's post timeout. */
@@ -69,14 +73,20 @@ export class PostbackWorker {
     if (!event) return;
     const error = await this.deliver(event);
     const at = Date.now();
-    if (error === undefined) return recordTry(db, id, leaseToken, { state: 'delivered', at });
+    const { logger, metrics } = this.options;
+    if (error === undefined) {
+      metrics.postbackTried('delivered');
+      return recordTry(db, id, leaseToken, { state: 'delivered', at });
+    }
     const next = nextAttemptAt(event.createdAt, event.attempts, at);
     const fields = { eventId: id, publisherId: event.publisherId, attempt: event.attempts, error };
     if (next === undefined) {
-      this.options.logger.warn(fields, 'gave up a postback after a day of retries');
+      metrics.postbackTried('failed');
+      logger.warn(fields, 'gave up a postback after a day of retries');
       return recordTry(db, id, leaseToken, { state: 'failed', error });
     }
-    this.options.logger.info(fields, 'postback delivery failed; it will be retried');
+    metrics.postbackTried('retry');
+    logger.info(fields, 'postback delivery failed; it will be retried');
     return recordTry(db, id, leaseToken, { state: 'pending', error, nextAttemptAt: next });
   }
 
