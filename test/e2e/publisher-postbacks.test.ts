@@ -227,6 +227,33 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
     expect(cli.stdout).to.match(/lead\.sold\s+\S+\s+failed\s+2\s+connection_refused/);
   });
 
+  it('delivers an event again, same id, once the lease of an instance that died mid-try has lapsed', async () => {
+    const publisher = await publisherWithPostback();
+    const lead = await heldLead(publisher.submit);
+    await receiver.stop();
+    await admin(stack.distribution).resolve(lead.leadId, true);
+    await waitUntil(
+      'the first try refused',
+      async () => (await admin(stack.distribution).deliveries(publisher.id))[0]?.attempts === 1,
+    );
+    // As an instance leaves an event it claimed and then died posting: leased to it, due, never recorded.
+    const events = stack.distribution.service.db.updateTable('publisher_events').where('lead_id', '=', lead.leadId);
+    await events.set({ lease_token: 'lse_dead', lease_until: Date.now() + 60_000, next_attempt_at: 0 }).execute();
+    await receiver.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.received, 'not taken from a live lease').to.have.length(0);
+
+    await events.set({ lease_until: Date.now() - 1 }).execute();
+    await waitUntil('delivered after the lease lapsed', () => receiver.received.length > 0);
+    const [delivery] = await admin(stack.distribution).deliveries(publisher.id);
+    expect(JSON.parse(receiver.received[0]!.rawBody).id).to.equal(delivery!.eventId);
+    await waitUntil(
+      'recorded delivered',
+      async () =>
+        (await admin(stack.distribution).deliveries(publisher.id))[0]?.state === PostbackState.POSTBACK_STATE_DELIVERED,
+    );
+  });
+
   it('refuses a postback URL a buyer not marked local could not be called at, and allows it when local', async () => {
     const publisher = await stack.distribution.createPublisher();
     for (const url of [
