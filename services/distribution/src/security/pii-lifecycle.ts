@@ -4,6 +4,7 @@ import { invalidField } from '../errors.js';
 import type { PiiCipher } from './pii-cipher.js';
 import { purgeSensitiveFields } from './pii-purge.js';
 import { reencryptLeads } from './pii-reencrypt.js';
+import { reencryptPostbackSecrets } from './postback-secrets-reencrypt.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_REENCRYPT_BATCH = 500;
@@ -42,14 +43,16 @@ export class PiiLifecycle {
 
   /**
    * Re-encrypts every lead not under the active key, and encrypts what an older release left in plain
-   * text, `batchSize` per transaction (0 = default).
+   * text, `batchSize` per transaction (0 = default); then the publishers' postback signing secrets, which
+   * count in `reencrypted` too.
    */
   async reencrypt(batchSize: number): Promise<{ reencrypted: number; activeKeyId: string }> {
     if (!Number.isInteger(batchSize) || batchSize < 0 || batchSize > MAX_REENCRYPT_BATCH) {
       throw invalidField('batch_size', `must be a whole number from 1 to ${MAX_REENCRYPT_BATCH}, or 0 for the default`);
     }
-    const reencrypted = await reencryptLeads(this.db, this.cipher, batchSize || DEFAULT_REENCRYPT_BATCH);
-    if (reencrypted > 0) await discardOverwrittenPages(this.db);
+    const leads = await reencryptLeads(this.db, this.cipher, batchSize || DEFAULT_REENCRYPT_BATCH);
+    if (leads > 0) await discardOverwrittenPages(this.db);
+    const reencrypted = leads + (await reencryptPostbackSecrets(this.db, this.cipher));
     return { reencrypted, activeKeyId: this.cipher.activeKeyId };
   }
 }
