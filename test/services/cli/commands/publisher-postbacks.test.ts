@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type StackCli, stackCli } from '../../../cli/run-leadflow.js';
+import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { sqliteDatabase } from '../../../support/test-database.js';
 
