@@ -23,10 +23,11 @@ export const MIN_LEARNED_PINGS = 10;
 const LEARNED_MARGIN = 1.25;
 const LEARNED_QUANTILE = 0.95;
 
-/** A buyer's recent ping answer times, in arrival order and sorted. */
+/** A buyer's recent ping answer times, in arrival order and sorted, and whether its recent pings were answered. */
 interface RecentPings {
   arrived: number[];
   sorted: number[];
+  answered: boolean[];
 }
 
 /**
@@ -38,17 +39,45 @@ export class PingLatencies {
   private readonly recent = new Map<string, RecentPings>();
 
   record(buyerId: string, latencyMs: number): void {
-    let pings = this.recent.get(buyerId);
-    if (!pings) {
-      pings = { arrived: [], sorted: [] };
-      this.recent.set(buyerId, pings);
-    }
+    const pings = this.pingsOf(buyerId);
+    this.recordAnswered(pings, true);
     pings.arrived.push(latencyMs);
     pings.sorted.splice(insertionIndex(pings.sorted, latencyMs), 0, latencyMs);
     if (pings.arrived.length > RECENT_PINGS) {
       const oldest = pings.arrived.shift()!;
       pings.sorted.splice(insertionIndex(pings.sorted, oldest), 1);
     }
+  }
+
+  /** A ping of the buyer that was not answered (a timeout, an error): how often it hangs. */
+  recordNoAnswer(buyerId: string): void {
+    this.recordAnswered(this.pingsOf(buyerId), false);
+  }
+
+  /** The buyer's recent answer times, sorted; undefined before MIN_LEARNED_PINGS answers. */
+  answerTimesMs(buyerId: string): readonly number[] | undefined {
+    const sorted = this.recent.get(buyerId)?.sorted;
+    return sorted && sorted.length >= MIN_LEARNED_PINGS ? sorted : undefined;
+  }
+
+  /** The share of the buyer's recent pings that were answered; 1 before any. */
+  answerRate(buyerId: string): number {
+    const answered = this.recent.get(buyerId)?.answered ?? [];
+    return answered.length === 0 ? 1 : answered.filter(Boolean).length / answered.length;
+  }
+
+  private pingsOf(buyerId: string): RecentPings {
+    let pings = this.recent.get(buyerId);
+    if (!pings) {
+      pings = { arrived: [], sorted: [], answered: [] };
+      this.recent.set(buyerId, pings);
+    }
+    return pings;
+  }
+
+  private recordAnswered(pings: RecentPings, answered: boolean): void {
+    pings.answered.push(answered);
+    if (pings.answered.length > RECENT_PINGS) pings.answered.shift();
   }
 
   /** Every buyer with a learned answer time, and that time. */
@@ -61,8 +90,8 @@ export class PingLatencies {
 
   /** The 95th percentile of the buyer's recent answer times; undefined before MIN_LEARNED_PINGS answers. */
   p95Ms(buyerId: string): number | undefined {
-    const sorted = this.recent.get(buyerId)?.sorted;
-    if (!sorted || sorted.length < MIN_LEARNED_PINGS) return undefined;
+    const sorted = this.answerTimesMs(buyerId);
+    if (!sorted) return undefined;
     return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * LEARNED_QUANTILE) - 1)];
   }
 }

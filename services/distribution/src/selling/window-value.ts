@@ -1,0 +1,138 @@
+import { expectedRevenue, type PostProspect } from './post-order.js';
+
+/*
+ * Whether a learned ping window that would close now is worth keeping open, as a plain function of
+ * figures: what the bids in hand bring if posting starts now, against what they and the bids still out
+ * bring if posting starts later, with less time left for the posts. A bidder is waited for only as far
+ * as its own recent answers say it answers: one that hangs, or is already later than it ever was, holds
+ * nothing.
+ */
+
+/** A pinged bidder whose answer has not come yet, by its learned figures. */
+export interface OutstandingBidder {
+  /** Its recent answer times (ms from its ping), sorted ascending. */
+  answerTimesMs: readonly number[];
+  /** Share of its recent pings that were answered at all, 0..1: the rest hung or failed. */
+  answerRate: number;
+  /** Share of its answers that were bids, 0..1. */
+  bidRate: number;
+  /** Its usual bid, in cents. */
+  bidCents: number;
+  /** Its ping's timeout, ms from its ping: no answer comes later. */
+  timeoutMs: number;
+  /** The post of its bid, as post-order.ts sees it (valueCents its usual bid). */
+  post: PostProspect;
+}
+
+export interface WindowValueInput {
+  /** Since the pings went out. */
+  elapsedMs: number;
+  /** Until the sale's deadline. */
+  leftMs: number;
+  /** The posts of the offers in hand. */
+  inHand: readonly PostProspect[];
+  outstanding: readonly OutstandingBidder[];
+}
+
+/** Waiting wins only when it expects this much more revenue (relative): noise never holds a sale. */
+const MIN_GAIN = 0.01;
+/** At most this many bidders still out are weighed, the most valuable ones (their subsets are walked). */
+const MOST_WEIGHED = 4;
+/** The points of a bidder's answer times a wait may end at. */
+const WAIT_QUANTILES = [0.5, 0.75, 0.9, 0.95, 1];
+
+/**
+ * How much longer the window stays open: 0 closes it now. The longest-paying of the waits that end
+ * where a bidder's answers usually come (WAIT_QUANTILES of its recent answer times, never past its
+ * ping timeout nor the deadline), when it expects at least MIN_GAIN more than posting now.
+ */
+export function extraWaitMs({ elapsedMs, leftMs, inHand, outstanding }: WindowValueInput): number {
+  const weighed = outstanding
+    .filter((bidder) => arrivalWithin(bidder, elapsedMs, leftMs) > 0)
+    .toSorted((a, b) => worth(b) - worth(a))
+    .slice(0, MOST_WEIGHED);
+  if (weighed.length === 0) return 0;
+  const now = byValue(inHand);
+  const postNow = expectedRevenue(now, leftMs);
+  let best = { waitMs: 0, revenue: postNow * (1 + MIN_GAIN) };
+  for (const waitMs of waits(weighed, elapsedMs, leftMs)) {
+    const revenue = revenueAfter(now, weighed, elapsedMs, waitMs, leftMs);
+    if (revenue > best.revenue) best = { waitMs, revenue };
+  }
+  return best.waitMs;
+}
+
+/** What one bidder's post may bring: its usual bid at its accept rate, if it bids. */
+function worth(bidder: OutstandingBidder): number {
+  return bidder.bidRate * bidder.post.acceptRate * bidder.bidCents;
+}
+
+/** The waits worth weighing: where the bidders' answers usually come, after now and in time. */
+function waits(bidders: readonly OutstandingBidder[], elapsedMs: number, leftMs: number): number[] {
+  const ends = new Set<number>();
+  for (const bidder of bidders) {
+    const times = bidder.answerTimesMs;
+    for (const quantile of WAIT_QUANTILES) {
+      const at = times[Math.min(times.length - 1, Math.ceil(times.length * quantile) - 1)]!;
+      const end = Math.min(at, bidder.timeoutMs, elapsedMs + leftMs);
+      if (end > elapsedMs) ends.add(end - elapsedMs);
+    }
+  }
+  return [...ends].sort((a, b) => a - b);
+}
+
+/**
+ * The chance that the bidder's answer comes within the next `waitMs`, given it has not come in
+ * `elapsedMs`: from its recent answer times and how often it answers at all, never past its timeout.
+ */
+export function arrivalWithin(bidder: OutstandingBidder, elapsedMs: number, waitMs: number): number {
+  const times = bidder.answerTimesMs;
+  if (times.length === 0 || waitMs <= 0) return 0;
+  const answeredBy = (ms: number) => (bidder.answerRate * countAtMost(times, ms)) / times.length;
+  const stillOut = 1 - answeredBy(elapsedMs);
+  if (stillOut <= 0) return 0;
+  const end = Math.min(elapsedMs + waitMs, bidder.timeoutMs);
+  return Math.max(0, answeredBy(end) - answeredBy(elapsedMs)) / stillOut;
+}
+
+/**
+ * Expected revenue of posting after `waitMs` more: over every set of the bidders whose bids may come in
+ * the wait, with its chance, the offers in hand and theirs posted best first in the time then left.
+ */
+function revenueAfter(
+  inHand: readonly PostProspect[],
+  bidders: readonly OutstandingBidder[],
+  elapsedMs: number,
+  waitMs: number,
+  leftMs: number,
+): number {
+  const bids = bidders.map((bidder) => arrivalWithin(bidder, elapsedMs, waitMs) * bidder.bidRate);
+  let revenue = 0;
+  for (let set = 0; set < 1 << bidders.length; set += 1) {
+    let chance = 1;
+    const offers = [...inHand];
+    for (const [index, bidder] of bidders.entries()) {
+      const came = (set >> index) & 1;
+      chance *= came ? bids[index]! : 1 - bids[index]!;
+      if (came) offers.push(bidder.post);
+    }
+    if (chance > 0) revenue += chance * expectedRevenue(byValue(offers), leftMs - waitMs);
+  }
+  return revenue;
+}
+
+/** Best offer first, as rankOffers posts them. */
+function byValue(offers: readonly PostProspect[]): PostProspect[] {
+  return offers.toSorted((a, b) => b.valueCents - a.valueCents);
+}
+
+/** How many of the sorted values are at most `value`. */
+function countAtMost(sorted: readonly number[], value: number): number {
+  let [low, high] = [0, sorted.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,111 @@
+import { expectedRevenue, type PostProspect } from '@leadflow/distribution/src/selling/post-order';
+import { arrivalWithin, extraWaitMs, type OutstandingBidder } from '@leadflow/distribution/src/selling/window-value';
+import { expect } from 'chai';
+import fc from 'fast-check';
+
+/** A post answered in about 150 ms, accepted at `acceptRate`. */
+function post(valueCents: number, acceptRate = 1): PostProspect {
+  return {
+    valueCents,
+    acceptRate,
+    latency: { p50Ms: 150, p90Ms: 200 },
+    timeoutMs: 1000,
+    minimumTimeMs: 150,
+    timeoutEndsSale: true,
+  };
+}
+
+/** A bidder that always answers, at `answerMs` give or take 10 ms, and always bids `bidCents`. */
+function bidder(bidCents: number, answerMs: number, extra: Partial<OutstandingBidder> = {}): OutstandingBidder {
+  return {
+    answerTimesMs: Array.from({ length: 20 }, (_, index) => answerMs - 10 + index),
+    answerRate: 1,
+    bidRate: 1,
+    bidCents,
+    timeoutMs: 1200,
+    post: post(bidCents),
+    ...extra,
+  };
+}
+
+describe('ping window by value', () => {
+  it('waits for a richer bid that usually comes soon, while the time left still carries the posts', () => {
+    // The case of a window closing at 300 ms with a $19.54 bid in hand and a $26.91 one due at ~305 ms.
+    const wait = extraWaitMs({ elapsedMs: 300, leftMs: 1700, inHand: [post(1954)], outstanding: [bidder(2691, 305)] });
+    expect(wait).to.be.within(1, 20);
+  });
+
+  it('closes when the bid still out is worth no more than the ones in hand', () => {
+    expect(
+      extraWaitMs({ elapsedMs: 300, leftMs: 1700, inHand: [post(3000)], outstanding: [bidder(2000, 320)] }),
+    ).to.equal(0);
+  });
+
+  it('closes when waiting would leave no time for the posts', () => {
+    expect(
+      extraWaitMs({ elapsedMs: 300, leftMs: 400, inHand: [post(1954)], outstanding: [bidder(2691, 600)] }),
+    ).to.equal(0);
+  });
+
+  it('does not wait for a bidder that hangs, or that is later than it has ever answered', () => {
+    const hangs = bidder(5000, 305, { answerRate: 0.4 });
+    // Its answers come at 295-314 ms: at 320 ms it will not answer any more.
+    expect(extraWaitMs({ elapsedMs: 320, leftMs: 1700, inHand: [post(1000)], outstanding: [hangs] })).to.equal(0);
+    expect(arrivalWithin(hangs, 320, 1000)).to.equal(0);
+    // Before its answer time, a bidder answering 40% of its pings is still waited for: its bid is worth it.
+    expect(arrivalWithin(hangs, 290, 30)).to.be.closeTo(0.4, 1e-9);
+  });
+
+  it('never waits past the bidder’s ping timeout, nor the deadline', () => {
+    const slow = bidder(9000, 900, { timeoutMs: 700 });
+    expect(extraWaitMs({ elapsedMs: 300, leftMs: 3000, inHand: [], outstanding: [slow] })).to.equal(0);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.array(fc.integer({ min: 100, max: 5000 }), { maxLength: 3 }),
+        fc.array(fc.record({ bid: fc.integer({ min: 100, max: 5000 }), at: fc.integer({ min: 20, max: 1500 }) }), {
+          maxLength: 6,
+        }),
+        (elapsedMs, leftMs, inHand, out) => {
+          const outstanding = out.map(({ bid, at }) => bidder(bid, at, { timeoutMs: 1000 }));
+          const wait = extraWaitMs({ elapsedMs, leftMs, inHand: inHand.map((value) => post(value)), outstanding });
+          expect(wait).to.be.at.least(0);
+          if (wait > 0) {
+            expect(elapsedMs + wait).to.be.at.most(1000);
+            expect(wait).to.be.at.most(leftMs);
+          }
+        },
+      ),
+    );
+  });
+
+  it('waits only when waiting expects more than posting now', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 600 }),
+        fc.integer({ min: 200, max: 3000 }),
+        fc.integer({ min: 100, max: 5000 }),
+        fc.integer({ min: 100, max: 5000 }),
+        fc.integer({ min: 20, max: 1000 }),
+        (elapsedMs, leftMs, inHand, bid, at) => {
+          const out = bidder(bid, at);
+          const wait = extraWaitMs({ elapsedMs, leftMs, inHand: [post(inHand)], outstanding: [out] });
+          if (wait === 0) return;
+          const came = arrivalWithin(out, elapsedMs, wait);
+          const later =
+            came * expectedRevenue([post(Math.max(inHand, bid)), post(Math.min(inHand, bid))], leftMs - wait) +
+            (1 - came) * expectedRevenue([post(inHand)], leftMs - wait);
+          expect(later).to.be.greaterThan(expectedRevenue([post(inHand)], leftMs));
+        },
+      ),
+    );
+  });
+
+  it('waits for a bid when there is none in hand and one can still come', () => {
+    expect(extraWaitMs({ elapsedMs: 300, leftMs: 1700, inHand: [], outstanding: [bidder(1000, 400)] })).to.be.within(
+      90,
+      120,
+    );
+  });
+});
