@@ -55,7 +55,8 @@ export async function readStoredLeads(
         startedAt: Number(attempt.started_at),
         durationMs: Number(attempt.duration_ms),
         outcome: attempt.outcome,
-        late: attempt.kind === 'ping' && (attempt.reason?.startsWith('answered after the ping window') ?? false),
+        late:
+          attempt.kind === 'ping' && (attempt.reason?.startsWith('answered after the ping window: not used') ?? false),
       });
     }
     for (const sale of await db.selectFrom('sales').select(['lead_id', 'charge_cents', 'payout_cents']).execute()) {

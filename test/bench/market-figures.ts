@@ -11,7 +11,7 @@ export interface BuyerCall {
   startedAt: number;
   durationMs: number;
   outcome: BuyerAttemptOutcome;
-  /** A ping answered after the ping window closed: its bid was not used. */
+  /** A ping answered after the ping window closed, once no post could use it (the sale or its tier over). */
   late: boolean;
 }
 

@@ -3,6 +3,7 @@ import type { Candidate } from './candidate.js';
 import type { SaleRequest } from './lead-seller.js';
 import { type PostFigures, priceBandOf } from './post-figures.js';
 import type { PostFiguresStore } from './post-figures-store.js';
+import { type PostProspect, prospectOf } from './post-order.js';
 
 /**
  * A call goes out when this share of its timeout is left (the call is then cut to the deadline); a post
@@ -35,5 +36,20 @@ export class CallTiming {
   /** A buyer's learned figures for this lead: its state, and the price band of the offer. */
   figuresOf(figures: PostFiguresStore, candidate: Candidate, request: SaleRequest): PostFigures {
     return figures.figures(candidate.buyer.id, request.lead.fields.state, priceBandOf(candidate.chargeCents));
+  }
+
+  /** What is expected of posting the candidate's offer now, by the buyers' learned figures (post-order.ts). */
+  postProspect(figures: PostFiguresStore, candidate: Candidate, request: SaleRequest): PostProspect {
+    const { integration } = candidate.buyer.definition;
+    return prospectOf(
+      this.figuresOf(figures, candidate, request),
+      {
+        valueCents: candidate.chargeCents ?? 0,
+        timeoutMs: callTimeoutMs(integration, 'post'),
+        minimumTimeMs: this.minimumTimeMs(candidate, 'post', request),
+        timeoutEndsSale: integration.onTimeout !== 'decline',
+      },
+      figures.treeFigures(),
+    );
   }
 }

@@ -1,16 +1,17 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { BuyerService } from '../buyers/buyer.service.js';
-import { callTimeoutMs } from '../buyers/definition/buyer-definition.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { DEFAULT_TREE, EffectiveTree, type TreeDefaults } from '../buyers/tree/tree-settings.js';
 import type { Db } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { AttemptLog } from './attempt-log.js';
+import { BidLevels } from './bid-levels.js';
 import { CallTiming } from './call-timing.js';
 import type { Candidate } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import { eligibleCandidates } from './eligibility.js';
+import { LateBids } from './late-bids.js';
 import {
   AWAITING_CONFIRMATION,
   DEADLINE_REACHED,
@@ -24,10 +25,16 @@ import { PingRound } from './ping-round.js';
 import { PingLatencies } from './ping-window.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 import { PostJournal } from './post-journal.js';
-import { planPosts, prospectOf } from './post-order.js';
+import { planPosts } from './post-order.js';
 import { PostStep } from './post-step.js';
 import { byPriceGroup, byTier, rankOffers } from './selection.js';
 import { BuyerCaller } from './traced-call.js';
+
+/** Offers posted together, and the tiers whose bids answered after their window may join them. */
+interface OfferGroup {
+  offers: Candidate[];
+  tiers: ReadonlySet<number>;
+}
 
 export interface PingTreeDependencies {
   db: Db;
@@ -79,17 +86,20 @@ export class PingTreeSeller implements LeadSeller {
       breakers: deps.breakers,
       timing: this.timing,
       pingLatencies: deps.pingLatencies ?? new PingLatencies(),
+      bidLevels: new BidLevels(),
     });
     this.postStep = new PostStep({ journal: new PostJournal(deps.db, deps.writes), caller, breakers: deps.breakers });
   }
 
   async sell(request: SaleRequest): Promise<SaleDecision> {
     const log = new AttemptLog(request.leadId);
+    const late = new LateBids();
     const waited = { ms: 0 };
     /** What each buyer posted to was offered the lead at, for its learned figures. */
     const offered = new Map<string, number | undefined>();
     const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
       // The attempts go to the sale's record; a bid that comes later still goes to the audit trail.
+      late.end();
       log.close((attempt) => void insertBuyerAttempts(this.deps.db, [attempt]).catch(() => undefined));
       if (!request.lead.test)
         this.deps.figures?.record(log.attempts, request.lead.fields.state, (buyerId) => offered.get(buyerId));
@@ -109,9 +119,13 @@ export class PingTreeSeller implements LeadSeller {
     const tree = new EffectiveTree(await this.deps.buyers.treeSettings(), this.deps.treeDefaults ?? DEFAULT_TREE);
 
     let outOfTime = false;
-    for await (const offers of this.offerGroups(candidates, tree, request, log, waited)) {
-      const queue = rankOffers(offers, this.random);
-      while (queue.length > 0) {
+    for await (const group of this.offerGroups(candidates, tree, request, log, waited, late)) {
+      let queue = rankOffers(group.offers, this.random);
+      for (;;) {
+        // Bids answered since the window closed join the offers not yet posted, ranked with them.
+        const joined = late.take(group.tiers);
+        if (joined.length > 0) queue = rankOffers([...queue, ...joined], this.random);
+        if (queue.length === 0) break;
         const [candidate] = queue.splice(this.nextPost(queue, request), 1) as [Candidate];
         if (!this.timing.fitsDeadline(candidate, 'post', request)) {
           log.skip(candidate.buyer.id, 'deadline');
@@ -124,14 +138,16 @@ export class PingTreeSeller implements LeadSeller {
         if (posted.kind === 'unconfirmed') return decision(AWAITING_CONFIRMATION, { unconfirmed: posted });
         if (posted.kind === 'interrupted') return decision('', { interrupted: true });
       }
+      late.closeTiers(group.tiers);
     }
     return decision(outOfTime ? DEADLINE_REACHED : NO_BUYER_ACCEPTED, { outOfTime });
   }
 
   /**
-   * The offers in the groups they are posted by: in strict tiers, each tier pinged only when the one
-   * before sold nothing; otherwise every tier pinged at once, then one group per tier (price groups,
-   * best offer first) or one group of all (auction).
+   * The offers in the groups they are posted by, each with the tiers whose late bids join it: in strict
+   * tiers, each tier pinged only when the one before sold nothing; otherwise every tier pinged at once,
+   * then one group per tier (price groups, best offer first; a tier with no offer in hand last, for its
+   * late bids) or one group of all (auction).
    */
   private async *offerGroups(
     candidates: Candidate[],
@@ -139,14 +155,24 @@ export class PingTreeSeller implements LeadSeller {
     request: SaleRequest,
     log: AttemptLog,
     waited: { ms: number },
-  ): AsyncGenerator<Candidate[]> {
+    late: LateBids,
+  ): AsyncGenerator<OfferGroup> {
+    const tiersOf = (group: readonly Candidate[]) => new Set(group.map(({ buyer }) => buyer.definition.tier));
     if (tree.routing === 'strict_tiers') {
-      for (const tier of byTier(candidates)) yield await this.pingRound.offers(tier, tree, request, log, waited);
+      for (const tier of byTier(candidates)) {
+        yield { offers: await this.pingRound.offers(tier, tree, request, log, waited, late), tiers: tiersOf(tier) };
+      }
       return;
     }
-    const offers = await this.pingRound.offers(candidates, tree, request, log, waited);
-    if (tree.routing === 'auction') yield offers;
-    else yield* byPriceGroup(offers);
+    const offers = await this.pingRound.offers(candidates, tree, request, log, waited, late);
+    if (tree.routing === 'auction') {
+      yield { offers, tiers: tiersOf(candidates) };
+      return;
+    }
+    const groups = byPriceGroup(offers);
+    const inHand = new Set(groups.map((group) => group[0]!.buyer.definition.tier));
+    for (const group of groups) yield { offers: group, tiers: tiersOf(group) };
+    for (const tier of tiersOf(candidates)) if (!inHand.has(tier)) yield { offers: [], tiers: new Set([tier]) };
   }
 
   /**
@@ -157,20 +183,7 @@ export class PingTreeSeller implements LeadSeller {
   private nextPost(ranked: readonly Candidate[], request: SaleRequest): number {
     const figures = this.deps.figures;
     if (!figures || ranked.length < 2) return 0;
-    const tree = figures.treeFigures();
-    const prospects = ranked.map((candidate) => {
-      const { integration } = candidate.buyer.definition;
-      return prospectOf(
-        this.timing.figuresOf(figures, candidate, request),
-        {
-          valueCents: candidate.chargeCents ?? 0,
-          timeoutMs: callTimeoutMs(integration, 'post'),
-          minimumTimeMs: this.timing.minimumTimeMs(candidate, 'post', request),
-          timeoutEndsSale: integration.onTimeout !== 'decline',
-        },
-        tree,
-      );
-    });
+    const prospects = ranked.map((candidate) => this.timing.postProspect(figures, candidate, request));
     return planPosts(prospects, request.deadline - Date.now())[0]!;
   }
 }

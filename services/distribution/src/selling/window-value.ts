@@ -40,6 +40,11 @@ const MIN_GAIN = 0.01;
 const MOST_WEIGHED = 4;
 /** The points of a bidder's answer times a wait may end at. */
 const WAIT_QUANTILES = [0.5, 0.75, 0.9, 0.95, 1];
+/**
+ * Each learned answer time stands for answers this much earlier or later (spread evenly): the next
+ * answer of a bidder that answered in 300 ms may come at 330 ms on a busy network, not never.
+ */
+const ANSWER_SPREAD = 0.15;
 
 /**
  * How much longer the window stays open: 0 closes it now. The longest-paying of the waits that end
@@ -72,8 +77,8 @@ function waits(bidders: readonly OutstandingBidder[], elapsedMs: number, leftMs:
   const ends = new Set<number>();
   for (const bidder of bidders) {
     const times = bidder.answerTimesMs;
-    for (const quantile of WAIT_QUANTILES) {
-      const at = times[Math.min(times.length - 1, Math.ceil(times.length * quantile) - 1)]!;
+    const quantiles = WAIT_QUANTILES.map((quantile) => times[Math.ceil(times.length * quantile) - 1]!);
+    for (const at of [...quantiles, times.at(-1)! * (1 + ANSWER_SPREAD)]) {
       const end = Math.min(at, bidder.timeoutMs, elapsedMs + leftMs);
       if (end > elapsedMs) ends.add(end - elapsedMs);
     }
@@ -83,12 +88,13 @@ function waits(bidders: readonly OutstandingBidder[], elapsedMs: number, leftMs:
 
 /**
  * The chance that the bidder's answer comes within the next `waitMs`, given it has not come in
- * `elapsedMs`: from its recent answer times and how often it answers at all, never past its timeout.
+ * `elapsedMs`: from its recent answer times (each spread by ANSWER_SPREAD) and how often it answers at
+ * all, never past its timeout.
  */
 export function arrivalWithin(bidder: OutstandingBidder, elapsedMs: number, waitMs: number): number {
   const times = bidder.answerTimesMs;
   if (times.length === 0 || waitMs <= 0) return 0;
-  const answeredBy = (ms: number) => (bidder.answerRate * countAtMost(times, ms)) / times.length;
+  const answeredBy = (ms: number) => bidder.answerRate * spreadShareBy(times, ms);
   const stillOut = 1 - answeredBy(elapsedMs);
   if (stillOut <= 0) return 0;
   const end = Math.min(elapsedMs + waitMs, bidder.timeoutMs);
@@ -126,13 +132,13 @@ function byValue(offers: readonly PostProspect[]): PostProspect[] {
   return offers.toSorted((a, b) => b.valueCents - a.valueCents);
 }
 
-/** How many of the sorted values are at most `value`. */
-function countAtMost(sorted: readonly number[], value: number): number {
-  let [low, high] = [0, sorted.length];
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= value) low = middle + 1;
-    else high = middle;
+/** The share of the answer times, each spread evenly by ANSWER_SPREAD around it, that are at most `ms`. */
+function spreadShareBy(times: readonly number[], ms: number): number {
+  let share = 0;
+  for (const time of times) {
+    const from = time * (1 - ANSWER_SPREAD);
+    const width = time * 2 * ANSWER_SPREAD;
+    share += width <= 0 ? (ms >= time ? 1 : 0) : Math.min(1, Math.max(0, (ms - from) / width));
   }
-  return low;
+  return share / times.length;
 }

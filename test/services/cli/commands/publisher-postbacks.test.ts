@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
+import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { sqliteDatabase } from '../../../support/test-database.js';
 
 describe("leadflow publisher update, postback-secret and postbacks: a publisher's postbacks", () => {

@@ -64,7 +64,7 @@ describeEachDatabase(`selling: one deadline per lead (LEADFLOW_SELL_DEADLINE_MS=
       expect(
         rowsOf(trail, ids[bidder]!).map((row) => [row.kind, row.outcome, row.reason]),
         bidder,
-      ).to.deep.equal([['ping', 'timeout', 'answered after the ping window: not used']]);
+      ).to.deep.equal([['ping', 'timeout', 'answered after the ping window: not used, the sale had ended']]);
     }
     const lead = await db
       .selectFrom('leads')

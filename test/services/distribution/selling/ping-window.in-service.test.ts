@@ -69,6 +69,33 @@ describeEachDatabase('selling: the ping window learned from the bidders (no LEAD
   });
 });
 
+describeEachDatabase('selling: a learned ping window that waits while the bids still out are worth it', (database) => {
+  const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: '2000' } });
+
+  it('waits past its share of the time left for a richer bid that usually comes just after it', async () => {
+    const { simulate, apply, submit } = market();
+    const simulator = await simulate([
+      { path: '/quick/ping', kind: 'ping', bid: { fixed: 19.54 }, latencyMs: { fixed: 10 } },
+      { path: '/quick/post', kind: 'post', ping: '/quick/ping', latencyMs: { fixed: 20 } },
+      // Its bids come at about 340 ms: after the 300 ms that 15% of the 2 s budget gives the window.
+      { path: '/rich/ping', kind: 'ping', bid: { fixed: 26.91 }, latencyMs: { uniform: [330, 350] } },
+      { path: '/rich/post', kind: 'post', ping: '/rich/ping', latencyMs: { fixed: 20 } },
+    ]);
+    const bidder = (name: string) =>
+      simBuyer(name, simulator.url, {
+        ping: `/${name}/ping`,
+        post: `/${name}/post`,
+        pingTimeoutMs: 1200,
+        postTimeoutMs: 1000,
+      });
+    const ids = await apply([bidder('quick'), bidder('rich')]);
+    // Leads enough for both bidders' answer times and bids to be learned.
+    await inParallel(12, 2, () => submit(personLead()));
+    const buyers = (await inParallel(6, 1, () => submit(personLead()))).map((answer) => soldOf(answer).buyerId);
+    expect(buyers, 'the richer bid, once its answer time is learned').to.deep.equal(Array(6).fill(ids.rich));
+  });
+});
+
 describeEachDatabase("selling: ping windows set by the buyers document's tree, for every tier or one", (database) => {
   const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: String(DEADLINE_MS) } });
   afterEach(() => market().apply([], {}));
