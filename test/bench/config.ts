@@ -1,3 +1,5 @@
+import { MARKET_NAMES, type MarketName } from './market.js';
+
 /** What one bench run does, from the environment. */
 export interface BenchConfig {
   warmupS: number;
@@ -10,6 +12,8 @@ export interface BenchConfig {
   marketConnections: number;
   /** The fan-out scenario's and its floor's: leads in flight at once, each pinging 100 buyers. */
   fanoutConnections: number;
+  /** The markets the market scenario sells to (BENCH_MARKETS), the first giving its headline figures. */
+  markets: readonly MarketName[];
   /** Which scenarios run: all, or only some while they are being worked on. */
   only: ReadonlySet<Scenario> | undefined;
   /** mysql://... ; when set, every scenario also runs on MySQL. */
@@ -40,6 +44,16 @@ function only(env: Env): BenchConfig['only'] {
   );
 }
 
+function markets(env: Env): MarketName[] {
+  const raw = env.BENCH_MARKETS;
+  if (raw === undefined || raw === '') return [...MARKET_NAMES];
+  return raw.split(',').map((name) => {
+    const market = MARKET_NAMES.find((known) => known === name.trim());
+    if (market) return market;
+    throw new Error(`BENCH_MARKETS must be a comma-separated list of ${MARKET_NAMES.join(', ')}, got "${raw}"`);
+  });
+}
+
 function databaseUrl(env: Env): string | undefined {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') return undefined;
@@ -54,6 +68,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     marketConnections: positiveInteger(env, 'BENCH_MARKET_CONNECTIONS', 100),
     fanoutConnections: positiveInteger(env, 'BENCH_FANOUT_CONNECTIONS', 4),
+    markets: markets(env),
     only: only(env),
     databaseUrl: databaseUrl(env),
   };

@@ -8,7 +8,7 @@ import { runFloor } from './floor-scenario.js';
 import { runFull } from './full-scenario.js';
 import { LeadBodies } from './lead-body.js';
 import type { LoadSettings } from './load.js';
-import { runMarket } from './market-scenario.js';
+import { runMarketOnce, runMarkets } from './market-scenario.js';
 import {
   describeMarket,
   describeScenario,
@@ -66,13 +66,29 @@ async function runStore(
     durationS: SATURATION_DURATION_S,
     connections: config.marketConnections,
   };
-  const marketSaturation = await runScenario('market', runMarket, store, saturationLoad, config, 'market saturation');
+  const [headlineMarket] = config.markets;
+  const marketSaturation = await runScenario(
+    'market',
+    (settings, databaseUrl) => runMarketOnce(settings, databaseUrl, headlineMarket!),
+    store,
+    saturationLoad,
+    config,
+    'market saturation',
+  );
   const halfLoad = {
     ...config,
     connections: config.marketConnections,
     overallRate: Math.max(1, (marketSaturation?.load.answeredRps ?? 0) / 2),
   };
-  const market = marketSaturation && (await runScenario('market', runMarket, store, halfLoad, config));
+  const market =
+    marketSaturation &&
+    (await runScenario(
+      'market',
+      (settings, databaseUrl) => runMarkets(settings, databaseUrl, config.markets),
+      store,
+      halfLoad,
+      config,
+    ));
   if (market) console.log(describeMarket(market));
   return { floor, full, fanoutFloor, fanout, market, marketSaturation };
 }

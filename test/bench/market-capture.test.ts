@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Answer } from './answer-tally.js';
+import { MARKETS } from './market.js';
 import { bestSaleOf, captureOf, type LeadTake, leadTakes, pairedRevenue, plannedSaleOf } from './market-capture.js';
 import type { BuyerCall, StoredLead } from './market-figures.js';
 import { lossCause } from './market-losses.js';
@@ -47,11 +48,11 @@ describe('bench: market capture', () => {
   it('sets each lead against the best sale the simulator computes for its clickid, and adds the losses up', () => {
     // Find a clickid the market sells within 2 s, and one it does not.
     const clickids = Array.from({ length: 200 }, (_, index) => `market-test-${index}`);
-    const sellable = clickids.find((clickid) => bestSaleOf(clickid, 2000) !== undefined)!;
-    const best = bestSaleOf(sellable, 2000)!;
+    const sellable = clickids.find((clickid) => bestSaleOf(MARKETS.standard, clickid, 2000) !== undefined)!;
+    const best = bestSaleOf(MARKETS.standard, sellable, 2000)!;
     expect(best.buyer).to.match(/^market-/);
-    expect(bestSaleOf(sellable, 0), 'nothing sells in no time').to.equal(undefined);
-    const planned = plannedSaleOf(sellable, 2000)?.priceCents ?? 0;
+    expect(bestSaleOf(MARKETS.standard, sellable, 0), 'nothing sells in no time').to.equal(undefined);
+    const planned = plannedSaleOf(MARKETS.standard, sellable, 2000)?.priceCents ?? 0;
     expect(planned).to.be.at.most(best.priceCents);
 
     const answers: Answer[] = [
@@ -64,7 +65,7 @@ describe('bench: market capture', () => {
       ['l2', lead({ clickid: `${sellable}-twin`, status: 'sold', chargeCents: 5000 })],
       ['burst', lead({ clickid: 'burst' })],
     ]);
-    const takes = leadTakes(answers, stored, 2000);
+    const takes = leadTakes(MARKETS.standard, answers, stored, 2000);
     expect([...takes.keys()]).to.deep.equal([sellable, `${sellable}-twin`]);
     expect(takes.get(sellable)).to.deep.include({
       revenueCents: 0,

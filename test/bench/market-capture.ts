@@ -1,6 +1,6 @@
 import { bestSale, parseEndpoints, plannedSale } from '@leadflow/simulator';
 import type { Answer } from './answer-tally.js';
-import { buyerNameOf, MARKET_ENDPOINTS, MARKET_MIN_PRICE_CENTS, MARKET_SEED } from './market.js';
+import { buyerNameOf, MARKET_MIN_PRICE_CENTS, MARKET_SEED, type Market, marketEndpoints } from './market.js';
 import type { StoredLead } from './market-figures.js';
 import { LOSS_CAUSES, type LossCause, lossCause } from './market-losses.js';
 import { round } from './stats.js';
@@ -36,16 +36,30 @@ export interface Capture {
   lateBidsPerLead: number;
 }
 
-const endpoints = parseEndpoints(MARKET_ENDPOINTS);
+/** Each market's endpoints, parsed once. */
+const parsed = new Map<Market, ReturnType<typeof parseEndpoints>>();
+
+function endpointsOf(market: Market): ReturnType<typeof parseEndpoints> {
+  let endpoints = parsed.get(market);
+  if (!endpoints) {
+    endpoints = parseEndpoints(marketEndpoints(market));
+    parsed.set(market, endpoints);
+  }
+  return endpoints;
+}
 
 /**
  * The best sale of a lead within budgetMs, as the simulator computes it from its own decisions for that
  * lead (lead-draws.ts: each lender's bid, whether it would accept, its latencies and faults): the same
  * seed and lead key as the simulator process of the run, so the same answers.
  */
-export function bestSaleOf(clickid: string, budgetMs: number): { buyer: string; priceCents: number } | undefined {
-  const best = bestSale(endpoints, MARKET_SEED, clickid, { budgetMs, minPriceCents: MARKET_MIN_PRICE_CENTS });
-  return best && { buyer: buyerNameOf(best.path), priceCents: best.priceCents };
+export function bestSaleOf(
+  market: Market,
+  clickid: string,
+  budgetMs: number,
+): { buyer: string; priceCents: number } | undefined {
+  const best = bestSale(endpointsOf(market), MARKET_SEED, clickid, { budgetMs, minPriceCents: MARKET_MIN_PRICE_CENTS });
+  return best && { buyer: buyerNameOf(market, best.path), priceCents: best.priceCents };
 }
 
 /**
@@ -53,13 +67,21 @@ export function bestSaleOf(clickid: string, budgetMs: number): { buyer: string; 
  * not the lenders' decisions (the simulator's planned-sale.ts): the bound for a router posting one lender
  * at a time, which the best sale is not.
  */
-export function plannedSaleOf(clickid: string, budgetMs: number): { buyer: string; priceCents: number } | undefined {
-  const planned = plannedSale(endpoints, MARKET_SEED, clickid, { budgetMs, minPriceCents: MARKET_MIN_PRICE_CENTS });
-  return planned && { buyer: buyerNameOf(planned.path), priceCents: planned.priceCents };
+export function plannedSaleOf(
+  market: Market,
+  clickid: string,
+  budgetMs: number,
+): { buyer: string; priceCents: number } | undefined {
+  const planned = plannedSale(endpointsOf(market), MARKET_SEED, clickid, {
+    budgetMs,
+    minPriceCents: MARKET_MIN_PRICE_CENTS,
+  });
+  return planned && { buyer: buyerNameOf(market, planned.path), priceCents: planned.priceCents };
 }
 
 /** Each steady lead of a run by its clickid, with what it brought, the best it could have, and why not. */
 export function leadTakes(
+  market: Market,
   measured: readonly Answer[],
   stored: ReadonlyMap<string, StoredLead>,
   budgetMs: number,
@@ -68,12 +90,12 @@ export function leadTakes(
   for (const answer of measured) {
     const lead = stored.get(answer.leadId);
     if (!lead || answer.opening) continue;
-    const best = bestSaleOf(lead.clickid, budgetMs);
+    const best = bestSaleOf(market, lead.clickid, budgetMs);
     const bestCents = best?.priceCents ?? 0;
     takes.set(lead.clickid, {
       revenueCents: lead.chargeCents,
       bestCents,
-      plannedCents: plannedSaleOf(lead.clickid, budgetMs)?.priceCents ?? 0,
+      plannedCents: plannedSaleOf(market, lead.clickid, budgetMs)?.priceCents ?? 0,
       loss: best && lead.chargeCents < bestCents ? lossCause(lead, best.buyer) : undefined,
       deadlineSkips: lead.skips.filter((skip) => skip.reason === 'deadline').length,
       lateBids: lead.calls.filter((call) => call.late).length,

@@ -1,7 +1,7 @@
 import type { Capture } from './market-capture.js';
 import type { MarketCapture } from './market-scenario.js';
 
-/** The bar of the market: at the publishers' budget, this share of the best possible, and above the waterfall. */
+/** The bar of each market and budget: this share of the best possible where the waterfall reaches it. */
 const SHARE_OF_BEST_MIN = 0.98;
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
@@ -20,22 +20,19 @@ function captureLine(title: string, budgetMs: number, capture: Capture): string 
   );
 }
 
-/** The market's take against the best sale of each lead, under its figures. */
-export function describeCapture({
-  budgetMs,
-  longBudgetMs,
-  routed,
-  waterfall,
-  long,
-  overWaterfall,
-}: MarketCapture): string {
-  return [
-    captureLine('routed', budgetMs, routed),
-    captureLine('waterfall', budgetMs, waterfall),
-    captureLine('routed', longBudgetMs, long),
-    `  routed over waterfall on the ${overWaterfall.leads} leads both measured: ` +
-      `$${overWaterfall.revenuePerLead} against $${overWaterfall.otherRevenuePerLead} per lead (x${overWaterfall.ratio})`,
-  ].join('\n');
+/** Each market's take against the best sale of each lead, budget by budget, routed and by the waterfall. */
+export function describeCaptures(captures: readonly MarketCapture[]): string {
+  return captures
+    .flatMap(({ market, budgets }) => [
+      `  market ${market}:`,
+      ...budgets.flatMap(({ budgetMs, routed, waterfall, overWaterfall }) => [
+        captureLine('routed', budgetMs, routed),
+        captureLine('waterfall', budgetMs, waterfall),
+        `  routed over waterfall at ${budgetMs / 1000} s on the ${overWaterfall.leads} leads both measured: ` +
+          `$${overWaterfall.revenuePerLead} against $${overWaterfall.otherRevenuePerLead} per lead (x${overWaterfall.ratio})`,
+      ]),
+    ])
+    .join('\n');
 }
 
 function captureJson(capture: Capture): Record<string, unknown> {
@@ -52,30 +49,34 @@ function captureJson(capture: Capture): Record<string, unknown> {
   };
 }
 
-/** The capture's figures for the closing JSON line. */
-export function captureFigures({
-  budgetMs,
-  longBudgetMs,
-  routed,
-  waterfall,
-  long,
-  overWaterfall,
-}: MarketCapture): Record<string, unknown> {
-  return {
-    budget_ms: budgetMs,
-    routed: captureJson(routed),
-    waterfall: captureJson(waterfall),
-    long_budget_ms: longBudgetMs,
-    long: captureJson(long),
-    over_waterfall: {
-      leads: overWaterfall.leads,
-      revenue_per_lead: overWaterfall.revenuePerLead,
-      waterfall_revenue_per_lead: overWaterfall.otherRevenuePerLead,
-      ratio: overWaterfall.ratio,
-    },
-    bar: {
-      share_of_best_ok: routed.leads === 0 ? null : routed.share >= SHARE_OF_BEST_MIN,
-      above_waterfall_ok: overWaterfall.leads === 0 ? null : overWaterfall.ratio > 1,
-    },
-  };
+/**
+ * The captures' figures for the closing JSON line, by market then budget. The bar: routed at least the
+ * waterfall on the same leads, and SHARE_OF_BEST_MIN of the best possible where the waterfall reaches it.
+ */
+export function captureFigures(captures: readonly MarketCapture[]): Record<string, unknown> {
+  return Object.fromEntries(
+    captures.map(({ market, budgets }) => [
+      market,
+      Object.fromEntries(
+        budgets.map(({ budgetMs, routed, waterfall, overWaterfall }) => [
+          `${budgetMs}_ms`,
+          {
+            routed: captureJson(routed),
+            waterfall: captureJson(waterfall),
+            over_waterfall: {
+              leads: overWaterfall.leads,
+              revenue_per_lead: overWaterfall.revenuePerLead,
+              waterfall_revenue_per_lead: overWaterfall.otherRevenuePerLead,
+              ratio: overWaterfall.ratio,
+            },
+            bar: {
+              above_waterfall_ok: overWaterfall.leads === 0 ? null : overWaterfall.ratio >= 1,
+              share_of_best_ok:
+                routed.leads === 0 || waterfall.share < SHARE_OF_BEST_MIN ? null : routed.share >= SHARE_OF_BEST_MIN,
+            },
+          },
+        ]),
+      ),
+    ]),
+  );
 }

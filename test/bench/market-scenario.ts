@@ -1,11 +1,14 @@
 import { startLeadflow } from './leadflow-processes.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import {
-  LONG_SELL_DEADLINE_MS,
-  MARKET_ENDPOINTS,
+  MARKET_BUDGETS_MS,
   MARKET_LEAD_KEY,
   MARKET_SEED,
+  MARKETS,
+  type Market,
+  type MarketName,
   marketBuyersDocument,
+  marketEndpoints,
   SELL_DEADLINE_MS,
 } from './market.js';
 import {
@@ -24,8 +27,9 @@ import { seedPublishersAndBuyers } from './seed.js';
 import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';
 import { withTempDir } from './temp-dir.js';
 
-/** How leadflow sells in one run of the market: its budget per lead and its routing settings. */
+/** How leadflow sells in one run: the market, its budget per lead and its routing settings. */
 interface Variant {
+  market: Market;
   sellDeadlineMs: number;
   settings: Record<string, string>;
 }
@@ -38,21 +42,24 @@ const WATERFALL = { LEADFLOW_ROUTING_MODE: 'strict_tiers', LEADFLOW_POST_ORDER: 
 /** Every run sends the same leads in the same order (their clickids), so the market answers them alike. */
 const CLICKID_PREFIX = 'market';
 
-/** What the runs on the same leads took of what the market held. */
-export interface MarketCapture {
+/** What routed and the waterfall took at one budget, on the same leads. */
+export interface BudgetCapture {
   budgetMs: number;
-  longBudgetMs: number;
   routed: Capture;
   waterfall: Capture;
-  /** Routed at the long budget, against the best within it. */
-  long: Capture;
   /** Routed against the waterfall on the leads both measured. */
   overWaterfall: PairedRevenue;
 }
 
+/** What the runs on one market took of what it held, budget by budget. */
+export interface MarketCapture {
+  market: MarketName;
+  budgets: BudgetCapture[];
+}
+
 export interface MarketResult extends ScenarioResult {
   market: MarketFigures;
-  capture: MarketCapture;
+  captures: MarketCapture[];
   connections: number;
 }
 
@@ -63,36 +70,64 @@ interface VariantResult extends ScenarioResult {
 }
 
 /**
- * The intake path selling to a market of simulated lenders (market.ts) in their own process, three times
- * on the same leads: routed at the publishers' budget (its figures are the scenario's), the plain
- * waterfall at that budget, routed at a long budget. Each lead's take is set against the best sale the
- * market held for it within the budget (market-capture.ts). Once the processes have stopped, each answered
- * lead is matched with its record in the service's database: its pings and posts give the time it waited
- * on buyers, the rest of its processingTime is leadflow's own.
+ * The intake path selling to markets of simulated lenders (market.ts), each in its own process: for each
+ * market and each budget of MARKET_BUDGETS_MS, routed then the plain waterfall, on the same leads. The
+ * first market routed at the publishers' budget gives the scenario's figures. Each lead's take is set
+ * against the best sale the market held for it within the budget (market-capture.ts). Once the processes
+ * have stopped, each answered lead is matched with its record in the service's database: its pings and
+ * posts give the time it waited on buyers, the rest of its processingTime is leadflow's own.
  */
-export async function runMarket(settings: LoadSettings, databaseUrl: string | undefined): Promise<MarketResult> {
-  const routed = await runVariant(settings, databaseUrl, { sellDeadlineMs: SELL_DEADLINE_MS, settings: ROUTED });
-  const waterfall = await inScratchDatabase(databaseUrl, (url) =>
-    runVariant(settings, url, { sellDeadlineMs: SELL_DEADLINE_MS, settings: WATERFALL }),
-  );
-  const long = await inScratchDatabase(databaseUrl, (url) =>
-    runVariant(settings, url, { sellDeadlineMs: LONG_SELL_DEADLINE_MS, settings: ROUTED }),
-  );
+export async function runMarkets(
+  settings: LoadSettings,
+  databaseUrl: string | undefined,
+  markets: readonly MarketName[],
+): Promise<MarketResult> {
+  const [first, ...others] = markets.map((name) => MARKETS[name]);
+  const headline = await runVariant(settings, databaseUrl, {
+    market: first!,
+    sellDeadlineMs: SELL_DEADLINE_MS,
+    settings: ROUTED,
+  });
+  const captures: MarketCapture[] = [];
+  for (const market of [first!, ...others]) {
+    const budgets: BudgetCapture[] = [];
+    for (const budgetMs of MARKET_BUDGETS_MS) {
+      const run = (variant: Record<string, string>) =>
+        inScratchDatabase(databaseUrl, (url) =>
+          runVariant(settings, url, { market, sellDeadlineMs: budgetMs, settings: variant }),
+        );
+      const routed = market === first && budgetMs === SELL_DEADLINE_MS ? headline : await run(ROUTED);
+      const waterfall = await run(WATERFALL);
+      budgets.push({
+        budgetMs,
+        routed: routed.capture,
+        waterfall: waterfall.capture,
+        overWaterfall: pairedRevenue(routed.takes, waterfall.takes),
+      });
+    }
+    captures.push({ market: market.name, budgets });
+  }
   return {
-    load: routed.load,
-    rssMb: routed.rssMb,
-    cpuMs: routed.cpuMs,
-    market: routed.market,
-    capture: {
-      budgetMs: SELL_DEADLINE_MS,
-      longBudgetMs: LONG_SELL_DEADLINE_MS,
-      routed: routed.capture,
-      waterfall: waterfall.capture,
-      long: long.capture,
-      overWaterfall: pairedRevenue(routed.takes, waterfall.takes),
-    },
+    load: headline.load,
+    rssMb: headline.rssMb,
+    cpuMs: headline.cpuMs,
+    market: headline.market,
+    captures,
     connections: settings.connections,
   };
+}
+
+/** The first market routed at the publishers' budget alone: the run that finds what saturates the machine. */
+export function runMarketOnce(
+  settings: LoadSettings,
+  databaseUrl: string | undefined,
+  market: MarketName,
+): Promise<VariantResult> {
+  return runVariant(settings, databaseUrl, {
+    market: MARKETS[market],
+    sellDeadlineMs: SELL_DEADLINE_MS,
+    settings: ROUTED,
+  });
 }
 
 /** A fresh MySQL database for each run on MySQL; SQLite runs have their own data directory. */
@@ -108,7 +143,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     const simulatorConfig = await writeSimulatorConfig(dataDir, {
       seed: MARKET_SEED,
       leadKey: MARKET_LEAD_KEY,
-      endpoints: MARKET_ENDPOINTS,
+      endpoints: marketEndpoints(variant.market),
     });
     const leadflow = await startLeadflow(dataDir, databaseUrl, {
       LEADFLOW_SELL_DEADLINE_MS: String(variant.sellDeadlineMs),
@@ -119,7 +154,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     const result = await measureProcesses(processes, leadflow.readyUrl, async (window) => {
       const keys = await seedPublishersAndBuyers(
         leadflow,
-        marketBuyersDocument(await simulatorUrl(simulator, processes)),
+        marketBuyersDocument(variant.market, await simulatorUrl(simulator, processes)),
       );
       const target = {
         baseUrl: leadflow.baseUrl,
@@ -131,7 +166,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     });
     const { answers } = result.load;
     const stored = await readStoredLeads(dataDir, databaseUrl, new Set(answers.map((answer) => answer.leadId)));
-    const takes = leadTakes(answers, stored, variant.sellDeadlineMs);
+    const takes = leadTakes(variant.market, answers, stored, variant.sellDeadlineMs);
     return { ...result, market: marketFigures(answers, stored), takes, capture: captureOf(takes) };
   });
 }

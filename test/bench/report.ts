@@ -1,8 +1,8 @@
 import { cpuMsPerLead, cpuRatio, fanoutCallCostRatio, fanoutCost, ownPeakRssMb } from './cost-figures.js';
 import type { FanoutResult } from './fanout-scenario.js';
 import type { LoadErrors } from './load.js';
-import { PING_TIMEOUT_MS, POST_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
-import { captureFigures, describeCapture } from './market-report.js';
+import { MARKETS, POST_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
+import { captureFigures, describeCaptures } from './market-report.js';
 import type { MarketResult } from './market-scenario.js';
 import type { ScenarioResult } from './scenario.js';
 
@@ -47,7 +47,7 @@ export function describeScenario(title: string, result: ScenarioResult): string 
 }
 
 /** The market's own figures, under its scenario line. */
-export function describeMarket({ market, capture }: MarketResult): string {
+export function describeMarket({ market, captures }: MarketResult): string {
   const { calls } = market;
   return [
     `  ${market.leads} leads (the ${market.openingBurst} of the opening burst left out), ` +
@@ -60,7 +60,7 @@ export function describeMarket({ market, capture }: MarketResult): string {
       `selling engine alone p50 ${market.engineOverheadP50Ms ?? '-'} ms p99 ${market.engineOverheadP99Ms ?? '-'} ms`,
     `  buyer calls: ${calls.pings} pings, ${calls.posts} posts, ${calls.errors} errors, ${calls.timeouts} timeouts` +
       (market.unrecorded > 0 ? `   ${market.unrecorded} answered leads not found in the database` : ''),
-    describeCapture(capture),
+    describeCaptures(captures),
   ].join('\n');
 }
 
@@ -107,7 +107,7 @@ export function storeFigures({
 }
 
 function marketFigures(result: MarketResult): Record<string, unknown> {
-  const { load, rssMb, market, capture, connections } = result;
+  const { load, rssMb, market, captures, connections } = result;
   const { processingP99Ms, overheadP99Ms, buyerWaitP99Ms } = market;
   return {
     rps: load.rps,
@@ -143,9 +143,9 @@ function marketFigures(result: MarketResult): Record<string, unknown> {
     errors: errorFigures(load.errors),
     connections,
     sell_deadline_ms: SELL_DEADLINE_MS,
-    ping_timeout_ms: PING_TIMEOUT_MS,
+    ping_timeout_ms: Object.fromEntries(captures.map(({ market: name }) => [name, MARKETS[name].pingTimeoutMs])),
     post_timeout_ms: POST_TIMEOUT_MS,
-    capture: captureFigures(capture),
+    capture: captureFigures(captures),
   };
 }
 

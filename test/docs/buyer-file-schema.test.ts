@@ -9,7 +9,7 @@ import {
 import { Ajv, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { marketBuyersDocument } from '../bench/market.js';
+import { MARKETS, marketBuyersDocument } from '../bench/market.js';
 import { buyerFixture } from '../support/buyer-fixtures.js';
 
 /**
@@ -268,8 +268,9 @@ describe('docs: the buyer file schema and the parser', () => {
     expectAccepted(parse(text.replaceAll('SIMULATOR_URL', 'http://127.0.0.1:4010')), DEMO_BUYERS);
   });
 
-  it('accepts the buyers the bench applies to its simulated market', () => {
-    expectAccepted(marketBuyersDocument('http://127.0.0.1:4010'), 'test/bench market');
+  it('accepts the buyers the bench applies to its simulated markets', () => {
+    for (const market of Object.values(MARKETS))
+      expectAccepted(marketBuyersDocument(market, 'http://127.0.0.1:4010'), `test/bench market ${market.name}`);
   });
 
   it('accepts every buyer document of the docs, with both checks', () => {
