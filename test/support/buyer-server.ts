@@ -6,7 +6,9 @@ export type BuyerBehaviour =
   | { kind: 'reject'; reason?: string; delayMs?: number }
   | { kind: 'status'; status: number }
   | { kind: 'garbage' }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers as `answer` says once it resolves: the test decides when the buyer answers. */
+  | { kind: 'later'; answer: Promise<BuyerBehaviour> };
 
 export interface ReceivedPost {
   path: string;
@@ -35,7 +37,8 @@ export async function startBuyerServer(): Promise<TestBuyerServer> {
   const server = createServer(async (request, response) => {
     const path = request.url ?? '/';
     posts.push({ path, body: JSON.parse(await readBody(request)) });
-    const behaviour = behaviours.get(path) ?? { kind: 'status', status: 404 };
+    let behaviour = behaviours.get(path) ?? { kind: 'status', status: 404 };
+    while (behaviour.kind === 'later') behaviour = await behaviour.answer;
     const json = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));

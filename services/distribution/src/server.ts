@@ -43,6 +43,7 @@ import { PiiLifecycle } from './security/pii-lifecycle.js';
 import { schedulePurge } from './security/pii-purge-schedule.js';
 import { loadSecrets } from './security/secrets.js';
 import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from './selling/circuit-breaker.js';
+import { LateAnswers } from './selling/late-answers.js';
 import { LeadResolution } from './selling/lead-resolution.js';
 import type { LeadSeller } from './selling/lead-seller.js';
 import { PingTreeSeller } from './selling/ping-tree.js';
@@ -76,6 +77,16 @@ export interface DistributionOptions {
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * Posts kept open past their sale's deadline for a late answer, at most: a socket and a few objects
+ * each. Beyond it a post is cut at the deadline, as a post to a buyer whose timeout is a decline is.
+ */
+const MAX_LINGERING_POSTS = 2_000;
+/**
+ * How long a stop waits for late answers before ending their calls (their leads stay held): the
+ * buyers' post timeouts are seconds, and an orchestrator's stop grace is some tens of seconds.
+ */
+const LATE_ANSWERS_SHUTDOWN_GRACE_MS = 5_000;
 /** How often each instance reads every instance's recent posts again, for the learned post figures. */
 const POST_FIGURES_REFRESH_MS = 30_000;
 /** How often each instance looks for publisher events due for delivery. */
@@ -180,6 +191,8 @@ async function serve(
     (buyerId) => buyers.knownName(buyerId),
   );
   const treeDefaults = { routing: config.routingMode, pingWindowMs: config.pingWindowMs };
+  const resolution = new LeadResolution(db, buyers, publishers);
+  const lateAnswers = new LateAnswers({ resolution, logger, metrics, maxLingering: MAX_LINGERING_POSTS });
   const seller =
     options.seller ??
     new PingTreeSeller({
@@ -191,6 +204,7 @@ async function serve(
       treeDefaults,
       pingLatencies,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
+      lateAnswers,
     });
   const intake = new IntakeService({
     db,
@@ -205,7 +219,6 @@ async function serve(
     logger,
     metrics,
   });
-  const resolution = new LeadResolution(db, buyers, publishers);
   const reconciler = new Reconciler({
     db,
     buyers,
@@ -315,6 +328,7 @@ async function serve(
       await postbackWorker.stop();
       await figures.stop();
       await shutdown(server);
+      await lateAnswers.close(LATE_ANSWERS_SHUTDOWN_GRACE_MS);
       await metricsServer.close();
       await db.destroy();
     },

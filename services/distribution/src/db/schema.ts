@@ -152,8 +152,11 @@ export interface BuyerCapHoldTable {
  * no; failed: an error answer, or nothing was sent; unknown: sent, and no answer came (the buyer may have it).
  */
 export type LeadPostState = 'pending' | 'accepted' | 'rejected' | 'failed' | 'unknown';
-/** Who settled a post that had no answer: the buyer's status lookup, an operator, or the buyer's timeout policy. */
-export type LeadPostResolver = 'status_lookup' | 'operator' | 'timeout_policy';
+/**
+ * Who settled a post that had no answer: the buyer's status lookup, an operator, the buyer's timeout
+ * policy, its answer come after the sale's deadline, or its settleAfter policy.
+ */
+export type LeadPostResolver = 'status_lookup' | 'operator' | 'timeout_policy' | 'late_answer' | 'settle_after';
 
 /** A post intent: written before the lead is posted to the buyer, then its answer. */
 export interface LeadPostTable {

@@ -77,6 +77,25 @@ export class SaleRunner {
         return result;
       }),
     );
+    // A post still open for its late answer may settle the lead only once the lead's outcome is recorded
+    // (or found recorded by another writer); followed whatever the record's fate, since every
+    // settlement is conditional on the lead being held.
+    try {
+      return await this.conclude(order, decision, started, ownDeadline, callerDeadline);
+    } finally {
+      decision.unconfirmed?.lingering?.follow();
+    }
+  }
+
+  /** Records the decision (or replays the outcome another writer recorded) and answers the caller. */
+  private async conclude(
+    order: SaleOrder,
+    decision: SaleDecision,
+    started: number,
+    ownDeadline: number,
+    callerDeadline: number,
+  ): Promise<IntakeResult> {
+    const { valid, identity } = order;
     if (!valid.test) this.deps.metrics.buyerAttempts(decision.attempts);
     if (decision.interrupted) return this.replayOrRetry(identity.id);
     // Buyers left untried because the caller could not wait: nothing final is stored, and a retry with a

@@ -5,6 +5,7 @@ import type { IntakeResult } from '../intake/intake-outcome.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import type { PostbackTryOutcome } from '../postbacks/postback-worker.js';
 import type { CircuitState } from '../selling/circuit-breaker.js';
+import type { LateAnswerOutcome } from '../selling/late-answers.js';
 import type { PostFigures } from '../selling/post-figures.js';
 import { BuyerNameLabels } from './buyer-labels.js';
 
@@ -68,6 +69,20 @@ export class DistributionMetrics {
   });
 
   private readonly buyer: BuyerNameLabels;
+
+  private readonly lateAnswers = new Counter({
+    name: 'leadflow_late_answers_total',
+    help: "Answers of live leads' posts that came after the sale's deadline, by what they did to the held lead (sold, declined; held: nothing by the buyer's timeout; settled_elsewhere: settled first by a status lookup, an operator or another instance)",
+    labelNames: ['buyer_id', 'buyer_name', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly lateRevenue = new Counter({
+    name: 'leadflow_late_answer_revenue_cents_total',
+    help: 'What buyers pay for live leads sold by their late answers, in cents',
+    labelNames: ['buyer_id', 'buyer_name'] as const,
+    registers: [this.registry],
+  });
 
   private readonly unconfirmed = new Gauge({
     name: 'leadflow_unconfirmed_leads',
@@ -201,6 +216,12 @@ export class DistributionMetrics {
 
   unconfirmedLeads(count: number): void {
     this.unconfirmed.set(count);
+  }
+
+  lateAnswer(buyerId: string, outcome: LateAnswerOutcome, chargeCents: number): void {
+    const buyer = this.buyer.of(buyerId);
+    this.lateAnswers.inc({ ...buyer, outcome });
+    if (chargeCents > 0) this.lateRevenue.inc(buyer, chargeCents);
   }
 
   /** `method`: the full method name, e.g. leadflow.distribution.v1.DistributionService/SubmitLead. */

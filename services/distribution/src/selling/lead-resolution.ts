@@ -1,18 +1,19 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { payoutFor } from '../buyers/rules/payout.js';
-import type { Db } from '../db/database.js';
+import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { LeadPostResolver } from '../db/schema.js';
+import { executeTogether } from '../db/statements-together.js';
 import { invalidField, StatusError } from '../errors.js';
 import * as repository from '../leads/lead.repository.js';
 import type { StoredLead, UnconfirmedLead } from '../leads/stored-lead.js';
 import { enqueuePublisherEvent } from '../postbacks/publisher-outbox.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { LeadPost } from './lead-post.js';
-import { listLeadPosts, recordAnswer } from './lead-post.repository.js';
+import { answerUpdate, listLeadPosts, recordAnswer } from './lead-post.repository.js';
 import { winnerOfPost } from './lead-recovery.js';
-import { NO_BUYER_ACCEPTED } from './lead-seller.js';
+import { NO_BUYER_ACCEPTED, type SaleWinner } from './lead-seller.js';
 import { releaseHolds } from './post-journal.js';
-import { recordSale } from './sale-record.js';
+import { LeadNotRecordable, recordSale } from './sale-record.js';
 
 export interface Resolution {
   leadId: string;
@@ -21,13 +22,30 @@ export interface Resolution {
   payoutCents: number;
 }
 
-/** How an unconfirmed lead ends: the buyer holds it (a sale, at the price its post carried or one given) or not. */
-export type Verdict = { sold: true; chargeCents?: number } | { sold: false };
+/** The buyer's own acceptance of its post, come after the sale's deadline: its price and redirect, as given. */
+export interface LateAcceptance {
+  chargeCents: number;
+  payoutCents: number;
+  redirectUrl: string;
+  reference?: string;
+}
 
 /**
- * Settles leads whose post went unanswered, on the word of the buyer's status lookup or of an operator:
- * a sale with its ledger entries, or a rejection that gives the buyer's caps and the person back. The
- * publisher's event is written in the settlement's transaction (postbacks/publisher-outbox.ts).
+ * How an unconfirmed lead ends: the buyer holds it (a sale, at the price its post carried or one given,
+ * or as its late answer says) or not.
+ */
+export type Verdict =
+  | { sold: true; chargeCents?: number; answer?: LateAcceptance }
+  | { sold: false; reference?: string };
+
+/**
+ * Settles leads whose post went unanswered, on the word of the buyer's late answer, its status lookup,
+ * an operator or the buyer's settleAfter policy: a sale with its ledger entries, or a rejection that gives
+ * the buyer's caps and the person back. Every write is conditional on the post still awaiting its answer
+ * and the lead still held, in one transaction with the lead's outcome: of resolutions racing for a post
+ * (a late answer, the reconciler, an operator, another instance), one wins and the others fail with
+ * `failed_precondition`, changing nothing. The publisher's event is written in the same transaction
+ * (postbacks/publisher-outbox.ts).
  */
 export class LeadResolution {
   constructor(
@@ -45,7 +63,8 @@ export class LeadResolution {
     return repository.countUnconfirmedLeads(this.db);
   }
 
-  async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver): Promise<Resolution> {
+  /** `postId`: settle only that post (a late answer speaks for its own post alone). */
+  async resolve(leadId: string, verdict: Verdict, resolver: LeadPostResolver, postId?: string): Promise<Resolution> {
     const lead = await repository.findLead(this.db, leadId);
     if (!lead) throw new StatusError('not_found', 'no such lead');
     if (lead.status !== 'unconfirmed')
@@ -53,11 +72,13 @@ export class LeadResolution {
     const post = (await listLeadPosts(this.db, leadId)).find((candidate) =>
       ['pending', 'unknown', 'accepted'].includes(candidate.state),
     );
-    if (!post) throw new StatusError('failed_precondition', 'the lead has no post awaiting an answer');
+    if (!post || (postId !== undefined && post.id !== postId))
+      throw new StatusError('failed_precondition', 'the lead has no post awaiting an answer');
     const now = Date.now();
-    if (post.state === 'accepted') return this.sell(lead, post, now);
-    if (!verdict.sold) return this.decline(lead, post, resolver, now);
+    if (post.state === 'accepted') return this.sell(lead, post, undefined, now);
+    if (!verdict.sold) return this.decline(lead, post, verdict.reference, resolver, now);
 
+    if (verdict.answer) return this.sell(lead, post, { ...verdict.answer, resolvedBy: resolver }, now);
     const chargeCents = post.chargeCents ?? verdict.chargeCents;
     if (chargeCents === undefined || chargeCents <= 0) {
       throw invalidField('charge_cents', 'is required: the post carried no price, give the price the buyer pays', {
@@ -67,41 +88,62 @@ export class LeadResolution {
       });
     }
     const payoutCents = post.payoutCents ?? (await this.payout(lead, post.buyerId, chargeCents));
-    await recordAnswer(this.db, post.id, { state: 'accepted', chargeCents, payoutCents, resolvedBy: resolver }, now);
-    return this.sell(lead, { ...post, state: 'accepted', chargeCents, payoutCents }, now);
+    const redirectUrl = post.redirectUrl ?? '';
+    return this.sell(lead, post, { chargeCents, payoutCents, redirectUrl, resolvedBy: resolver }, now);
   }
 
-  private async sell(lead: StoredLead, post: LeadPost, now: number): Promise<Resolution> {
-    const winner = winnerOfPost(post);
-    await this.db.transaction().execute(async (trx) => {
-      await recordSale(trx, { id: lead.id, publisherId: lead.publisherId, test: lead.test }, winner, [], null, now);
-      await enqueuePublisherEvent(
-        trx,
-        { ...eventLead(lead), status: 'sold', payoutCents: winner.payoutCents, buyerId: winner.buyerId },
-        now,
-      );
-    });
+  /** The sale of the post, with `acceptance` recorded in its transaction when the post has none yet. */
+  private async sell(
+    lead: StoredLead,
+    post: LeadPost,
+    acceptance: (LateAcceptance & { resolvedBy: LeadPostResolver }) | undefined,
+    now: number,
+  ): Promise<Resolution> {
+    const answer = acceptance && { state: 'accepted' as const, ...acceptance };
+    const winner: SaleWinner = {
+      ...winnerOfPost(answer ? { ...post, ...answer } : post),
+      ...(answer && {
+        acceptance: { answer, storeAlone: async () => void (await recordAnswer(this.db, post.id, answer, now)) },
+      }),
+    };
+    await settledOnce(() =>
+      this.db.transaction().execute(async (trx) => {
+        await recordSale(trx, { id: lead.id, publisherId: lead.publisherId, test: lead.test }, winner, [], null, now);
+        await enqueuePublisherEvent(
+          trx,
+          { ...eventLead(lead), status: 'sold', payoutCents: winner.payoutCents, buyerId: winner.buyerId },
+          now,
+        );
+      }),
+    );
     return { leadId: lead.id, status: 'sold', buyerId: winner.buyerId, payoutCents: winner.payoutCents };
   }
 
   private async decline(
     lead: StoredLead,
     post: LeadPost,
+    reference: string | undefined,
     resolver: LeadPostResolver,
     now: number,
   ): Promise<Resolution> {
-    await recordAnswer(this.db, post.id, { state: 'rejected', resolvedBy: resolver }, now);
-    await this.db.transaction().execute(async (trx) => {
-      const outcome = { status: 'rejected', completedAt: now, reason: NO_BUYER_ACCEPTED } as const;
-      if (!(await repository.settleLead(trx, lead.id, outcome))) {
-        throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
-      }
-      await enqueuePublisherEvent(
-        trx,
-        { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason: outcome.reason },
-        now,
-      );
-    });
+    await settledOnce(() =>
+      this.db.transaction().execute(async (trx) => {
+        const [answered, settled] = await executeTogether(trx, [
+          answerUpdate(trx, post.id, { state: 'rejected', reference, resolvedBy: resolver }, now),
+          repository.settlementUpdate(trx, lead.id, {
+            status: 'rejected',
+            completedAt: now,
+            reason: NO_BUYER_ACCEPTED,
+          }),
+        ]);
+        if (!answered.numAffectedRows || !settled.numAffectedRows) throw new LeadNotRecordable();
+        await enqueuePublisherEvent(
+          trx,
+          { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason: NO_BUYER_ACCEPTED },
+          now,
+        );
+      }),
+    );
     if (!lead.test) {
       const buyer = await this.buyers.get(post.buyerId);
       await releaseHolds(this.db, lead.id, buyer, lead.person);
@@ -120,4 +162,15 @@ export class LeadResolution {
 
 function eventLead(lead: StoredLead) {
   return { publisherId: lead.publisherId, leadId: lead.id, clickid: lead.clickid, test: lead.test };
+}
+
+/** Runs a resolution's transaction; another resolution that won the race makes it a failed precondition. */
+async function settledOnce(write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (error instanceof LeadNotRecordable || isDuplicateKeyError(error))
+      throw new StatusError('failed_precondition', 'the lead was settled meanwhile');
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import type { PersonHashes } from '../leads/stored-lead.js';
 import type { ValidLead } from '../leads/validation.js';
+import type { LingeringPost } from './late-answers.js';
 import type { PostAnswer } from './lead-post.repository.js';
 
 export interface SaleRequest {
@@ -51,8 +52,12 @@ export interface SaleWinner {
 
 export interface SaleDecision {
   winner: SaleWinner | undefined;
-  /** A post whose answer never came: the lead is held for that buyer, and no other one gets it. */
-  unconfirmed: { postId: string; buyerId: string } | undefined;
+  /**
+   * A post whose answer never came: the lead is held for that buyer, and no other one gets it.
+   * `lingering`: the post's call is still open, and its late answer may settle the lead once the lead's
+   * outcome is recorded; whoever records it follows it then (or abandons it).
+   */
+  unconfirmed: { postId: string; buyerId: string; lingering?: LingeringPost } | undefined;
   /**
    * The sale stopped because this process may no longer post the lead: its claim was taken over, or
    * another post of the lead may be at a buyer. Whoever holds the lead now answers for it.

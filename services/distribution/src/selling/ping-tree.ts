@@ -11,6 +11,7 @@ import { CallTiming } from './call-timing.js';
 import type { Candidate } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import { eligibleCandidates } from './eligibility.js';
+import type { LateAnswers } from './late-answers.js';
 import { LateBids } from './late-bids.js';
 import {
   AWAITING_CONFIRMATION,
@@ -59,6 +60,8 @@ export interface PingTreeDependencies {
    * cannot carry every post in price order; without them, always in price order.
    */
   figures?: PostFiguresStore;
+  /** Where posts cut short by the deadline stay open for their late answers; without it, they are cut. */
+  lateAnswers?: LateAnswers;
 }
 
 /**
@@ -88,7 +91,12 @@ export class PingTreeSeller implements LeadSeller {
       pingLatencies: deps.pingLatencies ?? new PingLatencies(),
       bidLevels: new BidLevels(),
     });
-    this.postStep = new PostStep({ journal: new PostJournal(deps.db, deps.writes), caller, breakers: deps.breakers });
+    this.postStep = new PostStep({
+      journal: new PostJournal(deps.db, deps.writes),
+      caller,
+      breakers: deps.breakers,
+      lateAnswers: deps.lateAnswers,
+    });
   }
 
   async sell(request: SaleRequest): Promise<SaleDecision> {

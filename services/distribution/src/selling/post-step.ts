@@ -2,22 +2,34 @@ import { chargeForPost } from '../buyers/rules/price-change.js';
 import type { AttemptLog } from './attempt-log.js';
 import { type Candidate, payoutOf } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
+import type { LateAnswers, LingeringPost } from './late-answers.js';
+import type { Verdict } from './lead-resolution.js';
 import type { SaleRequest, SaleWinner, UnstoredAcceptance } from './lead-seller.js';
-import { postVerdict } from './post-answer.js';
+import { type PostVerdict, postVerdict } from './post-answer.js';
 import type { OpenPost, PostJournal } from './post-journal.js';
-import type { BuyerCaller } from './traced-call.js';
+import type { BuyerCaller, TracedCallResult } from './traced-call.js';
 
 /** How one post ended for the sale: sold, a no (the next offer is tried), unconfirmed, or the sale stops. */
 export type PostResult =
   | { kind: 'sold'; winner: SaleWinner }
   | { kind: 'declined' }
-  | { kind: 'unconfirmed'; postId: string; buyerId: string }
+  | { kind: 'unconfirmed'; postId: string; buyerId: string; lingering?: LingeringPost }
   | { kind: 'interrupted' };
 
 export interface PostStepDependencies {
   journal: PostJournal;
   caller: BuyerCaller;
   breakers: CircuitBreakers;
+  /** Where a post cut short by the deadline stays open for its late answer; without it, the post is cut. */
+  lateAnswers?: LateAnswers;
+}
+
+/** What a post's result says: a sale at a price, or the verdict of an answer that is none. */
+interface Judged {
+  sold: boolean;
+  chargeCents: number | undefined;
+  payoutCents: number | undefined;
+  verdict: PostVerdict;
 }
 
 /**
@@ -45,13 +57,10 @@ export class PostStep {
     const { post } = opened;
 
     const started = performance.now();
-    const result = await this.deps.caller.call('post', candidate, buyer.definition.integration.post, request, post.id);
+    const { result, lingering } = await this.call(candidate, request, post);
     waited.ms += performance.now() - started;
 
-    const chargeCents = chargeForPost(buyer.definition, candidate.facts, candidate.chargeCents, result);
-    const payoutCents = chargeCents === undefined ? undefined : payoutOf(buyer, request, chargeCents);
-    const sold = result.outcome === 'accepted' && payoutCents !== undefined && payoutCents >= request.lead.priceCents;
-    const verdict = postVerdict(result, sold, buyer.definition.integration.onTimeout);
+    const { sold, chargeCents, payoutCents, verdict } = judge(candidate, request, result);
     log.call(buyer.id, {
       kind: 'post',
       startedAt: result.startedAt,
@@ -87,9 +96,97 @@ export class PostStep {
       },
       request.recordBy,
     );
-    if (verdict.state === 'unknown') return { kind: 'unconfirmed', postId: post.id, buyerId: buyer.id };
+    if (verdict.state === 'unknown') return { kind: 'unconfirmed', postId: post.id, buyerId: buyer.id, lingering };
     return { kind: 'declined' };
   }
+
+  /**
+   * The post's call, its result by the sale's deadline. A call still open then is cut, unless its late
+   * answer can settle the lead (the buyer's timeout is not a decline) and there is room to keep it open:
+   * then the sale goes on as for a timeout, and the call runs to the buyer's own timeout.
+   */
+  private async call(
+    candidate: Candidate,
+    request: SaleRequest,
+    post: OpenPost,
+  ): Promise<{ result: TracedCallResult; lingering?: LingeringPost }> {
+    const { integration } = candidate.buyer.definition;
+    const { lateAnswers } = this.deps;
+    if (!lateAnswers || integration.onTimeout === 'decline')
+      return {
+        result: await this.deps.caller.call('post', candidate, integration.post, request, { attemptId: post.id }),
+      };
+    const controller = new AbortController();
+    const startedAt = Date.now();
+    const call = this.deps.caller.call('post', candidate, integration.post, request, {
+      attemptId: post.id,
+      outlivesDeadline: controller.signal,
+    });
+    const result = await answerBy(call, request.deadline);
+    if (result) return { result };
+    const lingering = lateAnswers.keep({
+      leadId: request.leadId,
+      postId: post.id,
+      buyerId: candidate.buyer.id,
+      test: request.lead.test,
+      call,
+      controller,
+      verdictOf: (late) => lateVerdict(judge(candidate, request, late), late),
+    });
+    if (!lingering) {
+      controller.abort();
+      return { result: await call };
+    }
+    return { result: cutAtDeadline(startedAt), lingering };
+  }
+}
+
+function judge(candidate: Candidate, request: SaleRequest, result: TracedCallResult): Judged {
+  const { buyer } = candidate;
+  const chargeCents = chargeForPost(buyer.definition, candidate.facts, candidate.chargeCents, result);
+  const payoutCents = chargeCents === undefined ? undefined : payoutOf(buyer, request, chargeCents);
+  const sold = result.outcome === 'accepted' && payoutCents !== undefined && payoutCents >= request.lead.priceCents;
+  return { sold, chargeCents, payoutCents, verdict: postVerdict(result, sold, buyer.definition.integration.onTimeout) };
+}
+
+/** A late answer read as a post's answer is in time: a sale, a decline, or nothing that settles the lead. */
+function lateVerdict(judged: Judged, result: TracedCallResult): Verdict | undefined {
+  if (judged.sold) {
+    const answer = {
+      chargeCents: judged.chargeCents!,
+      payoutCents: judged.payoutCents!,
+      redirectUrl: result.reply.redirectUrl ?? '',
+      reference: result.reply.reference,
+    };
+    return { sold: true, answer };
+  }
+  if (judged.verdict.state === 'rejected' || judged.verdict.state === 'failed')
+    return { sold: false, reference: result.reply.reference };
+  return undefined;
+}
+
+/** The call's result if it comes by `deadline` (epoch ms), else undefined; the call itself goes on. */
+async function answerBy(call: Promise<TracedCallResult>, deadline: number): Promise<TracedCallResult | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))),
+  );
+  try {
+    return await Promise.race([call, cut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the sale sees of a call still open at its deadline: a timeout. */
+function cutAtDeadline(startedAt: number): TracedCallResult {
+  return {
+    reply: { outcome: 'error', error: 'timeout' },
+    httpStatus: null,
+    latencyMs: Date.now() - startedAt,
+    outcome: 'timeout',
+    startedAt,
+  };
 }
 
 function winnerOf(post: OpenPost, acceptance: UnstoredAcceptance): SaleWinner {

@@ -10,6 +10,16 @@ import type { SaleRequest } from './lead-seller.js';
 
 export type TracedCallResult = BuyerCallResult & { startedAt: number };
 
+export interface CallOptions {
+  /** The post's attempt id, the idempotency reference the buyer may be sent. */
+  attemptId?: string;
+  /**
+   * The call is not cut at the sale's deadline (only not sent after it): it runs the buyer's own
+   * timeout, unless this signal ends it first. For a post whose late answer can still settle the lead.
+   */
+  outlivesDeadline?: AbortSignal;
+}
+
 export interface BuyerCallerDependencies {
   tracer: Tracer;
   breakers: CircuitBreakers;
@@ -26,7 +36,7 @@ export class BuyerCaller {
     candidate: Candidate,
     exchange: HttpExchange,
     request: SaleRequest,
-    attemptId?: string,
+    options: CallOptions = {},
   ): Promise<TracedCallResult> {
     const { buyer } = candidate;
     const lead: LeadForBuyer = {
@@ -34,7 +44,7 @@ export class BuyerCaller {
       fields: request.lead.fields,
       derived: derivedValues(candidate.facts, request.lead.priceCents),
       pingReference: kind === 'post' ? candidate.pingReference : undefined,
-      attemptId,
+      attemptId: options.attemptId,
     };
     const startedAt = Date.now();
     const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
@@ -52,7 +62,9 @@ export class BuyerCaller {
         const answer = await this.deps.call(exchange, buyer.definition.integration, lead, {
           test: request.lead.test,
           kind,
-          deadlineMs: request.deadline,
+          ...(options.outlivesDeadline
+            ? { sendBy: request.deadline, signal: options.outlivesDeadline }
+            : { deadlineMs: request.deadline }),
         });
         span.setAttribute('leadflow.buyer.outcome', answer.outcome);
         if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
@@ -61,20 +73,22 @@ export class BuyerCaller {
       },
     );
     const traced = { ...result, startedAt };
-    this.recordHealth(candidate, kind, request, traced);
+    // A call that outlives the deadline is cut short only by its signal (no room to linger, a shutdown).
+    const cutShort = options.outlivesDeadline
+      ? options.outlivesDeadline.aborted
+      : request.deadline - startedAt < callTimeoutMs(buyer.definition.integration, kind);
+    this.recordHealth(candidate, request, traced, cutShort);
     return traced;
   }
 
   /**
    * Live calls only: a test endpoint's troubles say nothing of the buyer's live API. Nor does a call
-   * the sale's deadline cut short of the buyer's own timeout (or left no time to send): a slow buyer
+   * we cut short of the buyer's own timeout (or the deadline left no time to send): a slow buyer
    * posted late in a sale is not failing, and must not be paused for every other lead.
    */
-  private recordHealth(candidate: Candidate, kind: CallKind, request: SaleRequest, result: TracedCallResult): void {
+  private recordHealth(candidate: Candidate, request: SaleRequest, result: TracedCallResult, cutShort: boolean): void {
     if (request.lead.test) return;
-    const cutByDeadline =
-      request.deadline - result.startedAt < callTimeoutMs(candidate.buyer.definition.integration, kind);
-    if (cutByDeadline && (result.outcome === 'timeout' || result.reply.error === 'deadline_passed')) return;
+    if (cutShort && (result.outcome === 'timeout' || result.reply.error === 'deadline_passed')) return;
     if (result.outcome === 'error' || result.outcome === 'timeout')
       this.deps.breakers.recordFailure(candidate.buyer.id);
     else this.deps.breakers.recordSuccess(candidate.buyer.id);

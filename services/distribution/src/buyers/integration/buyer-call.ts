@@ -19,6 +19,11 @@ export interface BuyerCallOptions {
   kind: 'ping' | 'post' | 'statusLookup';
   /** Absolute time (Date.now() clock) the call must end by; the call's timeout is cut to fit it. */
   deadlineMs?: number;
+  /**
+   * Absolute time after which the call is not sent ('deadline_passed'); unlike deadlineMs it does not
+   * cut a call once sent, which then runs the buyer's own timeout.
+   */
+  sendBy?: number;
   /** Aborting ends the call at once, reported as a timeout. */
   signal?: AbortSignal;
   /** Where ${env:...} and ${secret:...} are looked up; the service's own environment and secrets file by default. */
@@ -69,7 +74,8 @@ export async function callBuyer(
     callTimeoutMs(integration, options.kind === 'ping' ? 'ping' : 'post'),
     (options.deadlineMs ?? Infinity) - Date.now(),
   );
-  if (timeoutMs <= 0) return withoutCall({ outcome: 'error', error: 'deadline_passed' });
+  if (timeoutMs <= 0 || (options.sendBy !== undefined && Date.now() >= options.sendBy))
+    return withoutCall({ outcome: 'error', error: 'deadline_passed' });
 
   const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
   switch (result.kind) {
