@@ -161,6 +161,8 @@ export async function listUnconfirmedLeads(
   db: Db,
   limit: number,
   after: { postedAt: number; postId: string } | undefined,
+  /** Only the leads held for this buyer by a post made before `postedBefore`. */
+  of?: { buyerId: string; postedBefore: number },
 ): Promise<UnconfirmedLead[]> {
   let query = db
     .selectFrom('leads')
@@ -176,6 +178,8 @@ export async function listUnconfirmedLeads(
     ])
     .where('leads.status', '=', 'unconfirmed')
     .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted']);
+  if (of)
+    query = query.where('lead_posts.buyer_id', '=', of.buyerId).where('lead_posts.created_at', '<', of.postedBefore);
   if (after) {
     query = query.where((eb) =>
       eb.or([
@@ -203,6 +207,18 @@ export async function countUnconfirmedLeads(db: Db): Promise<number> {
     .where('status', '=', 'unconfirmed')
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** When the post of the longest-held unconfirmed lead was made (epoch ms); undefined when none is held. */
+export async function oldestUnconfirmedPostAt(db: Db): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('leads')
+    .innerJoin('lead_posts', 'lead_posts.lead_id', 'leads.id')
+    .select((eb) => eb.fn.min<number>('lead_posts.created_at').as('oldest'))
+    .where('leads.status', '=', 'unconfirmed')
+    .where('lead_posts.state', 'in', ['pending', 'unknown', 'accepted'])
+    .executeTakeFirst();
+  return row?.oldest == null ? undefined : Number(row.oldest);
 }
 
 /** Moves a stale claim to a new owner; false when someone else moved it first. */

@@ -70,6 +70,12 @@ export class DistributionMetrics {
 
   private readonly buyer: BuyerNameLabels;
 
+  private readonly oldestUnconfirmed = new Gauge({
+    name: 'leadflow_unconfirmed_lead_oldest_age_seconds',
+    help: 'How long ago the longest-held unconfirmed lead was posted to its buyer, in seconds (0 when none is held), as of the last reconciliation sweep',
+    registers: [this.registry],
+  });
+
   private readonly lateAnswers = new Counter({
     name: 'leadflow_late_answers_total',
     help: "Answers of live leads' posts that came after the sale's deadline, by what they did to the held lead (sold, declined; held: nothing by the buyer's timeout; settled_elsewhere: settled first by a status lookup, an operator or another instance)",
@@ -214,8 +220,9 @@ export class DistributionMetrics {
     this.postbackTries.inc({ outcome });
   }
 
-  unconfirmedLeads(count: number): void {
+  unconfirmedLeads(count: number, oldestAgeMs: number): void {
     this.unconfirmed.set(count);
+    this.oldestUnconfirmed.set(oldestAgeMs / 1000);
   }
 
   lateAnswer(buyerId: string, outcome: LateAnswerOutcome, chargeCents: number): void {

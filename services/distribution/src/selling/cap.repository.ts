@@ -91,9 +91,14 @@ async function createCounters(db: Db, buyerId: string, periods: CapPeriod[]): Pr
   }
 }
 
-/** Gives back what the lead holds of the buyer's caps: its count and spend. Nothing when it holds nothing. */
+/**
+ * Gives back what the lead holds of the buyer's caps: its count and spend. Nothing when it holds nothing.
+ * In the caller's transaction when `db` is one (a settlement that gives the holds back with its outcome).
+ */
 export async function releaseCapacity(db: Db, leadId: string, buyerId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  const inTransaction = (work: (trx: Db) => Promise<void>) =>
+    db.isTransaction ? work(db) : db.transaction().execute(work);
+  await inTransaction(async (trx) => {
     const hold = await trx
       .selectFrom('buyer_cap_holds')
       .selectAll()

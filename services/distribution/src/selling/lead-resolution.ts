@@ -59,8 +59,18 @@ export class LeadResolution {
     return repository.listUnconfirmedLeads(this.db, limit, after);
   }
 
+  /** Up to `limit` leads held for `buyerId` by a post made before `postedBefore`, oldest first. */
+  async listHeldSince(buyerId: string, postedBefore: number, limit: number): Promise<UnconfirmedLead[]> {
+    return repository.listUnconfirmedLeads(this.db, limit, undefined, { buyerId, postedBefore });
+  }
+
   async countUnconfirmed(): Promise<number> {
     return repository.countUnconfirmedLeads(this.db);
+  }
+
+  /** When the longest-held lead's post was made (epoch ms); undefined when no lead is held. */
+  async oldestUnconfirmedPostAt(): Promise<number | undefined> {
+    return repository.oldestUnconfirmedPostAt(this.db);
   }
 
   /** `postId`: settle only that post (a late answer speaks for its own post alone). */
@@ -126,6 +136,8 @@ export class LeadResolution {
     resolver: LeadPostResolver,
     now: number,
   ): Promise<Resolution> {
+    const buyer = lead.test ? undefined : await this.buyers.get(post.buyerId);
+    // The holds go back in the settlement's transaction: a lead seen rejected holds nothing.
     await settledOnce(() =>
       this.db.transaction().execute(async (trx) => {
         const [answered, settled] = await executeTogether(trx, [
@@ -137,6 +149,7 @@ export class LeadResolution {
           }),
         ]);
         if (!answered.numAffectedRows || !settled.numAffectedRows) throw new LeadNotRecordable();
+        if (buyer) await releaseHolds(trx, lead.id, buyer, lead.person);
         await enqueuePublisherEvent(
           trx,
           { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason: NO_BUYER_ACCEPTED },
@@ -144,10 +157,6 @@ export class LeadResolution {
         );
       }),
     );
-    if (!lead.test) {
-      const buyer = await this.buyers.get(post.buyerId);
-      await releaseHolds(this.db, lead.id, buyer, lead.person);
-    }
     return { leadId: lead.id, status: 'rejected', buyerId: post.buyerId, payoutCents: 0 };
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from '@leadflow/service-kit/logger';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
+import type { LeadPostResolver } from '../db/schema.js';
 import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
 import type { UnconfirmedLead } from '../leads/stored-lead.js';
@@ -23,9 +24,10 @@ export interface ReconcilerDependencies {
   call?: typeof callBuyer;
 }
 
-/** Where the reconciler reports how many leads are held; DistributionMetrics in the service. */
+/** Where the reconciler reports how many leads are held, and for how long; DistributionMetrics in the service. */
 export interface UnconfirmedLeadsGauge {
-  unconfirmedLeads(count: number): void;
+  /** `oldestAgeMs`: how long ago the longest-held lead was posted (0 when none is held). */
+  unconfirmedLeads(count: number, oldestAgeMs: number): void;
 }
 
 /** Leads looked at per sweep: a backlog is worked off over several sweeps, never in one long one. */
@@ -35,8 +37,9 @@ const BATCH = 50;
  * The background half of the sale protocol, on every instance (each step is a conditional write, so
  * instances never do one twice): leads whose seller died with a post at a buyer are recovered without
  * waiting for the publisher's retry (an accepted post becomes the sale, one without an answer makes the
- * lead unconfirmed); unconfirmed leads are settled by their buyer's status lookup where it has one; and
- * the number of unconfirmed leads is kept in a metric.
+ * lead unconfirmed); unconfirmed leads are settled by their buyer's status lookup where it has one, and
+ * closed as not sold once their buyer's settleAfter has passed; and the number of unconfirmed leads and
+ * the age of the oldest are kept in metrics.
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -66,11 +69,30 @@ export class Reconciler {
     await this.running;
   }
 
-  /** One pass: stale sales with posts, then unconfirmed leads, then the metric. */
+  /** One pass: stale sales with posts, then unconfirmed leads, then the metrics. */
   async sweep(): Promise<void> {
     await this.recoverStaleSales();
     await this.askBuyers();
-    this.deps.metrics.unconfirmedLeads(await this.deps.resolution.countUnconfirmed());
+    await this.settleOverdue();
+    const oldest = await this.deps.resolution.oldestUnconfirmedPostAt();
+    this.deps.metrics.unconfirmedLeads(
+      await this.deps.resolution.countUnconfirmed(),
+      oldest === undefined ? 0 : Math.max(0, Date.now() - oldest),
+    );
+  }
+
+  /**
+   * Leads held past their buyer's settleAfter (the buyer never answered their post, nor its status
+   * lookup): closed as not sold, their holds given back, offered to no one else.
+   */
+  private async settleOverdue(): Promise<void> {
+    for (const buyer of await this.deps.buyers.list()) {
+      const { settleAfterMs } = buyer.definition.integration;
+      if (settleAfterMs === undefined) continue;
+      for (const lead of await this.deps.resolution.listHeldSince(buyer.id, Date.now() - settleAfterMs, BATCH)) {
+        await this.settle(lead, false, 'settle_after', "settled a held lead by its buyer's settleAfter");
+      }
+    }
   }
 
   private async recoverStaleSales(): Promise<void> {
@@ -98,19 +120,20 @@ export class Reconciler {
     for (const lead of await this.deps.resolution.listUnconfirmed(BATCH)) {
       const verdict = await this.lookUp(lead);
       if (verdict === undefined) continue;
-      try {
-        await this.deps.resolution.resolve(lead.leadId, verdict ? { sold: true } : { sold: false }, 'status_lookup');
-        this.deps.logger.info(
-          { leadId: lead.leadId, buyerId: lead.buyerId, sold: verdict },
-          "resolved an unconfirmed lead by the buyer's status lookup",
-        );
-      } catch (error) {
-        // Settled meanwhile (by an operator or another instance), or a sale that needs a price from an operator.
-        this.deps.logger.warn(
-          { leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } },
-          'could not resolve an unconfirmed lead',
-        );
-      }
+      await this.settle(lead, verdict, 'status_lookup', "resolved an unconfirmed lead by the buyer's status lookup");
+    }
+  }
+
+  private async settle(lead: UnconfirmedLead, sold: boolean, resolver: LeadPostResolver, done: string): Promise<void> {
+    try {
+      await this.deps.resolution.resolve(lead.leadId, { sold }, resolver, lead.postId);
+      this.deps.logger.info({ leadId: lead.leadId, buyerId: lead.buyerId, sold }, done);
+    } catch (error) {
+      // Settled meanwhile (by a late answer, an operator or another instance), or a sale that needs a price from an operator.
+      this.deps.logger.warn(
+        { leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } },
+        'could not resolve an unconfirmed lead',
+      );
     }
   }
 

@@ -144,6 +144,11 @@ export interface Integration {
    * it does. Carries no PII (ids only: leadId, attemptId).
    */
   statusLookup: HttpExchange | undefined;
+  /**
+   * `settleAfter`: how long after its post a lead held for this buyer (its post never answered) is
+   * closed as not sold, without being offered to anyone else. Unset: it waits for its buyer or an operator.
+   */
+  settleAfterMs?: number;
 }
 
 /**

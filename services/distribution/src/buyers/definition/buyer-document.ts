@@ -10,6 +10,7 @@ import type {
   ResponseParser,
 } from './buyer-definition.js';
 
+import { durationText } from './read-values.js';
 /**
  * A definition written back in the file form that `buyer apply` reads: parsing the result gives the
  * definition again. This is how a stored definition is checked with every rule of apply when it is
@@ -87,6 +88,7 @@ function integrationDocument(integration: Integration): Record<string, unknown> 
     ping: integration.ping && exchangeDocument(integration.ping),
     post: exchangeDocument(integration.post),
     statusLookup: integration.statusLookup && exchangeDocument(integration.statusLookup),
+    settleAfter: integration.settleAfterMs === undefined ? undefined : durationText(integration.settleAfterMs),
   });
 }
 

@@ -2,7 +2,16 @@ import type { Integration } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
 import { parseExchange } from './parse-exchange.js';
 import { keyPath, type Problems } from './problems.js';
-import { isAbsent, orDefault, readChoice, readFlag, readObject, readWholeNumber, required } from './read-values.js';
+import {
+  isAbsent,
+  orDefault,
+  readChoice,
+  readDuration,
+  readFlag,
+  readObject,
+  readWholeNumber,
+  required,
+} from './read-values.js';
 
 const KEYS = [
   'mode',
@@ -15,6 +24,7 @@ const KEYS = [
   'testBehaviour',
   'onTimeout',
   'statusLookup',
+  'settleAfter',
 ] as const;
 const MODES = ['direct_post', 'ping_post'] as const;
 const TEST_BEHAVIOURS = ['test_url', 'accept', 'reject'] as const;
@@ -22,12 +32,15 @@ const TIMEOUT_POLICIES = ['unconfirmed', 'decline'] as const;
 
 const DEFAULT_TIMEOUT_MS = 3000;
 const MAX_TIMEOUT_MS = 60_000;
+/** A held lead is settled by policy no later than 30 days after its post, and only after the post's timeout. */
+const MAX_SETTLE_AFTER_MS = 30 * 86_400_000;
 
 /**
  * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs` (with
  * `pingTimeoutMs` and `postTimeoutMs` for one kind of call), `local` (http://
  * allowed), `testBehaviour` (what a test-mode lead gets: accept, reject, or a call to the testUrl),
- * `onTimeout` (unconfirmed or decline) and `statusLookup` (how to ask whether the buyer holds a lead).
+ * `onTimeout` (unconfirmed or decline), `statusLookup` (how to ask whether the buyer holds a lead) and
+ * `settleAfter` (when a post never answered closes its lead as not sold).
  */
 export function parseIntegration(
   value: unknown,
@@ -58,6 +71,17 @@ export function parseIntegration(
   const onTimeout = orDefault(fields.onTimeout, 'unconfirmed', (v) =>
     readChoice(v, at('onTimeout'), TIMEOUT_POLICIES, problems),
   );
+  const settleAfterMs = isAbsent(fields.settleAfter)
+    ? undefined
+    : readDuration(fields.settleAfter, at('settleAfter'), problems, 1000, MAX_SETTLE_AFTER_MS);
+  const postTimeout = postTimeoutMs ?? timeoutMs;
+  if (settleAfterMs !== undefined && postTimeout !== undefined && settleAfterMs <= postTimeout)
+    problems.at(
+      at('settleAfter'),
+      `must be longer than the post's timeout (${postTimeout} ms): its answer may come until then`,
+    );
+  if (onTimeout === 'decline' && !isAbsent(fields.settleAfter))
+    problems.at(at('settleAfter'), 'is used only with onTimeout unconfirmed: a decline holds no lead');
   const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url', values };
 
   let ping: Integration['ping'];
@@ -92,5 +116,17 @@ export function parseIntegration(
   ) {
     return undefined;
   }
-  return { mode, ping, post, timeoutMs, pingTimeoutMs, postTimeoutMs, local, testBehaviour, onTimeout, statusLookup };
+  return {
+    mode,
+    ping,
+    post,
+    timeoutMs,
+    pingTimeoutMs,
+    postTimeoutMs,
+    local,
+    testBehaviour,
+    onTimeout,
+    statusLookup,
+    ...(settleAfterMs === undefined ? {} : { settleAfterMs }),
+  };
 }

@@ -91,6 +91,36 @@ export function readWholeNumber(
   return value;
 }
 
+const DURATION_UNITS_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
+const DURATION = /^([1-9][0-9]*)(d|h|m|s)$/;
+
+/** A duration written as a whole number and a unit, `90s`, `30m`, `4h` or `2d`, from `minMs` to `maxMs`: in ms. */
+export function readDuration(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  minMs: number,
+  maxMs: number,
+): number | undefined {
+  const match = typeof value === 'string' ? DURATION.exec(value) : null;
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : Number.NaN;
+  if (!(ms >= minMs && ms <= maxMs)) {
+    return problems.at(
+      path,
+      `must be a duration from ${durationText(minMs)} to ${durationText(maxMs)}: a whole number and s, m, h or d (e.g. 30m, 4h)`,
+    );
+  }
+  return ms;
+}
+
+/** A duration in ms as readDuration reads it, in its largest whole unit. */
+export function durationText(ms: number): string {
+  const unit = (Object.keys(DURATION_UNITS_MS) as (keyof typeof DURATION_UNITS_MS)[]).find(
+    (candidate) => ms % DURATION_UNITS_MS[candidate] === 0,
+  );
+  return unit ? `${ms / DURATION_UNITS_MS[unit]}${unit}` : `${Math.ceil(ms / 1000)}s`;
+}
+
 export function readFlag(value: unknown, path: string, problems: Problems): boolean | undefined {
   if (typeof value !== 'boolean') return problems.at(path, 'must be true or false');
   return value;

@@ -1,3 +1,4 @@
+import { buyerDocument } from '@leadflow/distribution/src/buyers/definition/buyer-document';
 import { parseBuyerDocument } from '@leadflow/distribution/src/buyers/definition/parse-buyers';
 import type { Problem } from '@leadflow/distribution/src/buyers/definition/problems';
 import { expect } from 'chai';
@@ -686,6 +687,45 @@ describe('parseBuyerDocument: unanswered posts (onTimeout, statusLookup, attempt
         'buyers[0].integration.ping.mapping.ref',
       ),
     ).to.equal('attemptId exists only in a post and a status lookup');
+  });
+});
+
+describe('parseBuyerDocument: settleAfter, when a post never answered closes its lead', () => {
+  const withIntegration = (integration: Record<string, unknown>) => ({
+    buyers: [minimalBuyer({ integration: { post: post(), timeoutMs: 3000, ...integration } })],
+  });
+  const at = 'buyers[0].integration.settleAfter';
+
+  it('takes a whole number of seconds, minutes, hours or days, and writes it back as given', () => {
+    for (const [text, ms] of [
+      ['90s', 90_000],
+      ['30m', 1_800_000],
+      ['4h', 14_400_000],
+      ['2d', 172_800_000],
+    ] as const) {
+      const result = parseBuyerDocument(withIntegration({ settleAfter: text }));
+      if (!('buyers' in result)) return expect.fail(JSON.stringify(result.errors));
+      const definition = result.buyers[0]!;
+      expect(definition.integration.settleAfterMs).to.equal(ms);
+      expect(buyerDocument(definition).integration).to.include({ settleAfter: text });
+    }
+    const unset = parseBuyerDocument(withIntegration({}));
+    if (!('buyers' in unset)) return expect.fail(JSON.stringify(unset.errors));
+    expect(unset.buyers[0]!.integration).not.to.have.property('settleAfterMs');
+  });
+
+  it('refuses a duration it cannot read, one within the post timeout, one over 30 days, and one with onTimeout decline', () => {
+    for (const bad of ['4 hours', '4H', '1.5h', '0m', 14400, '-1h', ''])
+      expect(messageAt(withIntegration({ settleAfter: bad }), at), String(bad)).to.match(
+        /must be a duration from 1s to 30d/,
+      );
+    expect(messageAt(withIntegration({ settleAfter: '31d' }), at)).to.match(/must be a duration from 1s to 30d/);
+    expect(messageAt(withIntegration({ settleAfter: '3s' }), at)).to.equal(
+      "must be longer than the post's timeout (3000 ms): its answer may come until then",
+    );
+    expect(messageAt(withIntegration({ settleAfter: '2h', onTimeout: 'decline' }), at)).to.equal(
+      'is used only with onTimeout unconfirmed: a decline holds no lead',
+    );
   });
 });
 
