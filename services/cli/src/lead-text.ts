@@ -103,18 +103,42 @@ export function leadsTable(leads: LeadRecord[], buyerName: (id: string) => strin
   );
 }
 
-export function unconfirmedTable(leads: UnconfirmedLead[], buyerName: (id: string) => string): string {
+/** `now`: epoch ms the ages are counted to. */
+export function unconfirmedTable(
+  leads: UnconfirmedLead[],
+  buyerName: (id: string) => string,
+  now = Date.now(),
+): string {
   if (leads.length === 0) return 'No unconfirmed leads.\n';
   return table(
-    ['LEAD', 'PUBLISHER', 'CLICKID', 'BUYER', 'POSTED', 'ATTEMPT', 'TEST'],
+    ['LEAD', 'PUBLISHER', 'CLICKID', 'BUYER', 'POSTED', 'AGE', 'ATTEMPT', 'TEST'],
     leads.map((lead) => [
       lead.leadId,
       lead.publisherId,
       lead.clickid,
       buyerName(lead.buyerId),
       timestamp(lead.postTime),
+      lead.postTime ? heldFor(now - lead.postTime.getTime()) : '-',
       lead.postId,
       lead.test ? 'yes' : 'no',
     ]),
   );
+}
+
+/** How long a lead has been held, in its two largest units: `45s`, `12m 5s`, `3h 20m`, `2d 4h`. */
+export function heldFor(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86_400), 'd'],
+    [Math.floor(seconds / 3600) % 24, 'h'],
+    [Math.floor(seconds / 60) % 60, 'm'],
+    [seconds % 60, 's'],
+  ];
+  const first = parts.findIndex(([value]) => value > 0);
+  if (first === -1) return '0s';
+  return parts
+    .slice(first, first + 2)
+    .filter(([value]) => value > 0)
+    .map(([value, unit]) => `${value}${unit}`)
+    .join(' ');
 }
