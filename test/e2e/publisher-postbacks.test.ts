@@ -9,12 +9,12 @@ import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.
 import { testBuyer } from '../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../support/distribution.js';
 import { bearer, call } from '../support/grpc.js';
+import { documentedVerifier, PostbackReceiver } from '../support/postback-receiver.js';
 import { stackCli } from '../support/run-leadflow.js';
 import { personLead } from '../support/selling.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { describeEachDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait-until.js';
-import { documentedVerifier, PostbackReceiver } from './support/postback-receiver.js';
 
 /*
  * Publishers are told when a held lead settles: a real receiver over HTTP gets events signed as

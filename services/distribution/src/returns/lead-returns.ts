@@ -6,6 +6,7 @@ import { invalidField, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as leads from '../leads/lead.repository.js';
 import type { StoredLead } from '../leads/stored-lead.js';
+import { enqueuePublisherEvent } from '../postbacks/publisher-outbox.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import { ledgerInsert } from '../selling/ledger.repository.js';
 import { capPeriodStart, clawbackCents, type LeadReturn, returnEntries, withinWindow } from './lead-return.js';
@@ -77,7 +78,20 @@ export class LeadReturns {
           repository.returnInsert(trx, leadReturn),
           ledgerInsert(trx, returnEntries(leadReturn)),
         ]);
-        // The publisher's postback announcing the return is enqueued here, in this transaction.
+        await enqueuePublisherEvent(
+          trx,
+          {
+            publisherId: lead.publisherId,
+            leadId: lead.id,
+            clickid: lead.clickid,
+            status: 'returned',
+            payoutCents: leadReturn.clawbackCents,
+            buyerId: leadReturn.buyerId,
+            reason: leadReturn.reason,
+            test: lead.test,
+          },
+          now,
+        );
       });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { startTestDistribution } from '../../../support/distribution.js';
 import { bearer, call } from '../../../support/grpc.js';
+import { PostbackReceiver } from '../../../support/postback-receiver.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import {
   leadIdOf,
@@ -16,6 +17,7 @@ import {
   useMarket,
 } from '../../../support/selling.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -267,6 +269,51 @@ describeEachDatabase('returns: the money after the sale', (database) => {
       counted('lender-a', 'fraud'),
       counted('lender-b', 'fraud'),
     ]).to.deep.equal(['1', '1', '1', '1']);
+  });
+
+  it("announces the return by the publisher's postback: what it takes back, the reason, no personal field", async () => {
+    const m = market();
+    const receiver = new PostbackReceiver();
+    await receiver.start();
+    try {
+      const auth = () => bearer(m.stack.service.adminToken);
+      await call(
+        m.stack.admin.setPublisherPostback.bind(m.stack.admin),
+        { publisherId: m.publisherId, url: receiver.url, local: true },
+        auth(),
+      );
+      const { a } = await returnsMarket(m);
+      expect(receiver.received, 'a sale answered at once is not announced').to.have.length(0);
+      await call(
+        m.stack.admin.returnLead.bind(m.stack.admin),
+        {
+          requestId: 'ticket-postback',
+          leadId: a[0]!.leadId,
+          clickid: '',
+          buyer: '',
+          reason: 'disconnected',
+          note: '',
+          creditCents: 0,
+          dryRun: false,
+        },
+        auth(),
+      );
+      await waitUntil('the return announced', () => receiver.events().length === 1);
+      const [event] = receiver.events();
+      expect(event).to.include({
+        type: 'lead.returned',
+        leadId: a[0]!.leadId,
+        status: 'returned',
+        price: 32,
+        reason: 'disconnected',
+        test: false,
+      });
+      expect(Object.keys(event!).sort()).to.deep.equal(
+        ['buyerId', 'clickid', 'id', 'leadId', 'price', 'reason', 'status', 'test', 'time', 'type'].sort(),
+      );
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('answers a retry with the same return and a different return of the lead with ALREADY_EXISTS', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { markedBlock } from '../../support/doc-blocks.js';
+import { markedBlock } from './doc-blocks.js';
 
 /** One POST a publisher's receiver got, as it arrived. */
 export interface ReceivedEvent {
