@@ -205,6 +205,14 @@ async function serve(
       pingLatencies,
       figures: config.postOrder === 'expected_value' ? figures : undefined,
       lateAnswers,
+      onAuditTrailLost: (attempt, error) => {
+        metrics.auditTrailWriteFailed();
+        const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
+        logger.warn(
+          { leadId: attempt.leadId, buyerId: attempt.buyerId, kind: attempt.kind, error: { name, code } },
+          "a late attempt could not be added to the lead's audit trail",
+        );
+      },
     });
   const intake = new IntakeService({
     db,

@@ -96,6 +96,12 @@ export class DistributionMetrics {
     registers: [this.registry],
   });
 
+  private readonly auditTrailLosses = new Counter({
+    name: 'leadflow_audit_trail_write_failures_total',
+    help: "Buyer attempts answered after their sale's record (late bids) that could not be added to the lead's audit trail",
+    registers: [this.registry],
+  });
+
   private readonly postbackTries = new Counter({
     name: 'leadflow_postback_tries_total',
     help: 'Tries to deliver a publisher event to its postback URL, by outcome: delivered, retry (it is tried again later) or failed (given up after a day)',
@@ -218,6 +224,10 @@ export class DistributionMetrics {
 
   postbackTried(outcome: PostbackTryOutcome): void {
     this.postbackTries.inc({ outcome });
+  }
+
+  auditTrailWriteFailed(): void {
+    this.auditTrailLosses.inc();
   }
 
   unconfirmedLeads(count: number, oldestAgeMs: number): void {

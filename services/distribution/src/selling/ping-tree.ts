@@ -4,6 +4,7 @@ import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { DEFAULT_TREE, EffectiveTree, type TreeDefaults } from '../buyers/tree/tree-settings.js';
 import type { Db } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
+import type { AttemptRecord } from '../leads/attempt-record.js';
 import { insertBuyerAttempts } from '../leads/lead.repository.js';
 import { AttemptLog } from './attempt-log.js';
 import { BidLevels } from './bid-levels.js';
@@ -62,6 +63,11 @@ export interface PingTreeDependencies {
   figures?: PostFiguresStore;
   /** Where posts cut short by the deadline stay open for their late answers; without it, they are cut. */
   lateAnswers?: LateAnswers;
+  /**
+   * Told of an attempt that came after the sale's record (a late bid's ping) and could not be added to the
+   * audit trail: the sale stands, only that line of its history is missing.
+   */
+  onAuditTrailLost?: (attempt: AttemptRecord, error: unknown) => void;
 }
 
 /**
@@ -108,7 +114,12 @@ export class PingTreeSeller implements LeadSeller {
     const decision = (reason: string, outcome: Partial<SaleDecision> = {}): SaleDecision => {
       // The attempts go to the sale's record; a bid that comes later still goes to the audit trail.
       late.end();
-      log.close((attempt) => void insertBuyerAttempts(this.deps.db, [attempt]).catch(() => undefined));
+      log.close(
+        (attempt) =>
+          void insertBuyerAttempts(this.deps.db, [attempt]).catch((error: unknown) =>
+            this.deps.onAuditTrailLost?.(attempt, error),
+          ),
+      );
       if (!request.lead.test)
         this.deps.figures?.record(log.attempts, request.lead.fields.state, (buyerId) => offered.get(buyerId));
       return {
