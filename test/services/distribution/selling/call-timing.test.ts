@@ -12,6 +12,7 @@ import {
   useMarket,
 } from '../../../support/selling.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 const DEADLINE_MS = 1500;
 /** What a loaded machine may add on top of the deadline: recording the outcome, gRPC, scheduling. */
@@ -55,7 +56,7 @@ describeEachDatabase(`selling: posts use the time there is (LEADFLOW_SELL_DEADLI
     await expectBalancedLedger(db, [sold.leadId]);
   });
 
-  it('holds a lead whose post the deadline cut short for that buyer: unconfirmed, never posted to another, accepted once at the buyer', async () => {
+  it('holds a lead whose post the deadline cut short for that buyer: unconfirmed, never posted to another, sold once on its late answer', async () => {
     const { simulate, apply, submit, attempts, count } = market();
     const simulator = await simulate([
       { path: '/declines/post', kind: 'direct_post', price: { fixed: 70 }, acceptRate: 0, latencyMs: { fixed: 500 } },
@@ -92,12 +93,17 @@ describeEachDatabase(`selling: posts use the time there is (LEADFLOW_SELL_DEADLI
     expect(skipReasons(trail, ids.quick!)).to.deep.equal([]);
     expect(endpointStats(simulator, '/quick/post').posts, 'no other buyer got the lead').to.equal(0);
     expect(await acceptedAt(simulator, '/slow/post', 1), 'the buyer accepted it, once').to.equal(1);
-    expect(await count('sales', { column: 'lead_id', value: leadId })).to.equal(0);
+    // The post stays open to the buyer's own timeout: its acceptance, come after the publisher's answer,
+    // settles the held lead as sold, once.
+    await waitUntil('the late answer sold the lead', async () => {
+      return (await count('sales', { column: 'lead_id', value: leadId })) === 1;
+    });
     const lead = await market()
       .db.selectFrom('leads')
       .select('status')
       .where('id', '=', leadId)
       .executeTakeFirstOrThrow();
-    expect(lead.status).to.equal('unconfirmed');
+    expect(lead.status).to.equal('sold');
+    expect(endpointStats(simulator, '/quick/post').posts, 'still no other buyer got the lead').to.equal(0);
   });
 });
