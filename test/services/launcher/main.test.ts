@@ -9,7 +9,7 @@ import { startLauncher } from '../../support/launcher.js';
 import { freePorts, tcpAccepts } from '../../support/ports.js';
 import { type RunningProcess, stopProcess } from '../../support/source-process.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 async function stopLauncher(launcher: RunningProcess | undefined): Promise<void> {
   if (launcher) await stopProcess(launcher);
