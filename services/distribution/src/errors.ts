@@ -59,3 +59,9 @@ export function invalidField(
     violations: [{ field, description, reason: options.violationReason ?? 'FIELD_INVALID' }],
   });
 }
+
+/** What a log line may say of a failure: the driver's code and the error's name, never its message, which may quote a statement's values. */
+export function loggedError(error: unknown): { name?: string; code?: unknown } {
+  const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
+  return { name, code };
+}

@@ -18,6 +18,7 @@ import { createDatabase, type Db, migrateToLatest } from './db/database.js';
 import { storageStartFailure } from './db/database-errors.js';
 import { GroupCommit } from './db/group-commit.js';
 import { seedDemo } from './demo/demo-seed.js';
+import { loggedError } from './errors.js';
 import { adminHandlers } from './grpc/admin.handlers.js';
 import { callerChecksInterceptor } from './grpc/caller-checks.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
@@ -207,9 +208,8 @@ async function serve(
       lateAnswers,
       onAuditTrailLost: (attempt, error) => {
         metrics.auditTrailWriteFailed();
-        const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
         logger.warn(
-          { leadId: attempt.leadId, buyerId: attempt.buyerId, kind: attempt.kind, error: { name, code } },
+          { leadId: attempt.leadId, buyerId: attempt.buyerId, kind: attempt.kind, error: loggedError(error) },
           "a late attempt could not be added to the lead's audit trail",
         );
       },

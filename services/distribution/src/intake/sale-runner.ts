@@ -5,7 +5,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { BuyerService } from '../buyers/buyer.service.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
-import { StatusError } from '../errors.js';
+import { loggedError, StatusError } from '../errors.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import * as repository from '../leads/lead.repository.js';
 import type { LeadIdentity } from '../leads/lead-record.js';
@@ -183,7 +183,7 @@ export class SaleRunner {
             ?.storeAlone()
             .catch((stored: unknown) =>
               this.deps.logger.error(
-                { leadId: identity.id, postId: winner.postId, error: errorName(stored) },
+                { leadId: identity.id, postId: winner.postId, error: loggedError(stored) },
                 'an accepted post could not be stored; the lead is held until the buyer confirms',
               ),
             );
@@ -219,7 +219,7 @@ export class SaleRunner {
       // A claim that cannot be given back goes stale instead, and the retry after that takes the lead over.
       await repository.releaseClaim(this.deps.db, identity.id, identity.claimToken).catch(() => undefined);
       this.deps.logger.error(
-        { leadId: identity.id, error: errorName(error) },
+        { leadId: identity.id, error: loggedError(error) },
         'a sale step failed; the lead is left for the retry',
       );
       throw new StatusError('unavailable', 'the lead could not be finished yet: retry', LEAD_IN_PROGRESS);
@@ -245,10 +245,4 @@ export class SaleRunner {
       throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
     return replay(stored);
   }
-}
-
-/** The driver's code or the error's name, never its message: a message may quote a statement's values. */
-function errorName(error: unknown): { name?: string; code?: unknown } {
-  const { name, code } = (error ?? {}) as { name?: string; code?: unknown };
-  return { name, code };
 }

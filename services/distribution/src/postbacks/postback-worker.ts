@@ -1,6 +1,7 @@
 import type { Logger } from '@leadflow/service-kit/logger';
 import { sendToBuyer, type TransportResult } from '../buyers/integration/transport.js';
 import type { Db } from '../db/database.js';
+import { loggedError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
 import { claimEvent, findPostback, listDueEvents, recordTry, type StoredEvent } from './postback.repository.js';
@@ -44,10 +45,7 @@ export class PostbackWorker {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()
         .catch((error: unknown) =>
-          this.options.logger.warn(
-            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
-            'postback delivery sweep failed',
-          ),
+          this.options.logger.warn({ error: loggedError(error) }, 'postback delivery sweep failed'),
         )
         .finally(() => (this.running = undefined));
     }, this.options.intervalMs);

@@ -1,5 +1,5 @@
 import type { Logger } from '@leadflow/service-kit/logger';
-import { StatusError } from '../errors.js';
+import { loggedError, StatusError } from '../errors.js';
 import type { LeadResolution, Verdict } from './lead-resolution.js';
 import type { TracedCallResult } from './traced-call.js';
 
@@ -69,7 +69,7 @@ export class LateAnswers {
         this.deps.logger.warn(
           {
             leadId: lingering.leadId,
-            error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code },
+            error: loggedError(error),
           },
           'a late answer could not settle its lead; it stays held',
         ),

@@ -1,5 +1,6 @@
 import type { Logger } from '@leadflow/service-kit/logger';
 import type { Db } from '../db/database.js';
+import { loggedError } from '../errors.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import { listRecentLivePosts } from './lead-post.repository.js';
 import {
@@ -126,10 +127,7 @@ export class PostFiguresStore {
       buyerIds()
         .then((ids) => this.load(ids))
         .catch((error: unknown) =>
-          this.logger?.warn(
-            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
-            'loading buyer post figures failed',
-          ),
+          this.logger?.warn({ error: loggedError(error) }, 'loading buyer post figures failed'),
         );
     await refresh();
     this.timer = setInterval(() => {

@@ -3,6 +3,7 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { LeadPostResolver } from '../db/schema.js';
+import { loggedError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
 import type { UnconfirmedLead } from '../leads/stored-lead.js';
@@ -53,12 +54,7 @@ export class Reconciler {
   start(): void {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()
-        .catch((error: unknown) =>
-          this.deps.logger.warn(
-            { error: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } },
-            'lead reconciliation failed',
-          ),
-        )
+        .catch((error: unknown) => this.deps.logger.warn({ error: loggedError(error) }, 'lead reconciliation failed'))
         .finally(() => (this.running = undefined));
     }, this.deps.intervalMs);
     this.timer.unref();
