@@ -327,6 +327,35 @@ export async function insertBuyerAttempts(db: Db, attempts: readonly AttemptReco
   await insertRows(db, 'buyer_attempts', attempts.map(attemptRow));
 }
 
+/**
+ * A post's answer that came after its lead was recorded held, written over the post's `unknown` line of
+ * the audit trail (one line a post, as the buyers' learned figures read them). False when there was no
+ * such line: the answer was written already, or the lead's record never got that far.
+ */
+export async function recordLatePostAnswer(
+  db: Db,
+  leadId: string,
+  buyerId: string,
+  answer: Pick<AttemptRecord, 'durationMs' | 'outcome' | 'httpStatus' | 'priceCents' | 'reference' | 'reason'>,
+): Promise<boolean> {
+  const { numUpdatedRows } = await db
+    .updateTable('buyer_attempts')
+    .set({
+      duration_ms: answer.durationMs,
+      outcome: answer.outcome,
+      http_status: answer.httpStatus,
+      price_cents: answer.priceCents,
+      reference: answer.reference,
+      reason: answer.reason,
+    })
+    .where('lead_id', '=', leadId)
+    .where('buyer_id', '=', buyerId)
+    .where('kind', '=', 'post')
+    .where('outcome', '=', 'unknown')
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
 /** `insertBuyerAttempts`'s statement, to run with others; none for no attempts. */
 export function attemptsInsert(db: Db, attempts: readonly AttemptRecord[]): CompiledQuery | undefined {
   return rowsInsert(db, 'buyer_attempts', attempts.map(attemptRow));

@@ -33,6 +33,8 @@ export interface LingeringCall {
   controller: AbortController;
   /** What the answer means for the held lead; undefined when it settles nothing. */
   verdictOf(result: TracedCallResult): Verdict | undefined;
+  /** Writes the answer (or its absence by the buyer's own timeout) to the audit trail and the buyer's figures. */
+  record(result: TracedCallResult): Promise<void>;
 }
 
 export interface LateAnswersDependencies {
@@ -114,19 +116,30 @@ export class LateAnswers {
 
   private async settle(lingering: LingeringCall, result: TracedCallResult): Promise<void> {
     const verdict = lingering.verdictOf(result);
-    if (!verdict) return this.count(lingering, 'held', 0);
+    const outcome = verdict ? await this.resolve(lingering, verdict) : 'held';
+    await lingering
+      .record(result)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { leadId: lingering.leadId, buyerId: lingering.buyerId, error: loggedError(error) },
+          "a late answer settled its lead but could not be written to the lead's audit trail",
+        ),
+      );
+    this.count(lingering, outcome, verdict?.sold ? (verdict.answer?.chargeCents ?? 0) : 0);
+  }
+
+  private async resolve(lingering: LingeringCall, verdict: Verdict): Promise<LateAnswerOutcome> {
     try {
       await this.deps.resolution.resolve(lingering.leadId, verdict, 'late_answer', lingering.postId);
     } catch (error) {
       if (!(error instanceof StatusError) || error.code !== 'failed_precondition') throw error;
-      return this.count(lingering, 'settled_elsewhere', 0);
+      return 'settled_elsewhere';
     }
     this.deps.logger.info(
       { leadId: lingering.leadId, buyerId: lingering.buyerId, sold: verdict.sold },
       "settled a held lead by the buyer's late answer",
     );
-    if (verdict.sold) this.count(lingering, 'sold', verdict.answer?.chargeCents ?? 0);
-    else this.count(lingering, 'declined', 0);
+    return verdict.sold ? 'sold' : 'declined';
   }
 
   /** Live leads only, as the buyer attempts' metrics. */

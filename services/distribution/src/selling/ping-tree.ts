@@ -14,6 +14,7 @@ import type { CircuitBreakers } from './circuit-breaker.js';
 import { eligibleCandidates } from './eligibility.js';
 import type { LateAnswers } from './late-answers.js';
 import { LateBids } from './late-bids.js';
+import { LatePostTrail } from './late-post-trail.js';
 import {
   AWAITING_CONFIRMATION,
   DEADLINE_REACHED,
@@ -102,6 +103,7 @@ export class PingTreeSeller implements LeadSeller {
       caller,
       breakers: deps.breakers,
       lateAnswers: deps.lateAnswers,
+      lateAnswerTrail: new LatePostTrail(deps.db, deps.figures),
     });
   }
 

@@ -100,6 +100,11 @@ export class PostFiguresStore {
     }
   }
 
+  /** One post learned after its sale ended (its late answer): it takes the place of what was known of it. */
+  observe(buyerId: string, observation: PostObservation): void {
+    this.add(buyerId, observation);
+  }
+
   /** Reads the most recent live posts of these buyers from storage and merges them with what is in memory. */
   async load(buyerIds: readonly string[]): Promise<void> {
     for (const buyerId of buyerIds) {

@@ -1,8 +1,9 @@
 import { chargeForPost } from '../buyers/rules/price-change.js';
-import type { AttemptLog } from './attempt-log.js';
+import type { AttemptLog, CallRecord } from './attempt-log.js';
 import { type Candidate, payoutOf } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import type { LateAnswers, LingeringPost } from './late-answers.js';
+import type { LatePostTrail } from './late-post-trail.js';
 import type { Verdict } from './lead-resolution.js';
 import type { SaleRequest, SaleWinner, UnstoredAcceptance } from './lead-seller.js';
 import { type PostVerdict, postVerdict } from './post-answer.js';
@@ -22,6 +23,8 @@ export interface PostStepDependencies {
   breakers: CircuitBreakers;
   /** Where a post cut short by the deadline stays open for its late answer; without it, the post is cut. */
   lateAnswers?: LateAnswers;
+  /** Where a late answer is written; without it, the post's line stays `unknown`. */
+  lateAnswerTrail?: LatePostTrail;
 }
 
 /** What a post's result says: a sale at a price, or the verdict of an answer that is none. */
@@ -60,23 +63,9 @@ export class PostStep {
     const { result, lingering } = await this.call(candidate, request, post);
     waited.ms += performance.now() - started;
 
-    const { sold, chargeCents, payoutCents, verdict } = judge(candidate, request, result);
-    log.call(buyer.id, {
-      kind: 'post',
-      startedAt: result.startedAt,
-      durationMs: result.latencyMs,
-      // A post whose answer never came may have reached the buyer: its outcome is unknown.
-      outcome:
-        verdict.state === 'unknown' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
-      httpStatus: result.httpStatus,
-      priceCents: sold ? chargeCents : undefined,
-      reference: result.reply.reference,
-      reason: verdict.byTimeoutPolicy
-        ? "no answer in time: a decline under the buyer's timeout policy"
-        : result.outcome === 'accepted' && !sold
-          ? 'price in the answer is below the floor or missing'
-          : (result.reply.reason ?? result.reply.error),
-    });
+    const judged = judge(candidate, request, result);
+    const { sold, chargeCents, payoutCents, verdict } = judged;
+    log.call(buyer.id, callRecordOf(judged, result));
     if (sold) {
       const accepted = {
         state: 'accepted',
@@ -132,6 +121,7 @@ export class PostStep {
       call,
       controller,
       verdictOf: (late) => lateVerdict(judge(candidate, request, late), late),
+      record: (late) => this.recordLateAnswer(candidate, request, late),
     });
     if (!lingering) {
       controller.abort();
@@ -139,6 +129,41 @@ export class PostStep {
     }
     return { result: cutAtDeadline(startedAt), lingering };
   }
+
+  /** A late answer goes where one in time would: the lead's audit trail and the buyer's figures. */
+  private recordLateAnswer(candidate: Candidate, request: SaleRequest, result: TracedCallResult): Promise<void> {
+    const record = callRecordOf(judge(candidate, request, result), result);
+    return (
+      this.deps.lateAnswerTrail?.record(
+        { leadId: request.leadId, state: request.lead.fields.state, live: !request.lead.test },
+        { buyerId: candidate.buyer.id, offeredCents: candidate.chargeCents },
+        record.reason === undefined && result.outcome !== 'timeout'
+          ? { ...record, reason: "answered after the sale's deadline" }
+          : record,
+      ) ?? Promise.resolve()
+    );
+  }
+}
+
+/** The audit trail's line for a post's result. */
+function callRecordOf(judged: Judged, result: TracedCallResult): CallRecord {
+  const { sold, chargeCents, verdict } = judged;
+  return {
+    kind: 'post',
+    startedAt: result.startedAt,
+    durationMs: result.latencyMs,
+    // A post whose answer never came may have reached the buyer: its outcome is unknown.
+    outcome:
+      verdict.state === 'unknown' ? 'unknown' : sold || result.outcome !== 'accepted' ? result.outcome : 'rejected',
+    httpStatus: result.httpStatus,
+    priceCents: sold ? chargeCents : undefined,
+    reference: result.reply.reference,
+    reason: verdict.byTimeoutPolicy
+      ? "no answer in time: a decline under the buyer's timeout policy"
+      : result.outcome === 'accepted' && !sold
+        ? 'price in the answer is below the floor or missing'
+        : (result.reply.reason ?? result.reply.error),
+  };
 }
 
 function judge(candidate: Candidate, request: SaleRequest, result: TracedCallResult): Judged {

@@ -123,6 +123,38 @@ describeEachDatabase("late answers: a buyer's answer after the sale's deadline s
     expect(text).to.match(/leadflow_late_answer_revenue_cents_total\{[^}]*\} 4000/);
   });
 
+  it("writes the late answer where one in time goes: the post's line of the audit trail and the buyer's figures", async () => {
+    const { ids, leadId, answer } = await heldLead();
+    const learnedMedianMs = async () => {
+      const line = (await metrics())
+        .split('\n')
+        .find(
+          (text) =>
+            text.startsWith('leadflow_buyer_learned_post_latency_seconds{') &&
+            text.includes(ids.late) &&
+            text.includes('quantile="0.5"'),
+        );
+      return line === undefined ? undefined : Number(line.split(' ').at(-1)) * 1000;
+    };
+    const cutMs = await learnedMedianMs();
+    expect(cutMs, 'learned from the post cut short at the deadline').to.be.a('number').below(SELL_DEADLINE_MS);
+    const answeredAfterMs = 1000;
+    await new Promise((resolve) => setTimeout(resolve, answeredAfterMs));
+    answer({ kind: 'accept', redirectUrl: 'https://late.example/go' });
+    expect((await settled(leadId)).status).to.equal('sold');
+
+    const line = await market()
+      .db.selectFrom('buyer_attempts')
+      .select(['outcome', 'duration_ms', 'reason'])
+      .where('lead_id', '=', leadId)
+      .where('kind', '=', 'post')
+      .executeTakeFirstOrThrow();
+    expect(line.outcome).to.equal('accepted');
+    expect(line.reason).to.equal("answered after the sale's deadline");
+    expect(Number(line.duration_ms)).to.be.at.least(cutMs! + answeredAfterMs);
+    expect(await learnedMedianMs(), 'the buyer is learned by when it answered').to.equal(Number(line.duration_ms));
+  });
+
   it('gives the holds back when the late answer declines: the lead is rejected, and no other buyer gets it', async () => {
     const { ids, leadId, answer } = await heldLead();
     answer({ kind: 'reject', reason: 'not in our area' });
