@@ -7,7 +7,8 @@ import { type PostProspect, prospectOf } from './post-order.js';
 
 /**
  * A call goes out when this share of its timeout is left (the call is then cut to the deadline); a post
- * to a buyer with learned figures, when its median answer time is.
+ * to a buyer with learned figures, when its median answer time is; to a buyer with none, when the tree's
+ * is (at most this share of its timeout).
  */
 const USEFUL_SHARE_OF_TIMEOUT = 0.5;
 
@@ -24,13 +25,19 @@ export class CallTiming {
   /**
    * The least time that must be left for a call to go out: a useful part of its timeout, not all of it.
    * A post cut short by the deadline after it was sent has an unknown outcome, and the lead waits for
-   * that buyer's answer (unconfirmed): it is never offered to another.
+   * that buyer's answer (unconfirmed): it is never offered to another, and the answer, when it comes,
+   * settles it (late-answers.ts) and teaches the buyer's figures. So while no post anywhere has taught
+   * any (a new tree), a post goes out with whatever time is left: a rule of thumb would be a guess that
+   * a short budget never gets to test.
    */
   minimumTimeMs(candidate: Candidate, kind: CallKind, request: SaleRequest): number {
     const timeoutMs = callTimeoutMs(candidate.buyer.definition.integration, kind);
-    const medianMs =
-      kind === 'post' && this.figures ? this.figuresOf(this.figures, candidate, request).p50Ms : undefined;
-    return Math.min(timeoutMs, medianMs ?? timeoutMs * USEFUL_SHARE_OF_TIMEOUT);
+    const usefulMs = timeoutMs * USEFUL_SHARE_OF_TIMEOUT;
+    if (kind === 'ping' || !this.figures) return usefulMs;
+    const ownMs = this.figuresOf(this.figures, candidate, request).p50Ms;
+    if (ownMs !== undefined) return Math.min(timeoutMs, ownMs);
+    const treeMs = this.figures.treeFigures().p50Ms;
+    return treeMs === undefined ? 0 : Math.min(usefulMs, treeMs);
   }
 
   /** A buyer's learned figures for this lead: its state, and the price band of the offer. */

@@ -27,6 +27,26 @@ async function acceptedAt(simulator: Simulator, path: string, expected: number):
 describeEachDatabase(`selling: posts use the time there is (LEADFLOW_SELL_DEADLINE_MS=${DEADLINE_MS})`, (database) => {
   const market = useMarket(database, { env: { LEADFLOW_SELL_DEADLINE_MS: String(DEADLINE_MS) } });
 
+  // First: no post has taught the tree anything yet.
+  it('in a new tree, posts a buyer even with less than half its post timeout left, and sells to it', async () => {
+    const { simulate, apply, attempts } = market();
+    const simulator = await simulate([
+      { path: '/patient/post', kind: 'direct_post', price: { fixed: 45 }, latencyMs: { fixed: 200 } },
+    ]);
+    // Half its timeout is more than the whole budget: no rule of thumb would ever let it be posted.
+    const ids = await apply([
+      simBuyer('patient', simulator.url, {
+        post: '/patient/post',
+        timeoutMs: 2 * DEADLINE_MS + 500,
+        pricing: { type: 'fixed', price: '45.00' },
+      }),
+    ]);
+
+    const sold = soldOf(await market().submit(personLead()));
+    expect(sold.buyerId).to.equal(ids.patient);
+    expectPostsInOrder(await attempts(sold.leadId), [[ids.patient!, 'accepted']]);
+  });
+
   it('posts to a slow buyer whose whole post timeout does not fit but a useful part does, and sells to it', async () => {
     const { simulate, apply, timed, attempts, db } = market();
     const simulator = await simulate([
