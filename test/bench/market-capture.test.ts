@@ -86,6 +86,26 @@ describe('bench: market capture', () => {
     expect(capture.lossPerLead.skipped_for_time).to.equal(Math.round(best.priceCents / 2) / 100);
   });
 
+  it('counts the leads still held at the end, and what late answers sold after the publisher was answered', () => {
+    const answers: Answer[] = [
+      { leadId: 'held', status: 'rejected', processingMs: 2000, opening: false },
+      { leadId: 'late', status: 'rejected', processingMs: 2000, opening: false },
+      { leadId: 'sold', status: 'sold', processingMs: 900, opening: false },
+      { leadId: 'lost', status: 'rejected', processingMs: 900, opening: false },
+    ];
+    const stored = new Map([
+      ['held', lead({ clickid: 'c-held', status: 'unconfirmed' })],
+      ['late', lead({ clickid: 'c-late', status: 'sold', chargeCents: 3000 })],
+      ['sold', lead({ clickid: 'c-sold', status: 'sold', chargeCents: 5000 })],
+      ['lost', lead({ clickid: 'c-lost', status: 'rejected' })],
+    ]);
+    const capture = captureOf(leadTakes(MARKETS.standard, answers, stored, 2000));
+    expect(capture.heldPer1000).to.equal(250);
+    expect(capture.lateSales).to.equal(1);
+    expect(capture.lateSaleRevenuePerLead).to.equal(7.5);
+    expect(capture.revenuePerLead, 'late sales are revenue too').to.equal(20);
+  });
+
   it('pairs two runs on the leads both measured', () => {
     const take = (revenueCents: number): LeadTake => ({
       revenueCents,
@@ -94,6 +114,8 @@ describe('bench: market capture', () => {
       loss: undefined,
       deadlineSkips: 0,
       lateBids: 0,
+      held: false,
+      lateSaleCents: 0,
     });
     const routed = new Map([
       ['a', take(5000)],

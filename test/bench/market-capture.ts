@@ -15,6 +15,10 @@ export interface LeadTake {
   loss: LossCause | undefined;
   deadlineSkips: number;
   lateBids: number;
+  /** Still held once every post's own timeout had passed (read after the service stopped). */
+  held: boolean;
+  /** What a post's late answer booked: sold after the publisher was answered that it was not. */
+  lateSaleCents: number;
 }
 
 /** How much of what the market held for its leads one run took. */
@@ -34,6 +38,11 @@ export interface Capture {
   /** Buyers skipped for lack of time, and bids that came after the ping window, per lead. */
   deadlineSkipsPerLead: number;
   lateBidsPerLead: number;
+  /** Leads still held once every post's own timeout had passed, per 1,000 (issue bar: at most 1). */
+  heldPer1000: number;
+  /** Dollars per lead booked by posts' late answers (in revenuePerLead too), and the leads they sold. */
+  lateSaleRevenuePerLead: number;
+  lateSales: number;
 }
 
 /** Each market's endpoints, parsed once. */
@@ -99,6 +108,8 @@ export function leadTakes(
       loss: best && lead.chargeCents < bestCents ? lossCause(lead, best.buyer) : undefined,
       deadlineSkips: lead.skips.filter((skip) => skip.reason === 'deadline').length,
       lateBids: lead.calls.filter((call) => call.late).length,
+      held: lead.status === 'unconfirmed',
+      lateSaleCents: answer.status === 'sold' ? 0 : lead.chargeCents,
     });
   }
   return takes;
@@ -110,6 +121,9 @@ export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
   let plannedCents = 0;
   let deadlineSkips = 0;
   let lateBids = 0;
+  let held = 0;
+  let lateSaleCents = 0;
+  let lateSales = 0;
   const lostCents = Object.fromEntries(LOSS_CAUSES.map((cause) => [cause, 0])) as Record<LossCause, number>;
   for (const take of takes.values()) {
     revenueCents += take.revenueCents;
@@ -117,6 +131,9 @@ export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
     plannedCents += take.plannedCents;
     deadlineSkips += take.deadlineSkips;
     lateBids += take.lateBids;
+    if (take.held) held += 1;
+    lateSaleCents += take.lateSaleCents;
+    if (take.lateSaleCents > 0) lateSales += 1;
     if (take.loss) lostCents[take.loss] += take.bestCents - take.revenueCents;
   }
   const leads = takes.size;
@@ -134,6 +151,9 @@ export function captureOf(takes: ReadonlyMap<string, LeadTake>): Capture {
     >,
     deadlineSkipsPerLead: perLead(deadlineSkips),
     lateBidsPerLead: perLead(lateBids),
+    heldPer1000: perLead(held * 1000),
+    lateSaleRevenuePerLead: perLead(lateSaleCents / 100),
+    lateSales,
   };
 }
 

@@ -15,7 +15,9 @@ function captureLine(title: string, budgetMs: number, capture: Capture): string 
     `  ${title.padEnd(10)} ${budgetMs / 1000} s: revenue $${capture.revenuePerLead} per lead of a best possible ` +
     `$${capture.bestPerLead} (${percent(capture.share)}), of the planned $${capture.plannedPerLead} ` +
     `(${percent(capture.shareOfPlanned)}) over ${capture.leads} leads; per lead ` +
-    `${capture.deadlineSkipsPerLead} buyers skipped for time, ${capture.lateBidsPerLead} late bids\n` +
+    `${capture.deadlineSkipsPerLead} buyers skipped for time, ${capture.lateBidsPerLead} late bids; ` +
+    `held at the end ${capture.heldPer1000} per 1,000, sold by late answers ${capture.lateSales} ` +
+    `($${capture.lateSaleRevenuePerLead} per lead)\n` +
     `             lost per lead: ${losses || 'nothing'}`
   );
 }
@@ -46,6 +48,9 @@ function captureJson(capture: Capture): Record<string, unknown> {
     loss_per_lead: capture.lossPerLead,
     deadline_skips_per_lead: capture.deadlineSkipsPerLead,
     late_bids_per_lead: capture.lateBidsPerLead,
+    held_per_1000: capture.heldPer1000,
+    late_sales: capture.lateSales,
+    late_sale_revenue_per_lead: capture.lateSaleRevenuePerLead,
   };
 }
 
