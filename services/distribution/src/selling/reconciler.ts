@@ -3,7 +3,7 @@ import type { BuyerService } from '../buyers/buyer.service.js';
 import { callBuyer } from '../buyers/integration/buyer-call.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { LeadPostResolver } from '../db/schema.js';
-import { loggedError } from '../errors.js';
+import { loggedError, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
 import type { UnconfirmedLead } from '../leads/stored-lead.js';
@@ -127,7 +127,12 @@ export class Reconciler {
     } catch (error) {
       // Settled meanwhile (by a late answer, an operator or another instance), or a sale that needs a price from an operator.
       this.deps.logger.warn(
-        { leadId: lead.leadId, error: { name: (error as Error)?.name, message: (error as Error)?.message } },
+        {
+          leadId: lead.leadId,
+          error: loggedError(error),
+          // Our own words (a lead settled meanwhile, a price needed); a driver's message may quote values.
+          reason: error instanceof StatusError ? error.message : undefined,
+        },
         'could not resolve an unconfirmed lead',
       );
     }
