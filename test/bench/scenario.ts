@@ -13,8 +13,10 @@ export interface ScenarioResult {
 
 /**
  * Runs work (setup and load) against the started processes once readyUrl answers 200, reads their peak
- * RSS and the CPU time they (and any other sources) used in the window work marks, and stops them all,
- * awaiting their exit, whatever happened.
+ * RSS and the CPU time they (and any other sources) used in the window work marks, and stops them one
+ * after another in their order, whatever happened: the buyers' simulators come last, so that a post
+ * still open when the load ends gets its answer (or its own timeout), not a connection reset that leaves
+ * its lead held.
  */
 export async function measureProcesses(
   processes: NodeProcess[],
@@ -30,6 +32,6 @@ export async function measureProcesses(
     if (exited) throw new ScenarioFailure(`${exited.name} exited during the load`, processes);
     return { load, rssMb: Object.fromEntries(processes.map((p) => [p.name, p.peakRssMb()])), cpuMs: meter.result() };
   } finally {
-    await Promise.all(processes.map((p) => p.stop()));
+    for (const p of processes) await p.stop();
   }
 }
