@@ -162,7 +162,8 @@ export interface PairedRevenue {
   leads: number;
   revenuePerLead: number;
   otherRevenuePerLead: number;
-  ratio: number;
+  /** null when the second run earned nothing. */
+  ratio: number | null;
 }
 
 export function pairedRevenue(
@@ -184,7 +185,7 @@ export function pairedRevenue(
     leads,
     revenuePerLead: perLead(cents),
     otherRevenuePerLead: perLead(otherCents),
-    ratio: shareOf(cents, otherCents),
+    ratio: otherCents === 0 ? null : shareOf(cents, otherCents),
   };
 }
 

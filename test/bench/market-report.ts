@@ -31,7 +31,7 @@ export function describeCaptures(captures: readonly MarketCapture[]): string {
         captureLine('routed', budgetMs, routed),
         captureLine('waterfall', budgetMs, waterfall),
         `  routed over waterfall at ${budgetMs / 1000} s on the ${overWaterfall.leads} leads both measured: ` +
-          `$${overWaterfall.revenuePerLead} against $${overWaterfall.otherRevenuePerLead} per lead (x${overWaterfall.ratio})`,
+          `$${overWaterfall.revenuePerLead} against $${overWaterfall.otherRevenuePerLead} per lead (x${overWaterfall.ratio ?? '-'})`,
       ]),
     ])
     .join('\n');
@@ -75,7 +75,8 @@ export function captureFigures(captures: readonly MarketCapture[]): Record<strin
               ratio: overWaterfall.ratio,
             },
             bar: {
-              above_waterfall_ok: overWaterfall.leads === 0 ? null : overWaterfall.ratio >= 1,
+              above_waterfall_ok:
+                overWaterfall.leads === 0 ? null : overWaterfall.revenuePerLead >= overWaterfall.otherRevenuePerLead,
               share_of_best_ok:
                 routed.leads === 0 || waterfall.share < SHARE_OF_BEST_MIN ? null : routed.share >= SHARE_OF_BEST_MIN,
             },
