@@ -204,7 +204,8 @@ async function serve(
       tracer,
       treeDefaults,
       pingLatencies,
-      figures: config.postOrder === 'expected_value' ? figures : undefined,
+      figures,
+      orderByValue: config.postOrder === 'expected_value',
       lateAnswers,
       onAuditTrailLost: (attempt, error) => {
         metrics.auditTrailWriteFailed();

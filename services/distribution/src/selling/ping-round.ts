@@ -21,6 +21,8 @@ export interface PingRoundDependencies {
   pingLatencies: PingLatencies;
   /** The bidders' recent bids. */
   bidLevels: BidLevels;
+  /** A learned window stays open while the bids still out are worth the wait (window-value.ts). */
+  windowByValue: boolean;
 }
 
 /**
@@ -79,7 +81,7 @@ export class PingRound {
   /** How much longer the window waits for the bidders still out (window-value.ts); 0 without post figures. */
   private moreWaitMs(outstanding: Candidate[], inHand: Candidate[], started: number, request: SaleRequest): number {
     const { figures } = this.deps.timing;
-    if (!figures) return 0;
+    if (!figures || !this.deps.windowByValue) return 0;
     const { pingLatencies, bidLevels } = this.deps;
     const bidders: OutstandingBidder[] = [];
     for (const candidate of outstanding) {

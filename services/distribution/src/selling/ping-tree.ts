@@ -58,10 +58,16 @@ export interface PingTreeDependencies {
   /** The bidders' recent ping answer times; this seller's own when not given. */
   pingLatencies?: PingLatencies;
   /**
-   * Buyers' learned post figures: with them, posts are ordered by expected revenue when the time left
-   * cannot carry every post in price order; without them, always in price order.
+   * Buyers' learned post figures, learned from every live sale: they say when a post is still worth
+   * sending (call-timing.ts) and, with `orderByValue`, which post to send next.
    */
   figures?: PostFiguresStore;
+  /**
+   * Posts ordered by expected revenue when the time left cannot carry every post in price order, and a
+   * learned ping window that decides by value (LEADFLOW_POST_ORDER=expected_value); else price order, and
+   * the learned window's share of the budget. Needs `figures`.
+   */
+  orderByValue?: boolean;
   /** Where posts cut short by the deadline stay open for their late answers; without it, they are cut. */
   lateAnswers?: LateAnswers;
   /**
@@ -97,6 +103,7 @@ export class PingTreeSeller implements LeadSeller {
       timing: this.timing,
       pingLatencies: deps.pingLatencies ?? new PingLatencies(),
       bidLevels: new BidLevels(),
+      windowByValue: deps.orderByValue ?? false,
     });
     this.postStep = new PostStep({
       journal: new PostJournal(deps.db, deps.writes),
@@ -203,7 +210,7 @@ export class PingTreeSeller implements LeadSeller {
    */
   private nextPost(ranked: readonly Candidate[], request: SaleRequest): number {
     const figures = this.deps.figures;
-    if (!figures || ranked.length < 2) return 0;
+    if (!figures || !this.deps.orderByValue || ranked.length < 2) return 0;
     const prospects = ranked.map((candidate) => this.timing.postProspect(figures, candidate, request));
     return planPosts(prospects, request.deadline - Date.now())[0]!;
   }
