@@ -68,6 +68,7 @@ export class SaleRunner {
           claimToken: identity.claimToken,
           postedBuyers,
           deadline: Math.min(ownDeadline, callerDeadline),
+          budgetMs: this.deps.sellDeadlineMs,
           recordBy: Math.min(answerBy, ownDeadline + STALE_CLAIM_GRACE_MS / 2),
         });
         span.setAttributes({

@@ -8,9 +8,10 @@ import { type PostProspect, prospectOf } from './post-order.js';
 /**
  * A call goes out when this share of its timeout is left (the call is then cut to the deadline); a post
  * to a buyer with learned figures, when its median answer time is; to a buyer with none, when the tree's
- * is (at most this share of its timeout).
+ * is (at most this share of its timeout); in a tree with none, when this share of its timeout or of the
+ * sale's own budget is.
  */
-const USEFUL_SHARE_OF_TIMEOUT = 0.5;
+const USEFUL_SHARE = 0.5;
 
 export type CallKind = 'ping' | 'post';
 
@@ -27,17 +28,17 @@ export class CallTiming {
    * A post cut short by the deadline after it was sent has an unknown outcome, and the lead waits for
    * that buyer's answer (unconfirmed): it is never offered to another, and the answer, when it comes,
    * settles it (late-answers.ts) and teaches the buyer's figures. So while no post anywhere has taught
-   * any (a new tree), a post goes out with whatever time is left: a rule of thumb would be a guess that
-   * a short budget never gets to test.
+   * any (a new tree), a post needs half its timeout or half the sale's own budget, whichever is less: a
+   * trial of the time the network set for its buyers, where half a long timeout would never be tried.
    */
   minimumTimeMs(candidate: Candidate, kind: CallKind, request: SaleRequest): number {
     const timeoutMs = callTimeoutMs(candidate.buyer.definition.integration, kind);
-    const usefulMs = timeoutMs * USEFUL_SHARE_OF_TIMEOUT;
+    const usefulMs = timeoutMs * USEFUL_SHARE;
     if (kind === 'ping' || !this.figures) return usefulMs;
     const ownMs = this.figuresOf(this.figures, candidate, request).p50Ms;
     if (ownMs !== undefined) return Math.min(timeoutMs, ownMs);
-    const treeMs = this.figures.treeFigures().p50Ms;
-    return treeMs === undefined ? 0 : Math.min(usefulMs, treeMs);
+    const treeMs = this.figures.treeFigures().p50Ms ?? request.budgetMs * USEFUL_SHARE;
+    return Math.min(usefulMs, treeMs);
   }
 
   /** A buyer's learned figures for this lead: its state, and the price band of the offer. */

@@ -17,6 +17,8 @@ export interface SaleRequest {
   postedBuyers: ReadonlySet<string>;
   /** Epoch ms by which the sale must be decided. */
   deadline: number;
+  /** The service's own selling budget, ms (its sell deadline): `deadline` comes sooner when the caller cannot wait. */
+  budgetMs: number;
   /** Epoch ms until which an answer's record may be tried again while storage fails. */
   recordBy: number;
 }

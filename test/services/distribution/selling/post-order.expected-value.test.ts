@@ -69,11 +69,7 @@ async function sellBatch(
   count: number,
 ): Promise<{ leadIds: string[]; revenueCents: number }> {
   const answers = await inParallel(count, AT_ONCE, () => stack.submit(key, personLead()));
-  // Before any post has taught the tree its figures, a post goes out with the time there is (call-timing.ts):
-  // one cut short holds its lead until its late answer.
-  const leadIds = answers.map((answer) =>
-    answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : leadIdOf(answer),
-  );
+  const leadIds = answers.map(leadIdOf);
   const sales = await expectBalancedLedger(market.db, leadIds);
   return { leadIds, revenueCents: sales.reduce((sum, sale) => sum + sale.charge_cents, 0) };
 }
