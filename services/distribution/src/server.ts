@@ -13,6 +13,7 @@ import type { Logger } from '@leadflow/service-kit/logger';
 import { trace } from '@opentelemetry/api';
 import { BuyerService } from './buyers/buyer.service.js';
 import { SECRETS_FILE_VARIABLE, serviceValues } from './buyers/definition/buyer-values.js';
+import { commitDurability } from './db/commit-durability.js';
 import { lockDataDir } from './db/data-dir-lock.js';
 import { createDatabase, type Db, migrateToLatest } from './db/database.js';
 import { storageStartFailure } from './db/database-errors.js';
@@ -191,6 +192,8 @@ async function serve(
     () => pingLatencies.all(),
     (buyerId) => buyers.knownName(buyerId),
   );
+  const { diskWaits } = commitDurability(db);
+  if (diskWaits) metrics.countDiskWaits(diskWaits);
   const treeDefaults = { routing: config.routingMode, pingWindowMs: config.pingWindowMs };
   const resolution = new LeadResolution(db, buyers, publishers);
   const lateAnswers = new LateAnswers({ resolution, logger, metrics, maxLingering: MAX_LINGERING_POSTS });

@@ -130,6 +130,14 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
     expect(leads('sold', 'true')).to.equal(1);
   });
 
+  it("distribution: counts the commits that waited for the embedded store's disk, and the fsyncs that served them", () => {
+    const waits = sampled(distributionText, 'leadflow_store_disk_waits_total')!;
+    const syncs = sampled(distributionText, 'leadflow_store_syncs_total')!;
+    // At least each post's intent and each lead's outcome; an fsync serves one wait or several.
+    expect(waits).to.be.at.least(6);
+    expect(syncs).to.be.within(1, waits);
+  });
+
   it('distribution: counts buyer attempts and skips of live leads by buyer, and caps reached', () => {
     const attempts = (buyer: string, outcome: string) =>
       sampled(distributionText, 'leadflow_buyer_attempts_total', { buyer_id: ids[buyer]!, kind: 'post', outcome });

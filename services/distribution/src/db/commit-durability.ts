@@ -8,6 +8,16 @@
 export interface CommitDurability {
   /** Called inside a transaction, while it holds the connection. */
   syncLater(): void;
+  /** How often committers waited for the disk, and the fsyncs that served them; none on MySQL. */
+  diskWaits?(): DiskWaits;
+}
+
+/** Counted since the store opened. */
+export interface DiskWaits {
+  /** Commits whose committer waited for the disk before going on. */
+  waits: number;
+  /** The fsyncs that served them: one serves every commit made while the one before ran. */
+  syncs: number;
 }
 
 const EVERY_COMMIT_WAITS: CommitDurability = { syncLater: () => undefined };

@@ -15,7 +15,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import type { CommitDurability } from './commit-durability.js';
+import type { CommitDurability, DiskWaits } from './commit-durability.js';
 import { restrictToOwner, SQLITE_FILE, sqliteCompanionFiles } from './data-files.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 import { type FileSync, fileSync, WalSync } from './wal-sync.js';
@@ -105,6 +105,7 @@ export class DurableSqliteDialect implements Dialect, CommitDurability {
   constructor(
     readonly createDriver: () => Driver,
     readonly syncLater: () => void,
+    readonly diskWaits: () => DiskWaits,
   ) {}
 
   createQueryCompiler(): QueryCompiler {
@@ -156,10 +157,12 @@ export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Durable
     await checkpointer.stop();
     await walFile.close();
   };
+  const wal = new WalSync(parts.syncWal ?? walFile.sync);
   return new DurableSqliteDialect(
-    () => new DurableSqliteDriver(config, database, unsynced, new WalSync(parts.syncWal ?? walFile.sync), closeFiles),
+    () => new DurableSqliteDriver(config, database, unsynced, wal, closeFiles),
     () => {
       unsynced.syncLater = true;
     },
+    () => wal.diskWaits,
   );
 }

@@ -1,4 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import type { DiskWaits } from './commit-durability.js';
 
 /** Flushes a file to disk: fsync through the thread pool, not on the event loop. */
 export type FileSync = () => Promise<void>;
@@ -12,10 +13,13 @@ export type FileSync = () => Promise<void>;
 export class WalSync {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  /** Counted since start. */
+  readonly diskWaits: DiskWaits = { waits: 0, syncs: 0 };
 
   constructor(private readonly syncFile: FileSync) {}
 
   sync(): Promise<void> {
+    this.diskWaits.waits += 1;
     if (!this.running) return this.start();
     this.queued ??= this.running
       // That sync's failure is its own committers' to report; the next one syncs what it did not.
@@ -28,6 +32,7 @@ export class WalSync {
   }
 
   private start(): Promise<void> {
+    this.diskWaits.syncs += 1;
     const running = this.syncFile().finally(() => {
       if (this.running === running) this.running = undefined;
     });

@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createMetricsRegistry, LATENCY_BUCKETS_SECONDS } from '@leadflow/service-kit/metrics';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { DiskWaits } from '../db/commit-durability.js';
 import type { IntakeResult } from '../intake/intake-outcome.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import type { PostbackTryOutcome } from '../postbacks/postback-worker.js';
@@ -224,6 +225,33 @@ export class DistributionMetrics {
 
   postbackTried(outcome: PostbackTryOutcome): void {
     this.postbackTries.inc({ outcome });
+  }
+
+  /**
+   * Counts, at each scrape, how often committers waited for the disk and the fsyncs that served them
+   * (the embedded store; on MySQL the server's own log flushes are its business).
+   */
+  countDiskWaits(read: () => DiskWaits): void {
+    const series = (name: string, help: string, value: (waits: DiskWaits) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(value(read()));
+        },
+      });
+    series(
+      'leadflow_store_disk_waits_total',
+      "Commits to the embedded store whose committer waited for the disk (a post's intent, a lead's outcome, ...) before going on",
+      (waits) => waits.waits,
+    );
+    series(
+      'leadflow_store_syncs_total',
+      "fsyncs of the embedded store's write-ahead log: one serves every commit made while the one before ran",
+      (waits) => waits.syncs,
+    );
   }
 
   auditTrailWriteFailed(): void {

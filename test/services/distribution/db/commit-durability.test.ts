@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Db, SQLITE_FILE } from '@leadflow/distribution/src/db/database';
 import { GroupCommit } from '@leadflow/distribution/src/db/group-commit';
 import type { Database } from '@leadflow/distribution/src/db/schema';
-import { sqliteDialect } from '@leadflow/distribution/src/db/sqlite-dialect';
+import { type DurableSqliteDialect, sqliteDialect } from '@leadflow/distribution/src/db/sqlite-dialect';
 import { fileSync } from '@leadflow/distribution/src/db/wal-sync';
 import { expect } from 'chai';
 import { Kysely, sql } from 'kysely';
@@ -50,9 +50,10 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
   let dir: string;
   let syncs: HeldSyncs;
   let db: Kysely<Table>;
+  let dialect: DurableSqliteDialect;
 
   beforeEach(async () => {
-    ({ dir, syncs, db } = await notesDatabase<Table>('leadflow-durable-'));
+    ({ dir, syncs, db, dialect } = await notesDatabase<Table>('leadflow-durable-'));
   });
   afterEach(() => closeNotes(dir, syncs, db));
 
@@ -70,6 +71,7 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
   });
 
   it('shares one fsync among the commits made while the one before ran', async () => {
+    const before = { ...dialect.diskWaits() };
     const first = tracked(db.insertInto('notes').values({ id: 1, body: 'a' }).execute());
     await until(() => syncs.pending.length === 1);
     const later = [2, 3, 4].map((id) => tracked(db.insertInto('notes').values({ id, body: 'b' }).execute()));
@@ -82,6 +84,11 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
     syncs.pending.shift()!.resolve();
     await Promise.all(later.map((write) => write.promise));
     expect(syncs.started).to.equal(2);
+    const { waits, syncs: fsyncs } = dialect.diskWaits();
+    expect(
+      { waits: waits - before.waits, syncs: fsyncs - before.syncs },
+      'counted for the metrics: four commits waited, on two fsyncs',
+    ).to.deep.equal({ waits: 4, syncs: 2 });
   });
 
   it('fails the commit of a caller whose fsync failed', async () => {
