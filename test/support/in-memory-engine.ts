@@ -9,6 +9,7 @@ import type {
   callBuyer,
   LeadForBuyer,
 } from '@leadflow/distribution/src/buyers/integration/buyer-call';
+import { registerCommitDurability } from '@leadflow/distribution/src/db/commit-durability';
 import { type Db, migrateToLatest } from '@leadflow/distribution/src/db/database';
 import { GroupCommit } from '@leadflow/distribution/src/db/group-commit';
 import type { Database } from '@leadflow/distribution/src/db/schema';
@@ -97,6 +98,8 @@ function engineDatabase(syncWal: FileSync | undefined): { db: Db; writes: GroupC
   const dir = mkdtempSync(path.join(tmpdir(), 'leadflow-engine-'));
   const dialect = sqliteDialect(dir, { syncWal });
   const db = new Kysely<Database>({ dialect });
+  // As createDatabase does: the engine's writes that need not wait for the disk say so to this dialect.
+  registerCommitDurability(db, dialect);
   return { db, writes: new GroupCommit(db, dialect), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

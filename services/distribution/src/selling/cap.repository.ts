@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { CommitDurability } from '../db/commit-durability.js';
 import type { Db } from '../db/database.js';
 import { isDuplicateKeyError } from '../db/database.js';
 import type { PeriodStarts, SalesUsage } from './buyer-usage.js';
@@ -9,7 +10,8 @@ import type { CapPeriod } from './cap-periods.js';
  * stays within its limits; all or nothing. A conditional update under the
  * rows' locks is what keeps concurrent sales, on any instance, from
  * overshooting a cap. The lead's hold is written with the counts, so that it can
- * be given back. False when a cap is reached.
+ * be given back. False when a cap is reached. With `durability`, its commit does not wait for the disk
+ * (the caller's next write that waits takes it there).
  */
 export async function reserveCapacity(
   db: Db,
@@ -17,11 +19,13 @@ export async function reserveCapacity(
   buyerId: string,
   periods: CapPeriod[],
   spendCents: number,
+  durability?: CommitDurability,
 ): Promise<boolean> {
   if (periods.length === 0) return true;
   await createCounters(db, buyerId, periods);
   try {
     await db.transaction().execute(async (trx) => {
+      durability?.syncLater();
       // One statement for every period: each row is counted only within its own limits, and a period
       // left out means a cap is reached.
       const result = await trx

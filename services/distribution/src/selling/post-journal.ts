@@ -1,5 +1,6 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
 import type { Buyer } from '../buyers/buyer.js';
+import { type CommitDurability, commitDurability } from '../db/commit-durability.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
 import { newId } from '../ids.js';
@@ -51,10 +52,14 @@ const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
  */
 export class PostJournal {
   /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
+  private readonly durability: CommitDurability;
+
   constructor(
     private readonly db: Db,
     private readonly writes: GroupCommit,
-  ) {}
+  ) {
+    this.durability = commitDurability(db);
+  }
 
   /**
    * Holds what the post needs and commits its intent. `mayCall` is asked last, once everything is held
@@ -63,16 +68,8 @@ export class PostJournal {
   async open(lead: PostingLead, offer: PostOffer, mayCall: () => boolean): Promise<OpenResult> {
     const { buyer } = offer;
     const heldSpend = lead.live ? await this.spendToHold(offer) : 0;
-    if (
-      lead.live &&
-      (heldSpend < 0 || !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend)))
-    ) {
-      return { skip: 'capped' };
-    }
-    if (lead.live && !(await holdPerson(this.db, buyer, lead.person, lead.leadId, Date.now()))) {
-      await releaseCapacity(this.db, lead.leadId, buyer.id);
-      return { skip: 'duplicate' };
-    }
+    const refused = lead.live ? await this.hold(lead, offer, heldSpend) : undefined;
+    if (refused) return { skip: refused };
     const post: OpenPost = { id: newId('pst'), lead, offer, heldSpend };
     if (!mayCall()) {
       await this.release(post);
@@ -140,14 +137,25 @@ export class PostJournal {
    */
   private async store(post: OpenPost, answer: PostAnswer, retryUntil: number): Promise<void> {
     const settles = answer.state === 'accepted' ? 'unsettled' : 'pending';
+    const declined = answer.state === 'rejected' || answer.state === 'failed';
     const recorded = await this.retrying(
-      () => this.writes.run((trx) => recordAnswer(trx, post.id, answer, Date.now(), settles)),
+      () =>
+        this.writes.run(
+          async (trx) => {
+            const stored = await recordAnswer(trx, post.id, answer, Date.now(), settles);
+            if (stored && declined && post.lead.live)
+              await releaseHolds(trx, post.lead.leadId, post.offer.buyer, post.lead.person);
+            return stored;
+          },
+          // What comes of an answer that makes no sale is the sale's next write, which waits for the disk:
+          // the next post's intent or the lead's outcome. A crash before it leaves the post without an
+          // answer on disk, and the lead held, which the protocol settles as any post never answered.
+          { waitForDisk: answer.state === 'accepted' },
+        ),
       retryUntil,
     );
     if (!recorded || !post.lead.live) return;
-    if (answer.state === 'rejected' || answer.state === 'failed') {
-      await this.release(post);
-    } else if (answer.state === 'accepted' && answer.chargeCents !== undefined) {
+    if (answer.state === 'accepted' && answer.chargeCents !== undefined) {
       await adjustSpend(
         this.db,
         post.lead.leadId,
@@ -156,6 +164,27 @@ export class PostJournal {
         answer.chargeCents - post.heldSpend,
       );
     }
+  }
+
+  /**
+   * Holds the buyer's cap place and the person. Their commits do not wait for the disk: nothing leaves
+   * the process on the strength of a hold, and the intent's commit, which waits, comes after them in the
+   * log and takes them there (a crash before loses them with it).
+   */
+  private async hold(lead: PostingLead, offer: PostOffer, heldSpend: number): Promise<SkipReason | undefined> {
+    const { buyer } = offer;
+    if (
+      heldSpend < 0 ||
+      !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend, this.durability))
+    )
+      return 'capped';
+    const held = await this.db.transaction().execute((trx) => {
+      this.durability.syncLater();
+      return holdPerson(trx, buyer, lead.person, lead.leadId, Date.now());
+    });
+    if (held) return undefined;
+    await releaseCapacity(this.db, lead.leadId, buyer.id);
+    return 'duplicate';
   }
 
   private async release(post: OpenPost): Promise<void> {

@@ -202,6 +202,42 @@ describe('the ping tree, in process', () => {
     });
   });
 
+  describe('waits for the disk', () => {
+    let syncs: HeldSyncs;
+    let ids: Record<string, string>;
+
+    beforeEach(async () => {
+      await engine.close();
+      // Each fsync done at once: one lead alone, each commit that waits starts an fsync of its own.
+      syncs = new HeldSyncs();
+      syncs.holding = false;
+      engine = await inMemoryEngine({ syncWal: syncs.sync });
+      key = await engine.publisherKey();
+      ids = await engine.applyBuyers('capped-bidders');
+      engine.buyers.on('https://high-bidder.example/ping', () => ({ outcome: 'accepted', priceCents: 4500 }));
+      engine.buyers.on('https://low-bidder.example/ping', () => ({ outcome: 'accepted', priceCents: 2400 }));
+      engine.buyers.on('https://high-bidder.example/post', decline);
+      engine.buyers.on('https://low-bidder.example/post', accept);
+    });
+
+    it("only for each post's intent and the sale: holds, a decline and what it gives back ride on them", async () => {
+      // The first lead opens the buyers' cap counters.
+      await submit({ ssn: '123-45-0001', email: 'first@example.com' });
+      syncs.started = 0;
+
+      const { outcome } = await submit({ ssn: '123-45-0002', email: 'second@example.com' });
+
+      expect(outcome).to.include({ kind: 'sold', buyerId: ids['low-bidder'] });
+      expect(engine.buyers.calls.filter((call) => call.kind === 'post')).to.have.length(4);
+      expect(syncs.started, "two posts' intents and the sale").to.equal(3);
+      const counters = await engine.db.selectFrom('buyer_cap_counters').select(['buyer_id', 'leads']).execute();
+      expect(
+        counters.map((counter) => counter.leads).sort(),
+        'the declined post gave its cap place back',
+      ).to.deep.equal([0, 2]);
+    });
+  });
+
   describe("a sale deadline shorter than the buyers' timeouts", () => {
     /** As the service runs (DEFAULT_CIRCUIT_BREAKER): a buyer that only fails is paused at its fifth failure. */
     const FAILURE_THRESHOLD = 5;
