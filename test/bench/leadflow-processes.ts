@@ -11,6 +11,8 @@ export interface LeadflowProcesses {
   /** e.g. http://127.0.0.1:3000 */
   baseUrl: string;
   readyUrl: string;
+  /** The distribution service's Prometheus metrics. */
+  metricsUrl: string;
   /** host:port of the admin and distribution gRPC services. */
   grpcAddress: string;
   adminToken: string;
@@ -34,12 +36,12 @@ export async function startLeadflow(
   databaseUrl: string | undefined,
   settings: Record<string, string> = {},
 ): Promise<LeadflowProcesses> {
-  const [grpcPort, httpPort] = (await freePorts(2)) as [number, number];
+  const [grpcPort, httpPort, metricsPort] = (await freePorts(3)) as [number, number, number];
   const adminToken = randomBytes(24).toString('hex');
   const env = childEnv({
     LEADFLOW_DATA_DIR: dataDir,
     LEADFLOW_GRPC_PORT: String(grpcPort),
-    LEADFLOW_METRICS_PORT: '0',
+    LEADFLOW_METRICS_PORT: String(metricsPort),
     LEADFLOW_HTTP_PORT: String(httpPort),
     LEADFLOW_ADMIN_TOKEN: adminToken,
     LEADFLOW_LOG_LEVEL: 'warn',
@@ -55,6 +57,7 @@ export async function startLeadflow(
     ],
     baseUrl,
     readyUrl: `${baseUrl}/health/ready`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     grpcAddress: `127.0.0.1:${grpcPort}`,
     adminToken,
   };

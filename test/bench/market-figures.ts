@@ -1,5 +1,6 @@
 import type { BuyerAttemptOutcome } from '@leadflow/distribution';
 import type { Answer } from './answer-tally.js';
+import type { DiskWaitFigures } from './disk-waits.js';
 import { ascending, percentile, round } from './stats.js';
 
 /** One ping or post of a lead, as the audit trail keeps it. */
@@ -62,6 +63,8 @@ export interface MarketFigures {
   /** overheadP99Ms with the opening burst counted. */
   overheadP99WithOpeningMs: number | undefined;
   calls: { pings: number; posts: number; errors: number; timeouts: number };
+  /** The embedded store's commits that waited for the disk; set by the scenario, none on MySQL. */
+  diskWaits?: DiskWaitFigures;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { DiskWaitMeter, diskWaitFigures, windows } from './disk-waits.js';
 import { startLeadflow } from './leadflow-processes.js';
 import { applyLoad, type LoadSettings } from './load.js';
 import {
@@ -151,6 +152,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     });
     const simulator = simulatorProcess(simulatorConfig);
     const processes = [...leadflow.processes, simulator];
+    const diskWaits = new DiskWaitMeter(leadflow.metricsUrl);
     const result = await measureProcesses(processes, leadflow.readyUrl, async (window) => {
       const keys = await seedPublishersAndBuyers(
         leadflow,
@@ -162,11 +164,19 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
         expectedStatuses: ['sold', 'rejected'] as const,
         clickidPrefix: CLICKID_PREFIX,
       };
-      return applyLoad(target, settings, window);
+      return applyLoad(target, settings, windows(window, diskWaits));
     });
     const { answers } = result.load;
     const stored = await readStoredLeads(dataDir, databaseUrl, new Set(answers.map((answer) => answer.leadId)));
     const takes = leadTakes(variant.market, answers, stored, variant.sellDeadlineMs);
-    return { ...result, market: marketFigures(answers, stored), takes, capture: captureOf(takes) };
+    const posts = [...stored.values()].reduce(
+      (total, lead) => total + lead.calls.filter((call) => call.kind === 'post').length,
+      0,
+    );
+    const market = {
+      ...marketFigures(answers, stored),
+      diskWaits: diskWaitFigures(diskWaits.counted, answers.length, posts),
+    };
+    return { ...result, market, takes, capture: captureOf(takes) };
   });
 }

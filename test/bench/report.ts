@@ -60,6 +60,10 @@ export function describeMarket({ market, captures }: MarketResult): string {
       `selling engine alone p50 ${market.engineOverheadP50Ms ?? '-'} ms p99 ${market.engineOverheadP99Ms ?? '-'} ms`,
     `  buyer calls: ${calls.pings} pings, ${calls.posts} posts, ${calls.errors} errors, ${calls.timeouts} timeouts` +
       (market.unrecorded > 0 ? `   ${market.unrecorded} answered leads not found in the database` : ''),
+    market.diskWaits
+      ? `  commits that waited for the disk: ${market.diskWaits.waitsPerLead} per lead, ` +
+        `${market.diskWaits.waitsPerPost ?? '-'} per post; fsyncs ${market.diskWaits.syncsPerLead} per lead`
+      : '  commits that waited for the disk: not counted (MySQL)',
     describeCaptures(captures),
   ].join('\n');
 }
@@ -124,6 +128,9 @@ function marketFigures(result: MarketResult): Record<string, unknown> {
     engine_overhead_p50_ms: market.engineOverheadP50Ms ?? null,
     engine_overhead_p99_ms: market.engineOverheadP99Ms ?? null,
     overhead_p99_with_opening_burst_ms: market.overheadP99WithOpeningMs ?? null,
+    disk_waits_per_lead: market.diskWaits?.waitsPerLead ?? null,
+    disk_waits_per_post: market.diskWaits?.waitsPerPost ?? null,
+    syncs_per_lead: market.diskWaits?.syncsPerLead ?? null,
     bar: {
       overhead_p99_ok: overheadP99Ms === undefined ? null : overheadP99Ms <= OVERHEAD_P99_MAX_MS,
       processing_p99_ok:
