@@ -1,3 +1,4 @@
+import { FANOUT_DEFAULT_BUYERS } from './fanout.js';
 import { MARKET_NAMES, type MarketName } from './market.js';
 
 /** What one bench run does, from the environment. */
@@ -10,8 +11,10 @@ export interface BenchConfig {
    * leads at half the rate that run reached, over as many connections.
    */
   marketConnections: number;
-  /** The fan-out scenario's and its floor's: leads in flight at once, each pinging 100 buyers. */
+  /** The fan-out scenario's and its floor's: leads in flight at once, each pinging every buyer of the tree. */
   fanoutConnections: number;
+  /** The fan-out tree's buyers (BENCH_FANOUT_BUYERS). */
+  fanoutBuyers: number;
   /** The markets the market scenario sells to (BENCH_MARKETS), the first giving its headline figures. */
   markets: readonly MarketName[];
   /** Which scenarios run: all, or only some while they are being worked on. */
@@ -68,6 +71,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 50),
     marketConnections: positiveInteger(env, 'BENCH_MARKET_CONNECTIONS', 100),
     fanoutConnections: positiveInteger(env, 'BENCH_FANOUT_CONNECTIONS', 4),
+    fanoutBuyers: positiveInteger(env, 'BENCH_FANOUT_BUYERS', FANOUT_DEFAULT_BUYERS),
     markets: markets(env),
     only: only(env),
     databaseUrl: databaseUrl(env),

@@ -1,9 +1,8 @@
 import { Pool } from 'undici';
 import { BareFanoutClient, type BareLender } from './bare-fanout-client.js';
 import { benchProcess } from './cpu-meter.js';
-import { lendersOf, startFanoutSimulators } from './fanout.js';
+import { type FanoutSettings, lendersOf, startFanoutSimulators } from './fanout.js';
 import { CountingWindow, type FanoutResult } from './fanout-scenario.js';
-import type { LoadSettings } from './load.js';
 import { measureProcesses } from './scenario.js';
 import { ascending, percentile, round } from './stats.js';
 import { withTempDir } from './temp-dir.js';
@@ -13,11 +12,13 @@ import { withTempDir } from './temp-dir.js';
  * time is reported as `bench`), selling leads to the same simulators at the same concurrency as the
  * fan-out scenario. No store: the floor of the buyer calls alone.
  */
-export function runFanoutFloor(settings: LoadSettings): Promise<FanoutResult> {
+export function runFanoutFloor(settings: FanoutSettings): Promise<FanoutResult> {
   return withTempDir(async (dataDir) => {
-    const simulators = await startFanoutSimulators(dataDir);
+    const simulators = await startFanoutSimulators(dataDir, settings.fanoutBuyers);
     const pools = simulators.urls.map((url) => new Pool(url, { keepAliveTimeout: 4_000 }));
-    const lenders: BareLender[] = pools.flatMap((pool, i) => lendersOf(i).map((name) => ({ pool, name })));
+    const lenders: BareLender[] = pools.flatMap((pool, i) =>
+      lendersOf(i, settings.fanoutBuyers).map((name) => ({ pool, name })),
+    );
     const client = new BareFanoutClient(lenders);
     let window: CountingWindow | undefined;
     try {

@@ -1,7 +1,14 @@
 import { buyersDocument } from './buyer-document.js';
-import { endpointsOf, FANOUT_SELL_DEADLINE_MS, fanoutBuyers, lendersOf, startFanoutSimulators } from './fanout.js';
+import {
+  endpointsOf,
+  FANOUT_SELL_DEADLINE_MS,
+  type FanoutSettings,
+  fanoutBuyers,
+  lendersOf,
+  startFanoutSimulators,
+} from './fanout.js';
 import { startLeadflow } from './leadflow-processes.js';
-import { applyLoad, type LoadSettings, type MeasuredWindow } from './load.js';
+import { applyLoad, type MeasuredWindow } from './load.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
 import { seedPublishersAndBuyers } from './seed.js';
 import { buyerCallsSoFar } from './simulator-calls.js';
@@ -33,9 +40,9 @@ export class CountingWindow implements MeasuredWindow {
 }
 
 /** The intake path selling every lead through a ping tree of 100 buyers (fanout.ts). */
-export function runFanout(settings: LoadSettings, databaseUrl: string | undefined): Promise<FanoutResult> {
+export function runFanout(settings: FanoutSettings, databaseUrl: string | undefined): Promise<FanoutResult> {
   return withTempDir(async (dataDir) => {
-    const simulators = await startFanoutSimulators(dataDir);
+    const simulators = await startFanoutSimulators(dataDir, settings.fanoutBuyers);
     const leadflow = await startLeadflow(dataDir, databaseUrl, {
       LEADFLOW_SELL_DEADLINE_MS: String(FANOUT_SELL_DEADLINE_MS),
     });
@@ -43,7 +50,7 @@ export function runFanout(settings: LoadSettings, databaseUrl: string | undefine
     let window: CountingWindow | undefined;
     const result = await measureProcesses(processes, leadflow.readyUrl, async (meter) => {
       const buyers = simulators.urls.flatMap((url, i) => {
-        const lenders = lendersOf(i);
+        const lenders = lendersOf(i, settings.fanoutBuyers);
         return (buyersDocument(url, endpointsOf(lenders), fanoutBuyers(lenders)) as { buyers: unknown[] }).buyers;
       });
       const keys = await seedPublishersAndBuyers(leadflow, { buyers });

@@ -26,11 +26,11 @@ type Store = 'sqlite' | 'mysql';
 const SATURATION_WARMUP_S = 5;
 const SATURATION_DURATION_S = 10;
 
-async function runScenario<R extends ScenarioResult>(
+async function runScenario<R extends ScenarioResult, S extends LoadSettings>(
   kind: Scenario,
-  scenario: (settings: LoadSettings, databaseUrl: string | undefined) => Promise<R>,
+  scenario: (settings: S, databaseUrl: string | undefined) => Promise<R>,
   store: Store | undefined,
-  settings: LoadSettings,
+  settings: S,
   config: BenchConfig,
   name: string = kind,
 ): Promise<R | undefined> {
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const config = loadBenchConfig();
   console.log(
-    `leadflow bench: ${config.connections} connections (fan-out ${config.fanoutConnections}, market ${config.marketConnections}), ` +
+    `leadflow bench: ${config.connections} connections (fan-out ${config.fanoutConnections} to ${config.fanoutBuyers} buyers, market ${config.marketConnections}), ` +
       `${config.warmupS} s warm-up + ${config.durationS} s measured per scenario, ` +
       `lead body ${new LeadBodies().next().length} bytes, ` +
       (config.databaseUrl ? 'SQLite then MySQL' : 'SQLite (set DATABASE_URL to also measure MySQL)'),
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     ...(mysql ? { mysql: storeFigures(mysql) } : {}),
     connections: config.connections,
     fanout_connections: config.fanoutConnections,
+    fanout_buyers: config.fanoutBuyers,
     market_connections: config.marketConnections,
     warmup_s: config.warmupS,
     duration_s: config.durationS,
