@@ -1,4 +1,4 @@
-import { expectedRevenue, type PostProspect } from './post-order.js';
+import { type PostProspect, revenueOfOrder } from './post-order.js';
 
 /*
  * Whether a learned ping window that would close now is worth keeping open, as a plain function of
@@ -57,14 +57,39 @@ export function extraWaitMs({ elapsedMs, leftMs, inHand, outstanding }: WindowVa
     .toSorted((a, b) => worth(b) - worth(a))
     .slice(0, MOST_WEIGHED);
   if (weighed.length === 0) return 0;
-  const now = byValue(inHand);
-  const postNow = expectedRevenue(now, leftMs);
+  const orders = new OfferOrders(byValue(inHand), weighed);
+  const postNow = orders.revenue(0, leftMs);
   let best = { waitMs: 0, revenue: postNow * (1 + MIN_GAIN) };
   for (const waitMs of waits(weighed, elapsedMs, leftMs)) {
-    const revenue = revenueAfter(now, weighed, elapsedMs, waitMs, leftMs);
+    const revenue = revenueAfter(orders, weighed, elapsedMs, waitMs, leftMs);
     if (revenue > best.revenue) best = { waitMs, revenue };
   }
   return best.waitMs;
+}
+
+/**
+ * The offers posted best first for each set of the bidders' bids that may come (a bit per bidder), each
+ * ordered and walked from its figures once, then weighed at every wait.
+ */
+class OfferOrders {
+  private readonly bySet: ((timeLeftMs: number) => number)[] = [];
+
+  constructor(
+    private readonly inHand: readonly PostProspect[],
+    private readonly bidders: readonly OutstandingBidder[],
+  ) {}
+
+  /** Expected revenue of posting the offers in hand and the bids of `set`, with `timeLeftMs` left. */
+  revenue(set: number, timeLeftMs: number): number {
+    let walk = this.bySet[set];
+    if (!walk) {
+      const offers = [...this.inHand];
+      for (const [index, bidder] of this.bidders.entries()) if ((set >> index) & 1) offers.push(bidder.post);
+      walk = revenueOfOrder(byValue(offers));
+      this.bySet[set] = walk;
+    }
+    return walk(timeLeftMs);
+  }
 }
 
 /** What one bidder's post may bring: its usual bid at its accept rate, if it bids. */
@@ -106,7 +131,7 @@ export function arrivalWithin(bidder: OutstandingBidder, elapsedMs: number, wait
  * the wait, with its chance, the offers in hand and theirs posted best first in the time then left.
  */
 function revenueAfter(
-  inHand: readonly PostProspect[],
+  orders: OfferOrders,
   bidders: readonly OutstandingBidder[],
   elapsedMs: number,
   waitMs: number,
@@ -116,18 +141,15 @@ function revenueAfter(
   let revenue = 0;
   for (let set = 0; set < 1 << bidders.length; set += 1) {
     let chance = 1;
-    const offers = [...inHand];
-    for (const [index, bidder] of bidders.entries()) {
-      const came = (set >> index) & 1;
-      chance *= came ? bids[index]! : 1 - bids[index]!;
-      if (came) offers.push(bidder.post);
+    for (let index = 0; index < bidders.length; index += 1) {
+      chance *= (set >> index) & 1 ? bids[index]! : 1 - bids[index]!;
     }
-    if (chance > 0) revenue += chance * expectedRevenue(byValue(offers), leftMs - waitMs);
+    if (chance > 0) revenue += chance * orders.revenue(set, leftMs - waitMs);
   }
   return revenue;
 }
 
-/** Best offer first, as rankOffers posts them. */
+/** Best offer first, as rankOffers posts them; offers of the same value in the order given. */
 function byValue(offers: readonly PostProspect[]): PostProspect[] {
   return offers.toSorted((a, b) => b.valueCents - a.valueCents);
 }
