@@ -1,8 +1,8 @@
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import { callTimeoutMs, type HttpExchange, type Integration } from '../buyers/definition/buyer-definition.js';
-import type { BuyerCallResult, callBuyer, LeadForBuyer } from '../buyers/integration/buyer-call.js';
-import { derivedValues, hostOfUrl } from './call-inputs.js';
+import type { BuyerCallResult, callBuyer } from '../buyers/integration/buyer-call.js';
+import { hostOfUrl, leadForCall } from './call-inputs.js';
 import type { CallKind } from './call-timing.js';
 import type { Candidate } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
@@ -39,13 +39,11 @@ export class BuyerCaller {
     options: CallOptions = {},
   ): Promise<TracedCallResult> {
     const { buyer } = candidate;
-    const lead: LeadForBuyer = {
-      leadId: request.leadId,
-      fields: request.lead.fields,
-      derived: derivedValues(candidate.facts, request.lead.priceCents),
-      pingReference: kind === 'post' ? candidate.pingReference : undefined,
-      attemptId: options.attemptId,
-    };
+    const lead = leadForCall(
+      request,
+      candidate.facts,
+      kind === 'ping' ? 'ping' : { pingReference: candidate.pingReference, attemptId: options.attemptId },
+    );
     const startedAt = Date.now();
     const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
     const result = await this.deps.tracer.startActiveSpan(

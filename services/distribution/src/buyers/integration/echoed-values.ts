@@ -18,6 +18,22 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Digits and the separators numbers are written with: found as a number, not as text. */
 const NUMBER_ONLY = /^[\d\s().\-/]*$/;
 
+/** How each fields object's personal values may appear, found once: a lead's fields are one object for all its calls. */
+const echoesOfFields = new WeakMap<Readonly<Record<string, string>>, readonly Echo[]>();
+
+function personalEchoes(fields: Readonly<Record<string, string>>): readonly Echo[] {
+  let echoes = echoesOfFields.get(fields);
+  if (!echoes) {
+    // Longest first: a name is part of the e-mail, which must be found whole.
+    const values = SENSITIVE_LEAD_FIELDS.map((field) => fields[field] ?? '')
+      .filter((value) => value !== '')
+      .toSorted((a, b) => b.length - a.length);
+    echoes = inMatchingOrder(values.flatMap(echoesOf));
+    echoesOfFields.set(fields, echoes);
+  }
+  return echoes;
+}
+
 /** One way a personal value can appear in a buyer's text. */
 interface Echo {
   /** Cheap test on the text (digits only, or lower-cased) before the pattern runs. */
@@ -29,16 +45,13 @@ interface Echo {
 
 /** `text` with every personal value of `fields` (a lead's fields by JSON name) replaced by REDACTED_VALUE. */
 export function withoutPersonalValues(text: string, fields: Readonly<Record<string, string>>): string {
-  // Longest first: a name is part of the e-mail, which must be found whole.
-  const values = SENSITIVE_LEAD_FIELDS.map((field) => fields[field] ?? '')
-    .filter((value) => value !== '')
-    .toSorted((a, b) => b.length - a.length);
+  const echoes = personalEchoes(fields);
   // A ping carries no personal field: its answers have nothing to look for.
-  if (values.length === 0) return text;
+  if (echoes.length === 0) return text;
   const digits = text.replace(/\D/g, '');
   const lower = text.toLowerCase();
   let result = text;
-  for (const echo of inMatchingOrder(values.flatMap(echoesOf))) {
+  for (const echo of echoes) {
     const haystack = echo.inDigits ? digits : lower;
     if (haystack.includes(echo.needle)) result = result.replace(echo.pattern(), REDACTED_VALUE);
   }

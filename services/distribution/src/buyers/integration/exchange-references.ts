@@ -24,15 +24,30 @@ function resolvedSource(source: FieldSource, values: BuyerValues): FieldSource {
     : source;
 }
 
-/** The exchange with its references replaced by their values; the exchange itself when it has none. */
+/** Whether each exchange holds references, found once: an exchange never changes. */
+const withReferences = new WeakMap<HttpExchange, boolean>();
+
+function holdsReferences(exchange: HttpExchange): boolean {
+  let holds = withReferences.get(exchange);
+  if (holds === undefined) {
+    const texts = [exchange.url, exchange.testUrl ?? '', ...Object.values(exchange.headers)];
+    if (exchange.auth?.type === 'bearer') texts.push(exchange.auth.token);
+    if (exchange.auth?.type === 'basic') texts.push(exchange.auth.username, exchange.auth.password);
+    const constants = Object.values(exchange.mapping).some(
+      (source) => 'value' in source && typeof source.value === 'string' && hasReferences(source.value),
+    );
+    holds = constants || texts.some(hasReferences);
+    withReferences.set(exchange, holds);
+  }
+  return holds;
+}
+
+/**
+ * The exchange with its references replaced by their values (anew at each call: the environment or the
+ * secrets file may change); the exchange itself when it has none.
+ */
 export function resolvedExchange(exchange: HttpExchange, values: BuyerValues): HttpExchange {
-  const texts = [exchange.url, exchange.testUrl ?? '', ...Object.values(exchange.headers)];
-  if (exchange.auth?.type === 'bearer') texts.push(exchange.auth.token);
-  if (exchange.auth?.type === 'basic') texts.push(exchange.auth.username, exchange.auth.password);
-  const constants = Object.values(exchange.mapping).some(
-    (source) => 'value' in source && typeof source.value === 'string' && hasReferences(source.value),
-  );
-  if (!constants && !texts.some(hasReferences)) return exchange;
+  if (!holdsReferences(exchange)) return exchange;
   const { auth } = exchange;
   return {
     ...exchange,

@@ -15,6 +15,9 @@ const PING_DERIVED: ReadonlySet<string> = new Set([
   'priceFloor',
 ]);
 
+/** A lead given for many pings (call-inputs.ts) gets one ping lead: what is built from it is built once. */
+const pingLeads = new WeakMap<LeadForBuyer, LeadForBuyer>();
+
 /**
  * The lead as a ping may see it, built afresh from what a ping may carry: lead fields and derived values
  * named on the lists above, nothing else. The derived facts repeat every lead field (a filter reads them
@@ -22,11 +25,12 @@ const PING_DERIVED: ReadonlySet<string> = new Set([
  * another caller) is left out rather than let through.
  */
 export function pingLead(lead: LeadForBuyer): LeadForBuyer {
-  return {
-    leadId: lead.leadId,
-    fields: only(lead.fields, PING_FIELDS),
-    derived: only(lead.derived, PING_DERIVED),
-  };
+  let pinged = pingLeads.get(lead);
+  if (!pinged) {
+    pinged = { leadId: lead.leadId, fields: only(lead.fields, PING_FIELDS), derived: only(lead.derived, PING_DERIVED) };
+    pingLeads.set(lead, pinged);
+  }
+  return pinged;
 }
 
 // A lead's fields, and its derived values, are one object for all the buyers it is pinged to (per zone

@@ -54,10 +54,56 @@ export function buildRequest(
     return {
       url: queryUrl(url, entries(exchange, lead)),
       method: exchange.method,
-      headers: headers(exchange),
+      headers: headersOf(exchange),
       body: undefined,
     };
-  return { url, method: exchange.method, headers: headers(exchange), body: body(exchange, lead) };
+  return { url, method: exchange.method, headers: headersOf(exchange), body: sharedBody(exchange, lead) };
+}
+
+/** An exchange's headers, built once for an exchange without references (one with them is resolved anew). */
+const builtHeaders = new WeakMap<HttpExchange, Readonly<Record<string, string>>>();
+
+function headersOf(exchange: HttpExchange): Record<string, string> {
+  let built = builtHeaders.get(exchange);
+  if (!built) {
+    built = headers(exchange);
+    builtHeaders.set(exchange, built);
+  }
+  return built;
+}
+
+/**
+ * The bodies built from one lead object (a ping's lead is one object for all the buyers of a zone it is
+ * pinged to: ping-lead.ts), by what shapes a body: the buyers of a tree mostly map a lead alike, and
+ * each such body is built once per lead rather than once per buyer.
+ */
+const bodiesOf = new WeakMap<LeadForBuyer, Map<string, string>>();
+/** Each exchange's body shape, worked out once. */
+const shapes = new WeakMap<HttpExchange, string>();
+
+function sharedBody(exchange: HttpExchange, lead: LeadForBuyer): string {
+  let bodies = bodiesOf.get(lead);
+  if (!bodies) {
+    bodies = new Map();
+    bodiesOf.set(lead, bodies);
+  }
+  const shape = bodyShape(exchange);
+  let built = bodies.get(shape);
+  if (built === undefined) {
+    built = body(exchange, lead);
+    bodies.set(shape, built);
+  }
+  return built;
+}
+
+/** What a body is built from besides the lead: the format, the XML template and the mapping. */
+function bodyShape(exchange: HttpExchange): string {
+  let shape = shapes.get(exchange);
+  if (shape === undefined) {
+    shape = JSON.stringify([exchange.format, exchange.template ?? null, exchange.mapping]);
+    shapes.set(exchange, shape);
+  }
+  return shape;
 }
 
 function destination(exchange: HttpExchange, test: boolean): string {
