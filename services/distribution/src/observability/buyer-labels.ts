@@ -12,16 +12,25 @@ const OVERFLOW_BUYER_NAME = 'other';
  */
 export class BuyerNameLabels {
   private readonly seen = new Set<string>();
+  /** Each name as labelled, found once: every call of a lead labels its buyer. */
+  private readonly cleaned = new Map<string, string>();
 
   constructor(private readonly nameOf: (buyerId: string) => string | undefined) {}
 
   label(buyerId: string): string {
     const name = this.nameOf(buyerId);
     if (name === undefined) return UNKNOWN_BUYER_NAME;
-    const clean = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+    const clean = this.cleaned.get(name) ?? this.clean(name);
     if (this.seen.has(clean)) return clean;
     if (this.seen.size >= MAX_BUYER_NAME_LABELS) return OVERFLOW_BUYER_NAME;
     this.seen.add(clean);
+    return clean;
+  }
+
+  private clean(name: string): string {
+    const clean = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+    // Bounded as the labels are: names past the bound are cleaned at each call.
+    if (this.cleaned.size < MAX_BUYER_NAME_LABELS) this.cleaned.set(name, clean);
     return clean;
   }
 

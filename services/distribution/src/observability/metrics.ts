@@ -70,6 +70,7 @@ export class DistributionMetrics {
   });
 
   private readonly buyer: BuyerNameLabels;
+  private readonly labelsOfAttempts = new Map<string, AttemptLabels>();
 
   private readonly oldestUnconfirmed = new Gauge({
     name: 'leadflow_unconfirmed_lead_oldest_age_seconds',
@@ -214,9 +215,22 @@ export class DistributionMetrics {
         if (reason === 'capped') this.capsReached.inc(buyer);
         continue;
       }
-      this.attempts.inc({ ...buyer, kind: attempt.kind, outcome: attempt.outcome });
-      this.latency.observe({ ...buyer, kind: attempt.kind }, attempt.durationMs / 1000);
+      const labels = this.attemptLabels(buyer, attempt.kind);
+      this.attempts.inc(labels.byOutcome(attempt.outcome));
+      this.latency.observe(labels.kind, attempt.durationMs / 1000);
     }
+  }
+
+  /** A buyer's labels for one kind of call, kept while its name holds: a lead's hundred pings label alike. */
+  private attemptLabels(buyer: BuyerLabels, kind: string): AttemptLabels {
+    const key = `${buyer.buyer_id} ${kind}`;
+    let labels = this.labelsOfAttempts.get(key);
+    if (labels?.kind.buyer_name !== buyer.buyer_name) {
+      labels = new AttemptLabels({ ...buyer, kind });
+      // Bounded by buyers and kinds of call; a renamed buyer's labels are replaced.
+      this.labelsOfAttempts.set(key, labels);
+    }
+    return labels;
   }
 
   leadReturned(buyerId: string, reason: string): void {
@@ -272,5 +286,23 @@ export class DistributionMetrics {
   /** `method`: the full method name, e.g. leadflow.distribution.v1.DistributionService/SubmitLead. */
   callHandled(method: string, code: status): void {
     this.handled.inc({ method, code: status[code] ?? String(code) });
+  }
+}
+
+type BuyerLabels = ReturnType<BuyerNameLabels['of']>;
+
+/** The labels of a buyer's calls of one kind, and of each of their outcomes. */
+class AttemptLabels {
+  private readonly outcomes = new Map<string, BuyerLabels & { kind: string; outcome: string }>();
+
+  constructor(readonly kind: BuyerLabels & { kind: string }) {}
+
+  byOutcome(outcome: string): BuyerLabels & { kind: string; outcome: string } {
+    let labels = this.outcomes.get(outcome);
+    if (!labels) {
+      labels = { ...this.kind, outcome };
+      this.outcomes.set(outcome, labels);
+    }
+    return labels;
   }
 }
