@@ -1,6 +1,6 @@
 import { fillRandom } from './random-pool.js';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CROCKFORD_CODES = Array.from('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (character) => character.charCodeAt(0));
 
 const RANDOM_BYTES = 10;
 
@@ -19,20 +19,23 @@ function nextRandom(now: number): Buffer {
   return lastRandom;
 }
 
-function base32(bytes: Buffer): string {
+/** The 26 characters of an id after its prefix, as codes: written in place, then made one string. */
+const idCodes: number[] = new Array(26).fill(0);
+
+/** Writes the base32 of `bytes` into idCodes from `at`. */
+function writeBase32(bytes: Buffer, at: number): void {
   let bits = 0;
   let value = 0;
-  let text = '';
+  let next = at;
   for (const byte of bytes) {
     value = (value << 8) | byte;
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      text += CROCKFORD[(value >> bits) & 31];
+      idCodes[next++] = CROCKFORD_CODES[(value >> bits) & 31]!;
     }
     value &= (1 << bits) - 1;
   }
-  return text;
 }
 
 /**
@@ -41,11 +44,11 @@ function base32(bytes: Buffer): string {
  * in creation order within a process even inside one millisecond.
  */
 export function newId(prefix: string, now = Date.now()): string {
-  let time = '';
   let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
+  for (let i = 9; i >= 0; i--) {
+    idCodes[i] = CROCKFORD_CODES[t % 32]!;
     t = Math.floor(t / 32);
   }
-  return `${prefix}_${time}${base32(nextRandom(now))}`;
+  writeBase32(nextRandom(now), 10);
+  return `${prefix}_${String.fromCharCode(...idCodes)}`;
 }
