@@ -136,6 +136,11 @@ function failure(error: ReplyError): BuyerReply {
 
 /** The reply without its absent parts, so that it compares and serializes cleanly. */
 function reply(outcome: BuyerReply['outcome'], parts: Omit<BuyerReply, 'outcome'>): BuyerReply {
-  const present = Object.entries(parts).filter(([, value]) => value !== undefined);
-  return { outcome, ...Object.fromEntries(present) };
+  const present: BuyerReply = { outcome };
+  if (parts.reason !== undefined) present.reason = parts.reason;
+  if (parts.reference !== undefined) present.reference = parts.reference;
+  if (parts.priceCents !== undefined) present.priceCents = parts.priceCents;
+  if (parts.redirectUrl !== undefined) present.redirectUrl = parts.redirectUrl;
+  if (parts.error !== undefined) present.error = parts.error;
+  return present;
 }

@@ -33,6 +33,8 @@ export function cleanText(text: string): string | undefined {
     .replace(/\s{2,}/g, ' ')
     .trim();
   if (cleaned === '') return undefined;
+  // No more UTF-16 units than the limit is no more characters either: most texts are not split up.
+  if (cleaned.length <= MAX_TEXT_LENGTH) return cleaned;
   const characters = Array.from(cleaned);
   return characters.length > MAX_TEXT_LENGTH ? characters.slice(0, MAX_TEXT_LENGTH).join('').trimEnd() : cleaned;
 }

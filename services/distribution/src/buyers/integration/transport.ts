@@ -81,16 +81,19 @@ interface Target {
 
 type TargetOrRefusal = Target | { refused: DestinationRefusal };
 
-/** The buyers' configured URLs: a tree's worth, whatever the number of leads. */
-const TARGETS = new TtlCache<string, TargetOrRefusal>(Number.POSITIVE_INFINITY, 1_000);
+/** The buyers' configured URLs, local and not: a tree's worth, whatever the number of leads. */
+const TARGETS = {
+  local: new TtlCache<string, TargetOrRefusal>(Number.POSITIVE_INFINITY, 1_000),
+  remote: new TtlCache<string, TargetOrRefusal>(Number.POSITIVE_INFINITY, 1_000),
+};
 
 /**
  * The checked destination of a URL. `configured`: the URL is an exchange's own, the same for every lead,
  * and is kept; a GET's URL carries the lead's values in its query and is never kept.
  */
 function targetOf(url: string, local: boolean, configured: boolean): TargetOrRefusal {
-  const key = configured ? `${local ? 'local' : 'remote'} ${url}` : undefined;
-  const known = key === undefined ? undefined : TARGETS.get(key);
+  const targets = local ? TARGETS.local : TARGETS.remote;
+  const known = configured ? targets.get(url) : undefined;
   if (known) return known;
   const destination = checkDestination(url, local);
   const target: TargetOrRefusal =
@@ -103,7 +106,7 @@ function targetOf(url: string, local: boolean, configured: boolean): TargetOrRef
           port: destination.url.port || undefined,
           path: `${destination.url.pathname}${destination.url.search}`,
         };
-  if (key !== undefined) TARGETS.set(key, target);
+  if (configured) targets.set(url, target);
   return target;
 }
 
@@ -140,7 +143,8 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
       reply.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
       reply.on('close', () => {
         if (!reply.complete) return settle({ kind: 'failed', error: 'reset' });
-        const body = Buffer.concat(chunks).toString('utf8');
+        // A reply mostly comes in one chunk: decoded as it is, not copied first.
+        const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
         settle({ kind: 'reply', status: reply.statusCode ?? 0, contentType: reply.headers['content-type'], body });
       });
     };
