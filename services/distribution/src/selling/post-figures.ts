@@ -89,21 +89,28 @@ export function summarizePosts(
   prior: AcceptPrior = EVEN_PRIOR,
 ): PostFigures {
   const window = newestFirst.slice(0, WINDOW_POSTS);
-  const weighted = window.map((post, rank) => ({ post, weight: 0.5 ** (rank / HALF_LIFE_POSTS) }));
-  const total = sum(weighted.map(({ weight }) => weight));
-  let acceptRate = acceptRateToward(weighted, prior.acceptRate, prior.posts);
-  let segment = weighted;
-  if (state !== undefined) {
-    segment = segment.filter(({ post }) => post.state === state);
-    acceptRate = acceptRateToward(segment, acceptRate, SEGMENT_SHRINK_POSTS);
+  let total = 0;
+  let unanswered = 0;
+  let answeredPosts = 0;
+  let acceptedPosts = 0;
+  for (const [rank, post] of window.entries()) {
+    total += RECENCY_WEIGHTS[rank]!;
+    if (post.result === 'unanswered') unanswered += RECENCY_WEIGHTS[rank]!;
+    else answeredPosts += 1;
+    if (post.result === 'accepted') acceptedPosts += 1;
   }
+  let acceptRate = acceptRateToward(window, () => true, prior.acceptRate, prior.posts);
+  if (state !== undefined) acceptRate = acceptRateToward(window, inState(state), acceptRate, SEGMENT_SHRINK_POSTS);
   if (priceBand !== undefined) {
-    segment = segment.filter(({ post }) => post.priceBand === priceBand);
-    acceptRate = acceptRateToward(segment, acceptRate, SEGMENT_SHRINK_POSTS);
+    const inSegment = state === undefined ? inBand(priceBand) : inStateAndBand(state, priceBand);
+    acceptRate = acceptRateToward(window, inSegment, acceptRate, SEGMENT_SHRINK_POSTS);
   }
-  const unanswered = sum(weighted.filter(({ post }) => post.result === 'unanswered').map(({ weight }) => weight));
   const [p50Ms, p90Ms] = latencyQuantiles(
-    weighted.map(({ post, weight }) => ({ latencyMs: post.latencyMs, answered: post.result !== 'unanswered', weight })),
+    window.map((post, rank) => ({
+      latencyMs: post.latencyMs,
+      answered: post.result !== 'unanswered',
+      weight: RECENCY_WEIGHTS[rank]!,
+    })),
     [0.5, 0.9],
   );
   return {
@@ -113,22 +120,36 @@ export function summarizePosts(
     p50Ms,
     p90Ms,
     priorAcceptRate: prior.acceptRate,
-    answeredPosts: window.filter((post) => post.result !== 'unanswered').length,
-    acceptedPosts: window.filter((post) => post.result === 'accepted').length,
+    answeredPosts,
+    acceptedPosts,
   };
 }
 
+/** Each rank's weight (newest 0): worked out once, as every buyer's figures weigh their posts alike. */
+const RECENCY_WEIGHTS = Array.from({ length: WINDOW_POSTS }, (_, rank) => 0.5 ** (rank / HALF_LIFE_POSTS));
+
+const inState = (state: string) => (post: PostObservation) => post.state === state;
+const inBand = (band: number) => (post: PostObservation) => post.priceBand === band;
+const inStateAndBand = (state: string, band: number) => (post: PostObservation) =>
+  post.state === state && post.priceBand === band;
+
 /**
- * The weighted share of answered posts accepted, pulled toward `prior` as much as `priorPosts` posts would
- * (with 0.5 and 2: Laplace smoothing).
+ * The weighted share of the answered posts of a segment accepted, pulled toward `prior` as much as
+ * `priorPosts` posts would (with 0.5 and 2: Laplace smoothing). Weights by rank in the window.
  */
 function acceptRateToward(
-  weighted: readonly { post: PostObservation; weight: number }[],
+  window: readonly PostObservation[],
+  inSegment: (post: PostObservation) => boolean,
   prior: number,
   priorPosts: number,
 ): number {
-  const answered = sum(weighted.filter(({ post }) => post.result !== 'unanswered').map(({ weight }) => weight));
-  const accepted = sum(weighted.filter(({ post }) => post.result === 'accepted').map(({ weight }) => weight));
+  let answered = 0;
+  let accepted = 0;
+  for (const [rank, post] of window.entries()) {
+    if (!inSegment(post)) continue;
+    if (post.result !== 'unanswered') answered += RECENCY_WEIGHTS[rank]!;
+    if (post.result === 'accepted') accepted += RECENCY_WEIGHTS[rank]!;
+  }
   return (accepted + priorPosts * prior) / (answered + priorPosts);
 }
 
