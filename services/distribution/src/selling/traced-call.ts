@@ -1,12 +1,14 @@
-import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { type Attributes, SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
 import { callTimeoutMs, type HttpExchange, type Integration } from '../buyers/definition/buyer-definition.js';
-import type { BuyerCallResult, callBuyer } from '../buyers/integration/buyer-call.js';
+import type { BuyerCallOptions, BuyerCallResult, callBuyer } from '../buyers/integration/buyer-call.js';
 import { hostOfUrl, leadForCall } from './call-inputs.js';
 import type { CallKind } from './call-timing.js';
 import type { Candidate } from './candidate.js';
 import type { CircuitBreakers } from './circuit-breaker.js';
 import type { SaleRequest } from './lead-seller.js';
+
+const SPAN_NAMES: Record<CallKind, string> = { ping: 'leadflow.buyer.ping', post: 'leadflow.buyer.post' };
 
 export type TracedCallResult = BuyerCallResult & { startedAt: number };
 
@@ -46,24 +48,20 @@ export class BuyerCaller {
     );
     const startedAt = Date.now();
     const host = destinationHost(exchange, buyer.definition.integration, request.lead.test);
+    const attributes: Attributes = { 'leadflow.buyer_id': buyer.id, 'leadflow.test': request.lead.test };
+    if (host) attributes[ATTR_SERVER_ADDRESS] = host;
+    const callOptions: BuyerCallOptions = { test: request.lead.test, kind };
+    if (options.outlivesDeadline) {
+      callOptions.sendBy = request.deadline;
+      callOptions.signal = options.outlivesDeadline;
+    } else {
+      callOptions.deadlineMs = request.deadline;
+    }
     const result = await this.deps.tracer.startActiveSpan(
-      `leadflow.buyer.${kind}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'leadflow.buyer_id': buyer.id,
-          'leadflow.test': request.lead.test,
-          ...(host ? { [ATTR_SERVER_ADDRESS]: host } : {}),
-        },
-      },
+      SPAN_NAMES[kind],
+      { kind: SpanKind.CLIENT, attributes },
       async (span) => {
-        const answer = await this.deps.call(exchange, buyer.definition.integration, lead, {
-          test: request.lead.test,
-          kind,
-          ...(options.outlivesDeadline
-            ? { sendBy: request.deadline, signal: options.outlivesDeadline }
-            : { deadlineMs: request.deadline }),
-        });
+        const answer = await this.deps.call(exchange, buyer.definition.integration, lead, callOptions);
         span.setAttribute('leadflow.buyer.outcome', answer.outcome);
         if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
         span.end();
