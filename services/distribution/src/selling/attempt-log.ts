@@ -69,13 +69,22 @@ export class AttemptLog {
       buyerId,
       kind: call.kind,
       startedAt: call.startedAt,
-      durationMs: Math.round(call.durationMs * 100) / 100,
-      outcome: call.outcome,
-      httpStatus: call.httpStatus,
-      bidCents: call.bidCents ?? null,
-      priceCents: call.priceCents ?? null,
-      reference: call.reference?.slice(0, 200) ?? null,
-      reason: call.reason?.slice(0, 500) ?? null,
+      ...storedCall(call),
     };
   }
+}
+
+/** A call's result as the audit trail stores it: its duration to the hundredth, its texts cut to the columns. */
+export function storedCall(
+  call: Omit<CallRecord, 'kind' | 'startedAt'>,
+): Pick<AttemptRecord, 'durationMs' | 'outcome' | 'httpStatus' | 'bidCents' | 'priceCents' | 'reference' | 'reason'> {
+  return {
+    durationMs: Math.round(call.durationMs * 100) / 100,
+    outcome: call.outcome,
+    httpStatus: call.httpStatus,
+    bidCents: call.bidCents ?? null,
+    priceCents: call.priceCents ?? null,
+    reference: call.reference?.slice(0, 200) ?? null,
+    reason: call.reason?.slice(0, 500) ?? null,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { recordLatePostAnswer } from '../leads/lead.repository.js';
-import type { CallRecord } from './attempt-log.js';
+import { type CallRecord, storedCall } from './attempt-log.js';
 import { priceBandOf, resultOf } from './post-figures.js';
 import type { PostFiguresStore } from './post-figures-store.js';
 
@@ -20,20 +20,13 @@ export class LatePostTrail {
     post: { buyerId: string; offeredCents: number | undefined },
     call: CallRecord,
   ): Promise<void> {
-    const durationMs = Math.round(call.durationMs * 100) / 100;
-    const written = await recordLatePostAnswer(this.db, lead.leadId, post.buyerId, {
-      durationMs,
-      outcome: call.outcome,
-      httpStatus: call.httpStatus,
-      priceCents: call.priceCents ?? null,
-      reference: call.reference?.slice(0, 200) ?? null,
-      reason: call.reason?.slice(0, 500) ?? null,
-    });
+    const answer = storedCall(call);
+    const written = await recordLatePostAnswer(this.db, lead.leadId, post.buyerId, answer);
     if (!written || !lead.live) return;
     this.figures?.observe(post.buyerId, {
       leadId: lead.leadId,
       at: call.startedAt,
-      latencyMs: durationMs,
+      latencyMs: answer.durationMs,
       result: resultOf(call.outcome),
       state: lead.state,
       priceBand: priceBandOf(post.offeredCents),

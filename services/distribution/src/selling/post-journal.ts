@@ -51,9 +51,9 @@ const RECORD_RETRY_MS = [20, 50, 100, 200, 400, 800];
  * the lead.
  */
 export class PostJournal {
-  /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
   private readonly durability: CommitDurability;
 
+  /** `writes`: the intents and answers share their commits with other leads' writes (group commit). */
   constructor(
     private readonly db: Db,
     private readonly writes: GroupCommit,
