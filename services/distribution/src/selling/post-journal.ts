@@ -178,9 +178,10 @@ export class PostJournal {
       !(await reserveCapacity(this.db, lead.leadId, buyer.id, offer.periods, heldSpend, this.durability))
     )
       return 'capped';
-    const held = await this.db.transaction().execute((trx) => {
-      this.durability.syncLater();
-      return holdPerson(trx, buyer, lead.person, lead.leadId, Date.now());
+    // Through the group commit: a lock conflict with another lead's hold (two leads of one person at
+    // once, on MySQL) runs it again alone instead of failing the sale.
+    const held = await this.writes.run((trx) => holdPerson(trx, buyer, lead.person, lead.leadId, Date.now()), {
+      waitForDisk: false,
     });
     if (held) return undefined;
     await releaseCapacity(this.db, lead.leadId, buyer.id);
