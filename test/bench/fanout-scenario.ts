@@ -39,7 +39,7 @@ export class CountingWindow implements MeasuredWindow {
   }
 }
 
-/** The intake path selling every lead through a ping tree of 100 buyers (fanout.ts). */
+/** The intake path selling every lead through a ping tree of `settings.fanoutBuyers` buyers (fanout.ts). */
 export function runFanout(settings: FanoutSettings, databaseUrl: string | undefined): Promise<FanoutResult> {
   return withTempDir(async (dataDir) => {
     const simulators = await startFanoutSimulators(dataDir, settings.fanoutBuyers);

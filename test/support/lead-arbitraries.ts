@@ -1,4 +1,5 @@
 import { LEAD_FIELDS, type LeadField } from '@leadflow/core/lead-fields';
+import { US_STATE_CODES } from '@leadflow/core/us-states';
 import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import fc from 'fast-check';
 
@@ -70,69 +71,8 @@ const phoneSample = fc
     return { text: written, normalized };
   });
 
-const USPS_CODES = [
-  'AL',
-  'AK',
-  'AZ',
-  'AR',
-  'CA',
-  'CO',
-  'CT',
-  'DE',
-  'FL',
-  'GA',
-  'HI',
-  'ID',
-  'IL',
-  'IN',
-  'IA',
-  'KS',
-  'KY',
-  'LA',
-  'ME',
-  'MD',
-  'MA',
-  'MI',
-  'MN',
-  'MS',
-  'MO',
-  'MT',
-  'NE',
-  'NV',
-  'NH',
-  'NJ',
-  'NM',
-  'NY',
-  'NC',
-  'ND',
-  'OH',
-  'OK',
-  'OR',
-  'PA',
-  'RI',
-  'SC',
-  'SD',
-  'TN',
-  'TX',
-  'UT',
-  'VT',
-  'VA',
-  'WA',
-  'WV',
-  'WI',
-  'WY',
-  'DC',
-  'PR',
-  'VI',
-  'GU',
-  'AS',
-  'MP',
-  'AA',
-  'AE',
-  'AP',
-];
 const stateSample = fc
-  .constantFrom(...USPS_CODES)
+  .constantFrom(...US_STATE_CODES)
   .chain((code) => fc.mixedCase(fc.constant(code)).map((text) => ({ text, normalized: code })));
 
 const emailSample = fc
