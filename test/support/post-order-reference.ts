@@ -43,7 +43,8 @@ function expectedRevenue(order: readonly PostProspect[], timeLeftMs: number): nu
     if (reach <= 0) break;
     if (left <= 0 || left < prospect.minimumTimeMs) continue;
     const limit = Math.min(prospect.timeoutMs, left);
-    const answered = finishProbability(prospect.latency, limit);
+    // A post of a buyer that hangs now and then is answered at most when it does not hang.
+    const answered = Math.min(finishProbability(prospect.latency, limit), 1 - prospect.silentRate);
     const accepted = answered * prospect.acceptRate;
     revenue += reach * accepted * prospect.valueCents;
     const declined = answered - accepted;

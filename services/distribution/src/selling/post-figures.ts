@@ -29,6 +29,12 @@ export interface PostFigures {
   acceptRate: number;
   /** Share of posts that got no answer in time. */
   unansweredRate: number;
+  /**
+   * Share of posts never answered: no answer came, not even in the time the buyer's slowest answer
+   * took (a hang, or a connection lost after the lead was sent). Smoothed toward none as much as
+   * SILENT_PRIOR_POSTS posts would, so that one hang does not bar a buyer.
+   */
+  silentRate: number;
   /** Post latency, median and 90th percentile, ms (unanswered posts as censored); undefined without posts. */
   p50Ms: number | undefined;
   p90Ms: number | undefined;
@@ -48,6 +54,8 @@ export const HALF_LIFE_POSTS = 50;
  * price band's (within the state, when there is one) as much against the state's.
  */
 const SEGMENT_SHRINK_POSTS = 20;
+/** A buyer's share of posts never answered starts at none, as much as this many posts weigh. */
+const SILENT_PRIOR_POSTS = 2;
 /**
  * Upper bounds of the price bands, in cents: under $10, $10-25, $25-50, $50-100, $100 and more. A lender
  * often takes cheap leads and turns down dear ones, or the other way round.
@@ -117,6 +125,7 @@ export function summarizePosts(
     posts: window.length,
     acceptRate,
     unansweredRate: total > 0 ? unanswered / total : 0,
+    silentRate: silentShare(window),
     p50Ms,
     p90Ms,
     priorAcceptRate: prior.acceptRate,
@@ -127,6 +136,23 @@ export function summarizePosts(
 
 /** Each rank's weight (newest 0): worked out once, as every buyer's figures weigh their posts alike. */
 const RECENCY_WEIGHTS = Array.from({ length: WINDOW_POSTS }, (_, rank) => 0.5 ** (rank / HALF_LIFE_POSTS));
+
+/**
+ * The weighted share of posts never answered: unanswered, and given at least the time of the slowest
+ * answer (a post cut shorter may still have been answered). All unanswered posts when none was answered.
+ */
+function silentShare(window: readonly PostObservation[]): number {
+  let slowestAnswerMs = 0;
+  for (const post of window)
+    if (post.result !== 'unanswered') slowestAnswerMs = Math.max(slowestAnswerMs, post.latencyMs);
+  let total = 0;
+  let silent = 0;
+  for (const [rank, post] of window.entries()) {
+    total += RECENCY_WEIGHTS[rank]!;
+    if (post.result === 'unanswered' && post.latencyMs >= slowestAnswerMs) silent += RECENCY_WEIGHTS[rank]!;
+  }
+  return silent / (total + SILENT_PRIOR_POSTS);
+}
 
 const inState = (state: string) => (post: PostObservation) => post.state === state;
 const inBand = (band: number) => (post: PostObservation) => post.priceBand === band;

@@ -18,6 +18,11 @@ export interface PostProspect {
   /** Chance that a post it answers is an acceptance, 0..1. */
   acceptRate: number;
   latency: LatencyProfile;
+  /**
+   * Chance that a post is never answered at all (a hang), 0..1: the latency's log-normal has almost no
+   * mass past the timeout, where a buyer that hangs now and then has all of it.
+   */
+  silentRate: number;
   /** The post's own timeout, ms. */
   timeoutMs: number;
   /** The least time left with which the post is sent at all (with less it is skipped for `deadline`). */
@@ -64,7 +69,7 @@ export function timeForAll(prospects: readonly PostProspect[], timeLeftMs: numbe
   for (const prospect of prospects) {
     if (unsold < NEGLIGIBLE_REACH) return true;
     if (left < prospect.minimumTimeMs) return false;
-    unsold *= 1 - finishProbability(prospect.latency, prospect.timeoutMs) * prospect.acceptRate;
+    unsold *= 1 - answerProbability(prospect, prospect.timeoutMs) * prospect.acceptRate;
     left -= Math.min(prospect.latency.p90Ms, prospect.timeoutMs);
   }
   return true;
@@ -125,7 +130,7 @@ class Walk {
     const curves = prospects.map((prospect) => logNormal(prospect.latency));
     this.mu = curves.map((curve) => curve.mu);
     this.sigma = curves.map((curve) => curve.sigma);
-    this.answeredInTimeout = prospects.map((prospect) => finishProbability(prospect.latency, prospect.timeoutMs));
+    this.answeredInTimeout = prospects.map((prospect) => answerProbability(prospect, prospect.timeoutMs));
     this.answerTimeInTimeout = prospects.map((prospect) => expectedLatencyWithin(prospect.latency, prospect.timeoutMs));
     this.highestValueCents = Math.max(0, ...prospects.map((prospect) => prospect.valueCents));
     this.leastMinimumTimeMs = Math.min(...prospects.map((prospect) => prospect.minimumTimeMs));
@@ -204,10 +209,15 @@ class Walk {
     const sigma = this.sigma[index]!;
     const z = (Math.log(withinMs) - mu) / sigma;
     const mass = normalCdf(z);
-    this.answer[0] = mass;
+    this.answer[0] = Math.min(mass, 1 - this.prospects[index]!.silentRate);
     this.answer[1] =
       mass < 1e-9 ? withinMs : Math.min(withinMs, (Math.exp(mu + (sigma * sigma) / 2) * normalCdf(z - sigma)) / mass);
   }
+}
+
+/** The chance that a post of the prospect is answered within `withinMs`: in its latency, unless it is never answered. */
+export function answerProbability(prospect: PostProspect, withinMs: number): number {
+  return Math.min(finishProbability(prospect.latency, withinMs), 1 - prospect.silentRate);
 }
 
 /** P(latency <= withinMs), latency log-normal through its median and 90th percentile. */
@@ -365,7 +375,7 @@ interface LearnedLatency {
  * timeout at the 90th percentile, which is what it is taken to do when the tree has no posts either.
  */
 export function prospectOf(
-  figures: { acceptRate: number } & LearnedLatency,
+  figures: { acceptRate: number; silentRate: number } & LearnedLatency,
   post: { valueCents: number; timeoutMs: number; minimumTimeMs: number; timeoutEndsSale: boolean },
   tree: LearnedLatency = { p50Ms: undefined, p90Ms: undefined },
 ): PostProspect {
@@ -376,5 +386,5 @@ export function prospectOf(
     : known(tree)
       ? { p50Ms: Math.min(tree.p50Ms, post.timeoutMs / 2), p90Ms: Math.min(tree.p90Ms, post.timeoutMs) }
       : { p50Ms: post.timeoutMs / 2, p90Ms: post.timeoutMs };
-  return { ...post, acceptRate: figures.acceptRate, latency };
+  return { ...post, acceptRate: figures.acceptRate, silentRate: figures.silentRate, latency };
 }

@@ -24,6 +24,7 @@ describe("post figures: what a buyer's own posts say of it", () => {
       posts: 0,
       acceptRate: 0.5,
       unansweredRate: 0,
+      silentRate: 0,
       p50Ms: undefined,
       p90Ms: undefined,
       priorAcceptRate: 0.5,
@@ -40,6 +41,22 @@ describe("post figures: what a buyer's own posts say of it", () => {
     expect(many.posts).to.equal(100);
     expect(many.acceptRate).to.be.within(0.15, 0.3);
     expect(many.unansweredRate).to.be.within(0.15, 0.3);
+  });
+
+  it('tells a buyer that hangs now and then from one whose posts were cut short by the deadline', () => {
+    const answered = () => [post('declined', 300), post('accepted', 500)];
+    // One post in ten never answered, though given its whole timeout: slower than any answer.
+    const hangs = summarizePosts(
+      Array.from({ length: 10 }, (_, i) => (i === 0 ? [post('unanswered', 2000)] : answered())).flat(),
+    );
+    expect(hangs.silentRate).to.be.within(0.04, 0.06);
+    // Posts cut at 400 ms, when the buyer answers in up to 500: they may have been answered.
+    const cut = summarizePosts(
+      Array.from({ length: 10 }, (_, i) => (i === 0 ? [post('unanswered', 400)] : answered())).flat(),
+    );
+    expect(cut.silentRate).to.equal(0);
+    // A first post that hung does not bar a buyer: its share is pulled toward none.
+    expect(summarizePosts([post('unanswered', 2000)]).silentRate).to.be.closeTo(1 / 3, 1e-9);
   });
 
   it('follows a buyer that changed: recent posts weigh most, and only the most recent count', () => {

@@ -22,6 +22,7 @@ function prospect(
     valueCents: valueDollars * 100,
     acceptRate,
     latency: { p50Ms, p90Ms },
+    silentRate: 0,
     timeoutMs,
     minimumTimeMs: timeoutMs,
     timeoutEndsSale: true,
@@ -90,6 +91,18 @@ describe('post order: deadline-aware expected value', () => {
     expect(expectedRevenue([declines, fast], 2000)).to.be.above(expectedRevenue([hanging, fast], 2000));
   });
 
+  it('posts a buyer that hangs now and then after one that bids a little less and always answers', () => {
+    // Two quick buyers, time for one of them only if the first declines: a hang of the first ends the sale.
+    const hangs = prospect(40, 0.8, 400, 600, { timeoutMs: 1000, minimumTimeMs: 400, silentRate: 0.05 });
+    const answers = prospect(39, 0.8, 400, 600, { timeoutMs: 1000, minimumTimeMs: 400 });
+    expect(timeForAll([hangs, answers], 800)).to.equal(false);
+    expect(planPosts([hangs, answers], 800)).to.deep.equal([1, 0]);
+    // Its answers within the timeout count only when it does not hang.
+    expect(expectedRevenue([hangs], 800)).to.be.closeTo(4000 * 0.8 * 0.95, 40);
+    // Without the hang its bid comes first.
+    expect(planPosts([{ ...hangs, silentRate: 0 }, answers], 800)).to.deep.equal([0, 1]);
+  });
+
   it('gives no value to a post that cannot be sent in the time left', () => {
     const late = prospect(50, 1, 100, 200, { timeoutMs: 1000, minimumTimeMs: 1000 });
     expect(expectedRevenue([late], 900)).to.equal(0);
@@ -124,11 +137,11 @@ describe('post order: deadline-aware expected value', () => {
 
   it("takes a buyer with no posts to answer as the tree's buyers do, never slower than its timeout says", () => {
     const post = { valueCents: 5000, timeoutMs: 1000, minimumTimeMs: 500, timeoutEndsSale: true };
-    const unknown = { acceptRate: 0.85, p50Ms: undefined, p90Ms: undefined };
+    const unknown = { acceptRate: 0.85, silentRate: 0, p50Ms: undefined, p90Ms: undefined };
     expect(prospectOf(unknown, post).latency).to.deep.equal({ p50Ms: 500, p90Ms: 1000 });
     expect(prospectOf(unknown, post, { p50Ms: 120, p90Ms: 200 }).latency).to.deep.equal({ p50Ms: 120, p90Ms: 200 });
     expect(prospectOf(unknown, post, { p50Ms: 800, p90Ms: 1500 }).latency).to.deep.equal({ p50Ms: 500, p90Ms: 1000 });
-    const known = { acceptRate: 0.85, p50Ms: 300, p90Ms: 450 };
+    const known = { acceptRate: 0.85, silentRate: 0, p50Ms: 300, p90Ms: 450 };
     expect(prospectOf(known, post, { p50Ms: 120, p90Ms: 200 }).latency).to.deep.equal({ p50Ms: 300, p90Ms: 450 });
     // A tree of new buyers that answer and accept like the tree's: price order, no search.
     const newcomers = Array.from({ length: 50 }, (_, i) =>
@@ -167,6 +180,7 @@ describe('post order: the search', () => {
           timeoutMs,
           minimumTimeMs: Math.floor(timeoutMs * next()),
           timeoutEndsSale: next() < 0.5,
+          silentRate: next() < 0.3 ? next() * 0.1 : 0,
         });
       }).sort((a, b) => b.valueCents - a.valueCents);
       const timeLeftMs = 100 + next() * 2500;

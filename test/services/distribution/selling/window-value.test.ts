@@ -9,6 +9,7 @@ function post(valueCents: number, acceptRate = 1): PostProspect {
     valueCents,
     acceptRate,
     latency: { p50Ms: 150, p90Ms: 200 },
+    silentRate: 0,
     timeoutMs: 1000,
     minimumTimeMs: 150,
     timeoutEndsSale: true,
