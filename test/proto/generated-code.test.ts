@@ -3,21 +3,24 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DESCRIPTOR_SET_DIRECTORY, DESCRIPTOR_SETS } from '@leadflow/distribution/src/observability/descriptor-sets';
+import { buildDescriptorSets } from '@leadflow/proto/build-descriptor-sets';
+import { DESCRIPTOR_SET_DIRECTORY, DESCRIPTOR_SETS } from '@leadflow/proto/descriptor-set-sources';
 import { expect } from 'chai';
-import { buildDescriptorSets } from '../../scripts/build-descriptor-sets.js';
 
 const run = promisify(execFile);
 const root = process.cwd();
 const committed = path.join(root, 'proto');
 
-/** The generated TypeScript files under dir, beside the .proto files (its build output left out). */
+/**
+ * The generated TypeScript files under dir, beside the .proto files (its build output left out). buf writes
+ * each one in its package's folder: the files at the top of proto/ are the hand-written descriptor-set tools.
+ */
 async function generatedFilesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
-    .filter((file) => !/^(dist|node_modules)\//.test(file))
+    .filter((file) => file.includes(path.sep) && !/^(dist|node_modules)\//.test(file))
     .sort();
 }
 

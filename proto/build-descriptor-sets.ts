@@ -5,12 +5,13 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DESCRIPTOR_SET_DIRECTORY,
-  DESCRIPTOR_SETS,
-} from '../services/distribution/src/observability/descriptor-sets.js';
+import { DESCRIPTOR_SET_DIRECTORY, DESCRIPTOR_SETS } from './descriptor-set-sources.js';
 
-const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The repository root: the parent of proto/, from this file or from its compiled copy in proto/dist/. */
+const REPOSITORY_ROOT = (() => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.dirname(path.basename(here) === 'dist' ? path.dirname(here) : here);
+})();
 
 /** Runs the buf CLI of the devDependencies, from the repository root; its stdout. */
 export function buf(args: readonly string[]): string {
