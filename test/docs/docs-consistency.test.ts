@@ -15,9 +15,6 @@ const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8
 
 const PAGES = [
   'README.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-  'SECURITY.md',
   'deploy/README.md',
   ...workspacePackages().map((workspace) => `${workspace}/README.md`),
   ...readdirSync(path.join(ROOT, 'docs'))
