@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -101,5 +102,41 @@ describe('the test tree mirrors the code', () => {
 
   it('names as whole-workspace tests only files that exist', () => {
     for (const file of WHOLE_WORKSPACE_TESTS) expect(existsSync(path.join(ROOT, file)), file).to.equal(true);
+  });
+});
+
+/**
+ * The repository's top level, as the design card says it: "package.json, tsconfig.json, proto/, services/,
+ * gateway/, deploy/, test/, README.md (plus docs/, LICENSE, .ci/, the lockfile and tool configs)".
+ */
+const TOP_LEVEL = {
+  named: ['package.json', 'tsconfig.json', 'proto', 'services', 'gateway', 'deploy', 'test', 'README.md'],
+  plus: ['docs', 'LICENSE', '.ci'],
+  lockfile: ['package-lock.json'],
+  toolConfigs: [
+    'tsconfig.base.json',
+    'biome.json',
+    'buf.yaml',
+    'buf.gen.yaml',
+    '.mocharc.json',
+    '.mocharc.unit.json',
+    '.editorconfig',
+    '.gitignore',
+    '.git-blame-ignore-revs',
+  ],
+};
+
+/** The first path segment of every file git tracks: what a clone of the repository has at its top. */
+function trackedTopLevel(): string[] {
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  return [...new Set(files.map((file) => file.split('/')[0]!))].sort();
+}
+
+describe('the top level is the one the design card names', () => {
+  it('tracks nothing at the top but the entries of the card', () => {
+    const allowed = new Set(Object.values(TOP_LEVEL).flat());
+    const tracked = trackedTopLevel();
+    expect(tracked, 'what git tracks at the top').to.include.members([...TOP_LEVEL.named, ...TOP_LEVEL.plus]);
+    expect(tracked.filter((entry) => !allowed.has(entry))).to.deep.equal([]);
   });
 });
