@@ -122,6 +122,8 @@ describe('deploy: Prometheus alert rules', () => {
       'LeadflowIntakeLatencyP99High',
       'LeadflowNoSales',
       'LeadflowUnconfirmedLeadsPending',
+      'LeadflowPostbacksBacklogged',
+      'LeadflowPostbacksGivenUp',
       'LeadflowBuyerCircuitOpen',
       'LeadflowGrpcCertificateExpiresSoon',
     ]);

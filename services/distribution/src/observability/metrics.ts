@@ -111,6 +111,18 @@ export class DistributionMetrics {
     registers: [this.registry],
   });
 
+  private readonly postbacksPending = new Gauge({
+    name: 'leadflow_postback_events_pending',
+    help: "Publisher events not yet delivered to their postback URL nor given up, as of this process's last delivery sweep",
+    registers: [this.registry],
+  });
+
+  private readonly oldestPendingPostback = new Gauge({
+    name: 'leadflow_postback_oldest_pending_age_seconds',
+    help: "How long ago the oldest publisher event not yet delivered nor given up was written, in seconds (0 when none is left), as of this process's last delivery sweep",
+    registers: [this.registry],
+  });
+
   /**
    * `circuits`: the circuit state of every buyer this process has called, read at each scrape;
    * `certificateExpiry`: when the gRPC TLS certificate in use expires (epoch ms), undefined without TLS;
@@ -239,6 +251,11 @@ export class DistributionMetrics {
 
   postbackTried(outcome: PostbackTryOutcome): void {
     this.postbackTries.inc({ outcome });
+  }
+
+  pendingPostbacks(count: number, oldestAgeMs: number): void {
+    this.postbacksPending.set(count);
+    this.oldestPendingPostback.set(oldestAgeMs / 1000);
   }
 
   /**

@@ -4,7 +4,14 @@ import type { Db } from '../db/database.js';
 import { loggedError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
-import { claimEvent, findPostback, listDueEvents, recordTry, type StoredEvent } from './postback.repository.js';
+import {
+  claimEvent,
+  findPostback,
+  listDueEvents,
+  pendingEvents,
+  recordTry,
+  type StoredEvent,
+} from './postback.repository.js';
 import { SIGNATURE_HEADER, signatureHeader } from './publisher-event.js';
 import { nextAttemptAt } from './retry-schedule.js';
 
@@ -14,12 +21,18 @@ export interface PostbackWorkerOptions {
   db: Db;
   cipher: PiiCipher;
   logger: Logger;
-  /** How each try ended; DistributionMetrics in the service. */
-  metrics: { postbackTried(outcome: PostbackTryOutcome): void };
+  /** How each try ended, and what is left to deliver; DistributionMetrics in the service. */
+  metrics: PostbackMetrics;
   /** How often the outbox is swept for due events. */
   intervalMs: number;
   /** For a whole exchange with the publisher's receiver, as a buyer's post timeout. */
   timeoutMs: number;
+}
+
+export interface PostbackMetrics {
+  postbackTried(outcome: PostbackTryOutcome): void;
+  /** `oldestAgeMs`: how long ago the oldest event not yet delivered was written (0 when none is left). */
+  pendingPostbacks(count: number, oldestAgeMs: number): void;
 }
 
 /** Events tried at once per sweep; a backlog is worked off over several sweeps. */
@@ -57,11 +70,16 @@ export class PostbackWorker {
     await this.running;
   }
 
-  /** One pass over the events due now. */
+  /** One pass over the events due now, then the count and age of those still to deliver. */
   async sweep(): Promise<void> {
     const now = Date.now();
     const due = await listDueEvents(this.options.db, now, BATCH);
     await Promise.all(due.map((id) => this.tryOnce(id, now)));
+    const { count, oldestCreatedAt } = await pendingEvents(this.options.db);
+    this.options.metrics.pendingPostbacks(
+      count,
+      oldestCreatedAt === undefined ? 0 : Math.max(0, Date.now() - oldestCreatedAt),
+    );
   }
 
   private async tryOnce(id: string, now: number): Promise<void> {

@@ -104,6 +104,16 @@ export async function listDueEvents(db: Db, now: number, limit: number): Promise
   return rows.map((row) => row.id);
 }
 
+/** The events not yet delivered nor given up, and when the oldest of them was written (undefined: none). */
+export async function pendingEvents(db: Db): Promise<{ count: number; oldestCreatedAt: number | undefined }> {
+  const row = await db
+    .selectFrom('publisher_events')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest == null ? undefined : Number(row.oldest) };
+}
+
 /**
  * Takes the event for one try until `leaseUntil`, counting the try; undefined when another instance holds
  * it or it is no longer due. One conditional write: of several instances, one gets it.
