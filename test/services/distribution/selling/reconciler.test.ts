@@ -1,7 +1,17 @@
+import type { BuyerService } from '@leadflow/distribution/src/buyers/buyer.service';
+import { createDatabase, type Db, migrateToLatest } from '@leadflow/distribution/src/db/database';
+import { StatusError } from '@leadflow/distribution/src/errors';
+import type { UnconfirmedLead } from '@leadflow/distribution/src/leads/stored-lead';
+import type { LeadResolution } from '@leadflow/distribution/src/selling/lead-resolution';
+import { Reconciler } from '@leadflow/distribution/src/selling/reconciler';
+import { loadDistributionConfig } from '@leadflow/service-kit/config';
+import { createLogger } from '@leadflow/service-kit/logger';
 import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
+import { testKeyRing } from '../../../support/key-ring.js';
 import { personLead, useMarket } from '../../../support/selling.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 /*
  * The reconciler's settleAfter policy: a lead held for a buyer that never answered its post is closed
@@ -75,3 +85,117 @@ describeEachDatabase("the reconciler: a buyer's settleAfter closes the leads it 
     expect(metrics).to.match(/^leadflow_unconfirmed_lead_oldest_age_seconds \d/m);
   });
 });
+
+/*
+ * A failure is logged by its name and driver code, never by the error itself: a driver's message and its
+ * `sql` quote the statement's values, which may be a lead's personal fields.
+ */
+
+const SSN = '078-05-1120';
+const EMAIL = 'reconciled.person@example.com';
+
+/** An error as mysql2 throws it on a duplicate key: the values in its message and, enumerable, in `sql`. */
+function driverError(): Error {
+  return Object.assign(new Error(`Duplicate entry '${SSN}' for key 'leads_ssn_hash'`), {
+    code: 'ER_DUP_ENTRY',
+    errno: 1062,
+    sql: `insert into leads (ssn, email) values ('${SSN}', '${EMAIL}')`,
+  });
+}
+
+const HELD: UnconfirmedLead = {
+  leadId: 'lead_held',
+  publisherId: 'pub_held',
+  clickid: 'click-held',
+  buyerId: 'buy_settles',
+  postId: 'post_held',
+  postedAt: 0,
+  test: false,
+};
+
+describeEachDatabase(
+  "the reconciler's failures: logged without the error, which may quote personal data",
+  (database) => {
+    let db: Db;
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('test', 'debug', { write: (line: string) => lines.push(JSON.parse(line)) });
+
+    before(async () => {
+      db = createDatabase(loadDistributionConfig(database().env));
+      await migrateToLatest(db, testKeyRing());
+    });
+    after(() => db?.destroy());
+    beforeEach(() => {
+      lines.length = 0;
+    });
+
+    /** A reconciler over the real store, with one buyer that settles its held leads, and `resolution`'s answers. */
+    function reconciler(resolution: Partial<LeadResolution>): Reconciler {
+      const buyers = {
+        list: async () => [{ id: HELD.buyerId, definition: { integration: { settleAfterMs: 1_000 } } }],
+      } as unknown as BuyerService;
+      return new Reconciler({
+        db,
+        buyers,
+        resolution: {
+          listUnconfirmed: async () => [],
+          listHeldSince: async () => [],
+          countUnconfirmed: async () => 0,
+          oldestUnconfirmedPostAt: async () => undefined,
+          ...resolution,
+        } as LeadResolution,
+        sellDeadlineMs: 10_000,
+        intervalMs: 20,
+        logger,
+        metrics: { unconfirmedLeads() {} },
+      });
+    }
+
+    const logged = (message: string) => lines.filter((line) => line.msg === message);
+
+    it('logs a failed pass with the error name and driver code only', async () => {
+      const failing = reconciler({
+        oldestUnconfirmedPostAt: async () => {
+          throw driverError();
+        },
+      });
+      failing.start();
+      try {
+        await waitUntil('a failed pass logged', () => logged('lead reconciliation failed').length > 0, 5_000, 10);
+      } finally {
+        await failing.stop();
+      }
+      expect(logged('lead reconciliation failed')[0]).to.deep.include({
+        level: 40,
+        error: { name: 'Error', code: 'ER_DUP_ENTRY' },
+      });
+      const text = JSON.stringify(lines);
+      expect(text).not.to.include(SSN).and.not.to.include(EMAIL).and.not.to.include('Duplicate entry');
+    });
+
+    it("logs a lead it could not settle with the error's name and code, and as reason only its own words", async () => {
+      let failure: Error = driverError();
+      const settling = reconciler({
+        listHeldSince: async () => [HELD],
+        resolve: async () => {
+          throw failure;
+        },
+      });
+      await settling.sweep();
+      failure = new StatusError('failed_precondition', 'the lead was settled meanwhile');
+      await settling.sweep();
+
+      const [driver, ours] = logged('could not resolve an unconfirmed lead');
+      expect(driver).to.deep.include({ leadId: HELD.leadId, error: { name: 'Error', code: 'ER_DUP_ENTRY' } });
+      expect(driver).not.to.have.property('reason');
+      expect(ours).to.deep.include({
+        leadId: HELD.leadId,
+        error: { name: 'StatusError', code: 'failed_precondition' },
+        reason: 'the lead was settled meanwhile',
+      });
+      const text = JSON.stringify(lines);
+      expect(text).not.to.include(SSN).and.not.to.include(EMAIL).and.not.to.include('Duplicate entry');
+    });
+  },
+  ['sqlite'],
+);
