@@ -26,11 +26,13 @@ const BUYER: SimulatorBuyer = {
 export function runFull(settings: LoadSettings, databaseUrl: string | undefined): Promise<ScenarioResult> {
   return withTempDir(async (dataDir) => {
     const simulatorConfig = await writeSimulatorConfig(dataDir, { seed: 1, endpoints: ENDPOINTS });
-    const leadflow = await startLeadflow(dataDir, databaseUrl);
+    // Listening before leadflow's ports are picked: a port of its own choosing is then none of theirs.
     const simulator = simulatorProcess(simulatorConfig);
+    const simulatorBaseUrl = await simulatorUrl(simulator, [simulator]);
+    const leadflow = await startLeadflow(dataDir, databaseUrl);
     const processes = [...leadflow.processes, simulator];
     return measureProcesses(processes, leadflow.readyUrl, async (window) => {
-      const buyers = buyersDocument(await simulatorUrl(simulator, processes), ENDPOINTS, [BUYER]);
+      const buyers = buyersDocument(simulatorBaseUrl, ENDPOINTS, [BUYER]);
       const keys = await seedPublishersAndBuyers(leadflow, buyers);
       return applyLoad({ baseUrl: leadflow.baseUrl, keys, expectedStatuses: ['sold'] }, settings, window);
     });

@@ -146,18 +146,17 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
       leadKey: MARKET_LEAD_KEY,
       endpoints: marketEndpoints(variant.market),
     });
+    // Listening before leadflow's ports are picked: a port of its own choosing is then none of theirs.
+    const simulator = simulatorProcess(simulatorConfig);
+    const simulatorBaseUrl = await simulatorUrl(simulator, [simulator]);
     const leadflow = await startLeadflow(dataDir, databaseUrl, {
       LEADFLOW_SELL_DEADLINE_MS: String(variant.sellDeadlineMs),
       ...variant.settings,
     });
-    const simulator = simulatorProcess(simulatorConfig);
     const processes = [...leadflow.processes, simulator];
     const diskWaits = new DiskWaitMeter(leadflow.metricsUrl);
     const result = await measureProcesses(processes, leadflow.readyUrl, async (window) => {
-      const keys = await seedPublishersAndBuyers(
-        leadflow,
-        marketBuyersDocument(variant.market, await simulatorUrl(simulator, processes)),
-      );
+      const keys = await seedPublishersAndBuyers(leadflow, marketBuyersDocument(variant.market, simulatorBaseUrl));
       const target = {
         baseUrl: leadflow.baseUrl,
         keys,
