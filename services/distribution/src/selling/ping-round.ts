@@ -89,15 +89,20 @@ export class PingRound {
       const answerTimesMs = pingLatencies.answerTimesMs(buyer.id);
       const level = bidLevels.level(buyer.id);
       if (!answerTimesMs || !level) continue;
-      const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, Math.round(level.bidCents));
-      if (chargeCents === undefined) continue;
+      const bids = level.levelsCents.flatMap((levelCents) => {
+        const chargeCents = priceFor(buyer.definition.pricing, candidate.facts, Math.round(levelCents));
+        return chargeCents === undefined
+          ? []
+          : [this.deps.timing.postProspect(figures, { ...candidate, chargeCents }, request)];
+      });
+      if (bids.length === 0) continue;
       bidders.push({
         answerTimesMs,
         answerRate: pingLatencies.answerRate(buyer.id),
-        bidRate: level.bidRate,
-        bidCents: chargeCents,
+        // A level the buyer's pricing refuses is no bid.
+        bidRate: (level.bidRate * bids.length) / level.levelsCents.length,
         timeoutMs: callTimeoutMs(buyer.definition.integration, 'ping'),
-        post: this.deps.timing.postProspect(figures, { ...candidate, chargeCents }, request),
+        bids,
       });
     }
     return extraWaitMs({

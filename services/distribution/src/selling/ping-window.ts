@@ -97,7 +97,7 @@ export class PingLatencies {
 }
 
 /** The first index of sorted holding a value not below value. */
-function insertionIndex(sorted: readonly number[], value: number): number {
+export function insertionIndex(sorted: readonly number[], value: number): number {
   let [low, high] = [0, sorted.length];
   while (low < high) {
     const middle = (low + high) >>> 1;

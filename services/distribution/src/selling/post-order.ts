@@ -87,12 +87,14 @@ export function expectedRevenue(order: readonly PostProspect[], timeLeftMs: numb
 }
 
 /**
- * expectedRevenue of one order at any time left, for a search that weighs it at many: the prospects'
- * log-normals are worked out once.
+ * expectedRevenue of orders of `prospects` (indices into it) at any time left, for a search that weighs
+ * many orders at many times: the prospects' log-normals are worked out once.
  */
-export function revenueOfOrder(order: readonly PostProspect[]): (timeLeftMs: number) => number {
-  const walk = new Walk(order, 0);
-  return (timeLeftMs) => walk.inOrder(timeLeftMs);
+export function revenueOfOrders(
+  prospects: readonly PostProspect[],
+): (order: readonly number[], timeLeftMs: number) => number {
+  const walk = new Walk(prospects, 0);
+  return (order, timeLeftMs) => walk.revenue(order, timeLeftMs);
 }
 
 /** Where a walk of the posts stands: revenue so far, the chance to get this far, the time left. */
@@ -159,17 +161,23 @@ class Walk {
     return { revenue: 0, reach: 1, left: this.timeLeftMs, over: false };
   }
 
-  revenue(order: readonly number[]): number {
-    const state = this.start();
-    for (const index of order) if (!this.step(state, index)) break;
+  revenue(order: readonly number[], timeLeftMs = this.timeLeftMs): number {
+    const state: WalkState = { revenue: 0, reach: 1, left: timeLeftMs, over: false };
+    for (const index of order) if (!this.stepWithTime(state, index)) break;
     return state.revenue;
   }
 
   /** The revenue of the prospects in their own order, with `timeLeftMs` left. */
   inOrder(timeLeftMs: number): number {
     const state: WalkState = { revenue: 0, reach: 1, left: timeLeftMs, over: false };
-    for (let index = 0; index < this.prospects.length; index += 1) if (!this.step(state, index)) break;
+    for (let index = 0; index < this.prospects.length; index += 1) if (!this.stepWithTime(state, index)) break;
     return state.revenue;
+  }
+
+  /** step, or false once too little time is left for any post to be sent: none changes anything then. */
+  private stepWithTime(state: WalkState, index: number): boolean {
+    if (state.left <= 0 || state.left < this.leastMinimumTimeMs) return false;
+    return this.step(state, index);
   }
 
   /** Posts prospect `index` next; false once nothing more can come of the walk. */

@@ -1,4 +1,4 @@
-import { type PostProspect, revenueOfOrder } from './post-order.js';
+import { type PostProspect, revenueOfOrders } from './post-order.js';
 
 /*
  * Whether a learned ping window that would close now is worth keeping open, as a plain function of
@@ -14,14 +14,15 @@ export interface OutstandingBidder {
   answerTimesMs: readonly number[];
   /** Share of its recent pings that were answered at all, 0..1: the rest hung or failed. */
   answerRate: number;
-  /** Share of its answers that were bids, 0..1. */
+  /** Share of its answers that were bids that can be posted, 0..1. */
   bidRate: number;
-  /** Its usual bid, in cents. */
-  bidCents: number;
   /** Its ping's timeout, ms from its ping: no answer comes later. */
   timeoutMs: number;
-  /** The post of its bid, as post-order.ts sees it (valueCents its usual bid). */
-  post: PostProspect;
+  /**
+   * The post of its bid at each of its bid levels, equally likely, as post-order.ts sees it (valueCents
+   * the level): a bidder whose bids spread may beat the bids in hand where its mean bid would not.
+   */
+  bids: readonly PostProspect[];
 }
 
 export interface WindowValueInput {
@@ -36,8 +37,11 @@ export interface WindowValueInput {
 
 /** Waiting wins only when it expects this much more revenue (relative): noise never holds a sale. */
 const MIN_GAIN = 0.01;
-/** At most this many bidders still out are weighed, the most valuable ones (their subsets are walked). */
-const MOST_WEIGHED = 4;
+/**
+ * At most this many outcomes of the bidders still out are walked: the most valuable bidders are weighed
+ * while their outcomes (no bid, or a bid at one of their levels) multiply to no more than this.
+ */
+const MOST_OUTCOMES = 27;
 /** The points of a bidder's answer times a wait may end at. */
 const WAIT_QUANTILES = [0.5, 0.75, 0.9, 0.95, 1];
 /**
@@ -52,10 +56,7 @@ const ANSWER_SPREAD = 0.15;
  * ping timeout nor the deadline), when it expects at least MIN_GAIN more than posting now.
  */
 export function extraWaitMs({ elapsedMs, leftMs, inHand, outstanding }: WindowValueInput): number {
-  const weighed = outstanding
-    .filter((bidder) => arrivalWithin(bidder, elapsedMs, leftMs) > 0)
-    .toSorted((a, b) => worth(b) - worth(a))
-    .slice(0, MOST_WEIGHED);
+  const weighed = mostValuable(outstanding.filter((bidder) => arrivalWithin(bidder, elapsedMs, leftMs) > 0));
   if (weighed.length === 0) return 0;
   const orders = new OfferOrders(byValue(inHand), weighed);
   const postNow = orders.revenue(0, leftMs);
@@ -68,33 +69,70 @@ export function extraWaitMs({ elapsedMs, leftMs, inHand, outstanding }: WindowVa
 }
 
 /**
- * The offers posted best first for each set of the bidders' bids that may come (a bit per bidder), each
- * ordered and walked from its figures once, then weighed at every wait.
+ * The offers posted best first for each outcome of the bidders still out: per bidder no bid (0) or its
+ * bid at one of its levels (1 to its number of levels), one digit each. The figures of every offer that
+ * may be posted are worked out once, and each outcome's order once, then weighed at every wait.
  */
 class OfferOrders {
-  private readonly bySet: ((timeLeftMs: number) => number)[] = [];
+  /** How many outcomes there are: the product over the bidders of one plus their levels. */
+  readonly count: number;
+  /** The offers in hand (best first), then each bidder's bids, level by level. */
+  private readonly offers: PostProspect[];
+  private readonly revenueOf: (order: readonly number[], timeLeftMs: number) => number;
+  private readonly byOutcome: (readonly number[])[] = [];
 
   constructor(
-    private readonly inHand: readonly PostProspect[],
+    inHand: readonly PostProspect[],
     private readonly bidders: readonly OutstandingBidder[],
-  ) {}
+  ) {
+    this.count = bidders.reduce((count, bidder) => count * (1 + bidder.bids.length), 1);
+    this.offers = [...byValue(inHand), ...bidders.flatMap((bidder) => bidder.bids)];
+    this.revenueOf = revenueOfOrders(this.offers);
+  }
 
-  /** Expected revenue of posting the offers in hand and the bids of `set`, with `timeLeftMs` left. */
-  revenue(set: number, timeLeftMs: number): number {
-    let walk = this.bySet[set];
-    if (!walk) {
-      const offers = [...this.inHand];
-      for (const [index, bidder] of this.bidders.entries()) if ((set >> index) & 1) offers.push(bidder.post);
-      walk = revenueOfOrder(byValue(offers));
-      this.bySet[set] = walk;
+  /** Expected revenue of posting the offers in hand and the bids of `outcome`, with `timeLeftMs` left. */
+  revenue(outcome: number, timeLeftMs: number): number {
+    let order = this.byOutcome[outcome];
+    if (!order) {
+      order = this.orderOf(outcome);
+      this.byOutcome[outcome] = order;
     }
-    return walk(timeLeftMs);
+    return this.revenueOf(order, timeLeftMs);
+  }
+
+  /** The offers in hand and the outcome's bids, best first (offers of one value in the order given). */
+  private orderOf(outcome: number): number[] {
+    const order: number[] = [];
+    let firstBid = this.offers.length - this.bidders.reduce((sum, bidder) => sum + bidder.bids.length, 0);
+    for (let index = 0; index < firstBid; index += 1) order.push(index);
+    let rest = outcome;
+    for (const bidder of this.bidders) {
+      const digit = rest % (1 + bidder.bids.length);
+      rest = (rest - digit) / (1 + bidder.bids.length);
+      if (digit > 0) order.push(firstBid + digit - 1);
+      firstBid += bidder.bids.length;
+    }
+    // Stable: the offers in hand keep their order among themselves and come before bids of their value.
+    return order.sort((a, b) => this.offers[b]!.valueCents - this.offers[a]!.valueCents || a - b);
   }
 }
 
-/** What one bidder's post may bring: its usual bid at its accept rate, if it bids. */
+/** The most valuable bidders whose outcomes multiply to at most MOST_OUTCOMES. */
+function mostValuable(bidders: readonly OutstandingBidder[]): OutstandingBidder[] {
+  const weighed: OutstandingBidder[] = [];
+  let outcomes = 1;
+  for (const bidder of bidders.toSorted((a, b) => worth(b) - worth(a))) {
+    outcomes *= 1 + bidder.bids.length;
+    if (outcomes > MOST_OUTCOMES) break;
+    weighed.push(bidder);
+  }
+  return weighed;
+}
+
+/** What one bidder's post may bring: its bids at their accept rates, if it bids. */
 function worth(bidder: OutstandingBidder): number {
-  return bidder.bidRate * bidder.post.acceptRate * bidder.bidCents;
+  const perLevel = bidder.bids.reduce((sum, bid) => sum + bid.acceptRate * bid.valueCents, 0);
+  return (bidder.bidRate * perLevel) / bidder.bids.length;
 }
 
 /** The waits worth weighing: where the bidders' answers usually come, after now and in time. */
@@ -127,8 +165,9 @@ export function arrivalWithin(bidder: OutstandingBidder, elapsedMs: number, wait
 }
 
 /**
- * Expected revenue of posting after `waitMs` more: over every set of the bidders whose bids may come in
- * the wait, with its chance, the offers in hand and theirs posted best first in the time then left.
+ * Expected revenue of posting after `waitMs` more: over every outcome of the bidders still out (which
+ * bid in the wait, and at which level), with its chance, the offers in hand and the bids posted best
+ * first in the time then left.
  */
 function revenueAfter(
   orders: OfferOrders,
@@ -139,12 +178,15 @@ function revenueAfter(
 ): number {
   const bids = bidders.map((bidder) => arrivalWithin(bidder, elapsedMs, waitMs) * bidder.bidRate);
   let revenue = 0;
-  for (let set = 0; set < 1 << bidders.length; set += 1) {
+  for (let outcome = 0; outcome < orders.count; outcome += 1) {
     let chance = 1;
-    for (let index = 0; index < bidders.length; index += 1) {
-      chance *= (set >> index) & 1 ? bids[index]! : 1 - bids[index]!;
+    let rest = outcome;
+    for (const [index, bidder] of bidders.entries()) {
+      const digit = rest % (1 + bidder.bids.length);
+      rest = (rest - digit) / (1 + bidder.bids.length);
+      chance *= digit === 0 ? 1 - bids[index]! : bids[index]! / bidder.bids.length;
     }
-    if (chance > 0) revenue += chance * orders.revenue(set, leftMs - waitMs);
+    if (chance > 0) revenue += chance * orders.revenue(outcome, leftMs - waitMs);
   }
   return revenue;
 }

@@ -22,9 +22,8 @@ function bidder(bidCents: number, answerMs: number, extra: Partial<OutstandingBi
     answerTimesMs: Array.from({ length: 20 }, (_, index) => answerMs - 10 + index),
     answerRate: 1,
     bidRate: 1,
-    bidCents,
     timeoutMs: 1200,
-    post: post(bidCents),
+    bids: [post(bidCents)],
     ...extra,
   };
 }
@@ -41,6 +40,25 @@ describe('ping window by value', () => {
     expect(
       extraWaitMs({ elapsedMs: 300, leftMs: 1700, inHand: [post(3000)], outstanding: [bidder(2000, 320)] }),
     ).to.equal(0);
+  });
+
+  it('weighs the chance of a high bid from a bidder whose bids spread, not only its mean bid', () => {
+    // Posts that take over a second: the time left carries one. In hand, a $50 bid. Still out, due in
+    // 20 ms: a bidder whose bids are $30 or $68, evenly. Its mean, $49, is worth no wait; its $68 bid is.
+    const slow = (cents: number): PostProspect => ({
+      ...post(cents, 0.8),
+      latency: { p50Ms: 1200, p90Ms: 1500 },
+      timeoutMs: 2000,
+      minimumTimeMs: 1200,
+    });
+    const input = (bids: PostProspect[]) => ({
+      elapsedMs: 300,
+      leftMs: 1700,
+      inHand: [slow(5000)],
+      outstanding: [bidder(0, 320, { bids })],
+    });
+    expect(extraWaitMs(input([slow(4900)]))).to.equal(0);
+    expect(extraWaitMs(input([slow(3000), slow(6800)]))).to.be.within(1, 329 * 1.15 - 300);
   });
 
   it('closes when waiting would leave no time for the posts', () => {
