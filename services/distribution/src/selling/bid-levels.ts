@@ -1,4 +1,4 @@
-import { insertionIndex, MIN_LEARNED_PINGS } from './ping-window.js';
+import { insertSorted, MIN_LEARNED_PINGS, removeSorted } from './ping-window.js';
 
 /** A buyer's bid level is learned from this many of its most recent answered pings. */
 const RECENT_ANSWERS = 100;
@@ -36,10 +36,10 @@ export class BidLevels {
       this.recent.set(buyerId, answers);
     }
     answers.arrived.push(bidCents);
-    if (bidCents !== undefined) answers.sortedBids.splice(insertionIndex(answers.sortedBids, bidCents), 0, bidCents);
+    if (bidCents !== undefined) insertSorted(answers.sortedBids, bidCents);
     if (answers.arrived.length > RECENT_ANSWERS) {
       const oldest = answers.arrived.shift();
-      if (oldest !== undefined) answers.sortedBids.splice(insertionIndex(answers.sortedBids, oldest), 1);
+      if (oldest !== undefined) removeSorted(answers.sortedBids, oldest);
     }
   }
 

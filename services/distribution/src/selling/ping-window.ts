@@ -42,11 +42,8 @@ export class PingLatencies {
     const pings = this.pingsOf(buyerId);
     this.recordAnswered(pings, true);
     pings.arrived.push(latencyMs);
-    pings.sorted.splice(insertionIndex(pings.sorted, latencyMs), 0, latencyMs);
-    if (pings.arrived.length > RECENT_PINGS) {
-      const oldest = pings.arrived.shift()!;
-      pings.sorted.splice(insertionIndex(pings.sorted, oldest), 1);
-    }
+    insertSorted(pings.sorted, latencyMs);
+    if (pings.arrived.length > RECENT_PINGS) removeSorted(pings.sorted, pings.arrived.shift()!);
   }
 
   /** A ping of the buyer that was not answered (a timeout, an error): how often it hangs. */
@@ -96,8 +93,18 @@ export class PingLatencies {
   }
 }
 
+/** Adds value to sorted, in its place. */
+export function insertSorted(sorted: number[], value: number): void {
+  sorted.splice(insertionIndex(sorted, value), 0, value);
+}
+
+/** Takes one value equal to value out of sorted. */
+export function removeSorted(sorted: number[], value: number): void {
+  sorted.splice(insertionIndex(sorted, value), 1);
+}
+
 /** The first index of sorted holding a value not below value. */
-export function insertionIndex(sorted: readonly number[], value: number): number {
+function insertionIndex(sorted: readonly number[], value: number): number {
   let [low, high] = [0, sorted.length];
   while (low < high) {
     const middle = (low + high) >>> 1;

@@ -125,7 +125,7 @@ export function summarizePosts(
     posts: window.length,
     acceptRate,
     unansweredRate: total > 0 ? unanswered / total : 0,
-    silentRate: silentShare(window),
+    silentRate: silentShare(window, total),
     p50Ms,
     p90Ms,
     priorAcceptRate: prior.acceptRate,
@@ -138,20 +138,19 @@ export function summarizePosts(
 const RECENCY_WEIGHTS = Array.from({ length: WINDOW_POSTS }, (_, rank) => 0.5 ** (rank / HALF_LIFE_POSTS));
 
 /**
- * The weighted share of posts never answered: unanswered, and given at least the time of the slowest
- * answer (a post cut shorter may still have been answered). All unanswered posts when none was answered.
+ * The weighted share of posts never answered (`totalWeight` the window's): unanswered, and given at
+ * least the time of the slowest answer (a post cut shorter may still have been answered). All
+ * unanswered posts when none was answered.
  */
-function silentShare(window: readonly PostObservation[]): number {
+function silentShare(window: readonly PostObservation[], totalWeight: number): number {
   let slowestAnswerMs = 0;
   for (const post of window)
     if (post.result !== 'unanswered') slowestAnswerMs = Math.max(slowestAnswerMs, post.latencyMs);
-  let total = 0;
   let silent = 0;
   for (const [rank, post] of window.entries()) {
-    total += RECENCY_WEIGHTS[rank]!;
     if (post.result === 'unanswered' && post.latencyMs >= slowestAnswerMs) silent += RECENCY_WEIGHTS[rank]!;
   }
-  return silent / (total + SILENT_PRIOR_POSTS);
+  return silent / (totalWeight + SILENT_PRIOR_POSTS);
 }
 
 const inState = (state: string) => (post: PostObservation) => post.state === state;

@@ -74,19 +74,23 @@ export function extraWaitMs({ elapsedMs, leftMs, inHand, outstanding }: WindowVa
  * may be posted are worked out once, and each outcome's order once, then weighed at every wait.
  */
 class OfferOrders {
-  /** How many outcomes there are: the product over the bidders of one plus their levels. */
-  readonly count: number;
+  /** Each outcome's digits, one per bidder: the product over the bidders of one plus their levels. */
+  readonly outcomes: (readonly number[])[];
   /** The offers in hand (best first), then each bidder's bids, level by level. */
   private readonly offers: PostProspect[];
   private readonly revenueOf: (order: readonly number[], timeLeftMs: number) => number;
   private readonly byOutcome: (readonly number[])[] = [];
 
   constructor(
-    inHand: readonly PostProspect[],
+    private readonly inHand: readonly PostProspect[],
     private readonly bidders: readonly OutstandingBidder[],
   ) {
-    this.count = bidders.reduce((count, bidder) => count * (1 + bidder.bids.length), 1);
-    this.offers = [...byValue(inHand), ...bidders.flatMap((bidder) => bidder.bids)];
+    this.outcomes = bidders.reduce<number[][]>(
+      (outcomes, bidder) =>
+        outcomes.flatMap((digits) => Array.from({ length: 1 + bidder.bids.length }, (_, digit) => [...digits, digit])),
+      [[]],
+    );
+    this.offers = [...inHand, ...bidders.flatMap((bidder) => bidder.bids)];
     this.revenueOf = revenueOfOrders(this.offers);
   }
 
@@ -102,15 +106,11 @@ class OfferOrders {
 
   /** The offers in hand and the outcome's bids, best first (offers of one value in the order given). */
   private orderOf(outcome: number): number[] {
-    const order: number[] = [];
-    let firstBid = this.offers.length - this.bidders.reduce((sum, bidder) => sum + bidder.bids.length, 0);
-    for (let index = 0; index < firstBid; index += 1) order.push(index);
-    let rest = outcome;
-    for (const bidder of this.bidders) {
-      const digit = rest % (1 + bidder.bids.length);
-      rest = (rest - digit) / (1 + bidder.bids.length);
+    const order = this.inHand.map((_, index) => index);
+    let firstBid = this.inHand.length;
+    for (const [index, digit] of this.outcomes[outcome]!.entries()) {
       if (digit > 0) order.push(firstBid + digit - 1);
-      firstBid += bidder.bids.length;
+      firstBid += this.bidders[index]!.bids.length;
     }
     // Stable: the offers in hand keep their order among themselves and come before bids of their value.
     return order.sort((a, b) => this.offers[b]!.valueCents - this.offers[a]!.valueCents || a - b);
@@ -178,13 +178,10 @@ function revenueAfter(
 ): number {
   const bids = bidders.map((bidder) => arrivalWithin(bidder, elapsedMs, waitMs) * bidder.bidRate);
   let revenue = 0;
-  for (let outcome = 0; outcome < orders.count; outcome += 1) {
+  for (const [outcome, digits] of orders.outcomes.entries()) {
     let chance = 1;
-    let rest = outcome;
-    for (const [index, bidder] of bidders.entries()) {
-      const digit = rest % (1 + bidder.bids.length);
-      rest = (rest - digit) / (1 + bidder.bids.length);
-      chance *= digit === 0 ? 1 - bids[index]! : bids[index]! / bidder.bids.length;
+    for (const [index, digit] of digits.entries()) {
+      chance *= digit === 0 ? 1 - bids[index]! : bids[index]! / bidders[index]!.bids.length;
     }
     if (chance > 0) revenue += chance * orders.revenue(outcome, leftMs - waitMs);
   }
