@@ -137,7 +137,10 @@ describeEachDatabase("late answers: a buyer's answer after the sale's deadline s
       return line === undefined ? undefined : Number(line.split(' ').at(-1)) * 1000;
     };
     const cutMs = await learnedMedianMs();
-    expect(cutMs, 'learned from the post cut short at the deadline').to.be.a('number').below(SELL_DEADLINE_MS);
+    // Cut at the deadline: at most the budget, but for a timer that fires a few ms late on a busy machine.
+    expect(cutMs, 'learned from the post cut short at the deadline')
+      .to.be.a('number')
+      .below(SELL_DEADLINE_MS + 50);
     const answeredAfterMs = 1000;
     await new Promise((resolve) => setTimeout(resolve, answeredAfterMs));
     answer({ kind: 'accept', redirectUrl: 'https://late.example/go' });
