@@ -207,10 +207,10 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
     const lead = await heldLead(publisher.submit);
     await receiver.stop();
     await admin(stack.distribution).resolve(lead.leadId, true);
-    await waitUntil(
-      'the first try refused',
-      async () => (await admin(stack.distribution).deliveries(publisher.id))[0]?.attempts === 1,
-    );
+    await waitUntil('the first try refused and recorded', async () => {
+      const [delivery] = await admin(stack.distribution).deliveries(publisher.id);
+      return delivery?.attempts === 1 && delivery.lastError !== '';
+    });
     const dayAgo = Date.now() - 24 * 60 * 60_000 - 1;
     await stack.distribution.service.db
       .updateTable('publisher_events')
@@ -232,10 +232,10 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
     const lead = await heldLead(publisher.submit);
     await receiver.stop();
     await admin(stack.distribution).resolve(lead.leadId, true);
-    await waitUntil(
-      'the first try refused',
-      async () => (await admin(stack.distribution).deliveries(publisher.id))[0]?.attempts === 1,
-    );
+    await waitUntil('the first try refused and recorded', async () => {
+      const [delivery] = await admin(stack.distribution).deliveries(publisher.id);
+      return delivery?.attempts === 1 && delivery.lastError !== '';
+    });
     // As an instance leaves an event it claimed and then died posting: leased to it, due, never recorded.
     const events = stack.distribution.service.db.updateTable('publisher_events').where('lead_id', '=', lead.leadId);
     await events.set({ lease_token: 'lse_dead', lease_until: Date.now() + 60_000, next_attempt_at: 0 }).execute();
