@@ -13,7 +13,7 @@ import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
 import type { RateLimiter } from './rate-limit/index.js';
 import { healthRoutes } from './routes/health.js';
-import { intakeRoutes } from './routes/intake.js';
+import { intakeRoutes, MAX_ROUTE_PARAM_LENGTH } from './routes/intake.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 
@@ -55,6 +55,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     trustProxy: config.trustProxy,
     // Requests arriving while the gateway drains are still answered in the gateway's own shape.
     return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_ROUTE_PARAM_LENGTH },
     // Routing failures (bad percent-encoding, an over-long key) would otherwise be answered with the path echoed.
     frameworkErrors: handleError,
   });

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, GatewayError } from './errors.js';
+import { overLongParameter } from './routes/intake.js';
 
 /** Fastify's own failures (parsing, routing) as gateway errors, by their stable codes. */
-function fromFastifyError(error: FastifyError): GatewayError | undefined {
+function fromFastifyError(error: FastifyError, url: string): GatewayError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return GatewayError.of('PAYLOAD_TOO_LARGE');
@@ -17,9 +18,8 @@ function fromFastifyError(error: FastifyError): GatewayError | undefined {
       return GatewayError.badRequest({ body: 'does not match Content-Length' });
     case 'FST_ERR_BAD_URL':
       return GatewayError.badRequest({ url: 'is not a valid URL' });
-    // The only route with a parameter is the intake route, whose parameter is the key.
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return GatewayError.of('UNAUTHORIZED');
+      return GatewayError.of(overLongParameter(url));
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // A body stream that broke off, or another client-side failure Fastify knows by status only.
@@ -28,10 +28,10 @@ function fromFastifyError(error: FastifyError): GatewayError | undefined {
   return undefined;
 }
 
-export function toGatewayError(error: unknown): GatewayError {
+export function toGatewayError(error: unknown, url: string): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof Error) {
-    const known = fromFastifyError(error as FastifyError);
+    const known = fromFastifyError(error as FastifyError, url);
     if (known) return known;
   }
   return GatewayError.of('INTERNAL_SERVER_ERROR');
@@ -43,7 +43,7 @@ export function toGatewayError(error: unknown): GatewayError {
  * not logged here: their messages (e.g. a JSON syntax error) can quote the body.
  */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const gatewayError = toGatewayError(error);
+  const gatewayError = toGatewayError(error, request.url);
   if (gatewayError.statusCode >= 500) {
     const cause = error === gatewayError ? { detail: gatewayError.internalDetail } : { err: error };
     const traceId = request.telemetry?.span.spanContext().traceId;

@@ -96,6 +96,23 @@ describeEachDatabase('a publisher asks for its lead by clickid', (database) => {
     expect((await leadStatus(theirs.key, theirLead.clickid as string)).status).to.equal(200);
   });
 
+  it('finds a lead by the longest clickid, every character percent-encoded; a longer one is 404', async () => {
+    buyer.behave('/buy', { kind: 'reject' });
+    const longest = personLead({ clickid: `${'/'.repeat(64)}${'%'.repeat(63)}${Date.now() % 10}` });
+    const answer = await stack.post(publisher.key, longest);
+    expect(answer.status).to.equal(200);
+    const found = await leadStatus(publisher.key, longest.clickid as string);
+    expect(found.status).to.equal(200);
+    expect(found.body).to.include({ leadId: answer.body.leadId, status: 'rejected' });
+
+    const tooLong = await leadStatus(publisher.key, 'c'.repeat(3 * 128 + 1));
+    expect(tooLong.status).to.equal(404);
+    expect(tooLong.body).to.deep.equal({ status: 'error', message: 'Not found' });
+    const longKey = await leadStatus('k'.repeat(3 * 128 + 1), 'anything');
+    expect(longKey.status).to.equal(401);
+    expect(longKey.body).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
+  });
+
   it('answers 401 for a revoked or unknown key, as the intake does', async () => {
     const forged = `${publisher.key.slice(0, -4)}AAAA`;
     const answer = await leadStatus(forged, 'anything');

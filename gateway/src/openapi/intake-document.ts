@@ -1,4 +1,4 @@
-import { valueSchema } from '@leadflow/core/lead-field-rules';
+import { MAX_CLICKID_LENGTH, valueSchema } from '@leadflow/core/lead-field-rules';
 import { LEAD_FIELDS, type LeadField, leadFieldFacts, REQUIRED_LEAD_FIELDS } from '@leadflow/core/lead-fields';
 import { type ErrorCode, messageOf, statusOf } from '../errors.js';
 import { MAX_BODY_BYTES } from '../intake/lead-body.js';
@@ -171,7 +171,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
               in: 'path',
               required: true,
               description: 'The clickid you sent the lead with (percent-encoded in the path).',
-              schema: { type: 'string' },
+              schema: { type: 'string', minLength: 1, maxLength: MAX_CLICKID_LENGTH },
             },
           ],
           responses: {

@@ -45,6 +45,8 @@ export const INCOME_TYPES = ['EMPLOYMENT', 'BENEFITS', 'SELF_EMPLOYED'] as const
 
 export const MAX_TRACKING_PARAMS_LENGTH = 4096;
 
+export const MAX_CLICKID_LENGTH = 128;
+
 /** What kind of value a buyer's filter reads from a field: amounts are compared in dollars. */
 export type FilterKind = 'text' | 'number' | 'dollars' | 'boolean';
 
@@ -77,7 +79,7 @@ const SCHEMAS: { [K in LeadFieldRuleKind]: (rule: LeadFieldRuleOf<K>) => ValueSc
     pattern: `^${PHONE_PUNCTUATION}(?:\\+?${PHONE_PUNCTUATION}1${PHONE_PUNCTUATION})?(?:\\d${PHONE_PUNCTUATION}){10}$`,
   }),
   ipAddress: () => ({}),
-  clickid: () => ({ pattern: '^[!-~]{1,128}$', maxLength: 128 }),
+  clickid: () => ({ pattern: `^[!-~]{1,${MAX_CLICKID_LENGTH}}$`, maxLength: MAX_CLICKID_LENGTH }),
   testFlag: () => ({ enum: ['0', '1'] }),
   incomeType: () => ({ enum: INCOME_TYPES }),
   abaRoutingNumber: () => ({ pattern: '^\\d{9}$' }),
