@@ -15,6 +15,12 @@ function isJsonObject(body: unknown): body is Record<string, unknown> {
 }
 
 /**
+ * A JSON escape of half a surrogate pair (`"\ud800"`) with no other half: not text. gRPC carries strings as
+ * UTF-8, which would turn it into U+FFFD and let it pass the service's checks as a character.
+ */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
  * The parsed JSON body as a lead. Only the known field names are read, each as
  * an own property, so unknown fields are dropped and nothing is looked up on the
  * prototype chain.
@@ -23,11 +29,15 @@ export function leadFromBody(body: unknown): LeadSubmission {
   if (!isJsonObject(body)) throw GatewayError.badRequest({ body: 'must be a JSON object' });
   const lead = Lead.fromPartial({});
   const nonStringFields: LeadField[] = [];
+  const notText: Partial<Record<LeadField, string>> = {};
   for (const field of LEAD_FIELDS) {
     if (!Object.hasOwn(body, field)) continue;
     const value = body[field];
-    if (typeof value === 'string') lead[field] = value;
-    else nonStringFields.push(field);
+    if (typeof value !== 'string') nonStringFields.push(field);
+    else if (UNPAIRED_SURROGATE.test(value))
+      notText[field] = 'must not contain an unpaired surrogate (\\uD800-\\uDFFF)';
+    else lead[field] = value;
   }
+  if (Object.keys(notText).length > 0) throw GatewayError.badRequest(notText);
   return { lead, nonStringFields };
 }

@@ -16,6 +16,19 @@ describe('leadFromBody', () => {
     expect(leadFromBody(body).lead.firstName).to.equal('');
   });
 
+  it('refuses a value with half a surrogate pair, which gRPC would turn into U+FFFD, naming each field', () => {
+    const body = JSON.parse(
+      '{"firstName": "\\ud800Ada", "lastName": "Lovelace\\udfff", "city": "\\ud83d\\ude00 Springfield"}',
+    );
+    expect(() => leadFromBody(body))
+      .to.throw(GatewayError)
+      .with.property('errors')
+      .that.has.all.keys('firstName', 'lastName');
+    expect(leadFromBody({ city: '\u{1F600} Springfield' }).lead.city, 'a whole pair is text').to.equal(
+      '\u{1F600} Springfield',
+    );
+  });
+
   it('refuses what is not a JSON object', () => {
     for (const body of [[], null, 'lead', 1, true]) {
       expect(() => leadFromBody(body), JSON.stringify(body)).to.throw(GatewayError);

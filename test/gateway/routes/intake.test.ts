@@ -150,6 +150,12 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
         body: { status: 'error', errors: { body: 'must be valid JSON' } },
       },
       {
+        name: 'half a surrogate pair escaped in a field',
+        payload: JSON.stringify({ ...VALID_LEAD, firstName: 'Ada' }).replace('"Ada"', '"\\ud800Ada"'),
+        status: 400,
+        body: { status: 'error', errors: { firstName: 'must not contain an unpaired surrogate (\\uD800-\\uDFFF)' } },
+      },
+      {
         name: 'text/plain',
         payload: JSON.stringify(VALID_LEAD),
         contentType: 'text/plain',
