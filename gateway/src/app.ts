@@ -2,6 +2,7 @@ import type { DistributionServiceClient } from '@leadflow/proto/leadflow/distrib
 import type { GatewayConfig } from '@leadflow/service-kit/config';
 import { createLogger, type Logger } from '@leadflow/service-kit/logger';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, fastify, LogController } from 'fastify';
+import { answerClientError } from './client-errors.js';
 import { handleError, handleNotFound } from './error-handler.js';
 import { httpServerOptions, lingerLimits } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
@@ -58,6 +59,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_ROUTE_PARAM_LENGTH },
     // Routing failures (bad percent-encoding, an over-long key) would otherwise be answered with the path echoed.
     frameworkErrors: handleError,
+    clientErrorHandler: answerClientError,
   });
 
   app.register(requestTelemetry);

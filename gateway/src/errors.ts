@@ -6,9 +6,11 @@ export type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
   | 'NOT_FOUND'
+  | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
+  | 'HEADERS_TOO_LARGE'
   | 'INTERNAL_SERVER_ERROR'
   | 'SERVICE_UNAVAILABLE'
   | 'GATEWAY_TIMEOUT';
@@ -17,9 +19,11 @@ const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   GATEWAY_TIMEOUT: 504,
@@ -30,9 +34,11 @@ const MESSAGES: Record<ErrorCode, string> = {
   BAD_REQUEST: 'The request is invalid',
   UNAUTHORIZED: 'Unknown or revoked webmaster key',
   NOT_FOUND: 'Not found',
+  REQUEST_TIMEOUT: 'The request did not arrive in time',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',
   RATE_LIMITED: 'Rate limit exceeded',
+  HEADERS_TOO_LARGE: 'The request headers are too large',
   INTERNAL_SERVER_ERROR: 'Internal server error',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable; retry with backoff',
   GATEWAY_TIMEOUT: 'The lead was not processed in time; retry with the same clickid',
