@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNSUPPORTED_ENCODING'
   | 'RATE_LIMITED'
   | 'HEADERS_TOO_LARGE'
   | 'INTERNAL_SERVER_ERROR'
@@ -22,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  UNSUPPORTED_ENCODING: 415,
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
@@ -37,6 +39,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   REQUEST_TIMEOUT: 'The request did not arrive in time',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',
+  UNSUPPORTED_ENCODING: 'Content-Encoding is not supported: send the body uncompressed',
   RATE_LIMITED: 'Rate limit exceeded',
   HEADERS_TOO_LARGE: 'The request headers are too large',
   INTERNAL_SERVER_ERROR: 'Internal server error',

@@ -1,8 +1,21 @@
 import { LEAD_FIELDS, type LeadField } from '@leadflow/core/lead-fields';
 import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
+import type { FastifyRequest, RequestPayload } from 'fastify';
 import { GatewayError } from '../errors.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The intake's preParsing hook: a compressed body is refused before it is read, with a 415 that says so
+ * (read as it is, gzip would be "must be valid JSON", which sends a client looking in the wrong place).
+ */
+export async function refuseEncodedBody(request: FastifyRequest, _reply: unknown, payload: RequestPayload) {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw GatewayError.of('UNSUPPORTED_ENCODING');
+  }
+  return payload;
+}
 
 export interface LeadSubmission {
   lead: Lead;

@@ -40,7 +40,10 @@ function json(schemaName: string): Schema {
 const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: boolean }> = [
   { code: 'UNAUTHORIZED', description: 'The webmaster key is unknown or revoked.' },
   { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
-  { code: 'UNSUPPORTED_MEDIA_TYPE', description: 'The Content-Type is not application/json.' },
+  {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    description: 'The Content-Type is not application/json, or the body is compressed (any Content-Encoding).',
+  },
   {
     code: 'RATE_LIMITED',
     description: 'Too many requests. Wait Retry-After seconds (also `retryAfter` in the body).',

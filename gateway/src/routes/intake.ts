@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import { admission, type IntakeParams } from '../intake/admission.js';
 import { AuthFailures } from '../intake/auth-failures.js';
 import { intakeAnswer } from '../intake/intake-answer.js';
-import { leadFromBody, MAX_BODY_BYTES } from '../intake/lead-body.js';
+import { leadFromBody, MAX_BODY_BYTES, refuseEncodedBody } from '../intake/lead-body.js';
 import { leadStatusAnswer } from '../intake/lead-status-answer.js';
 import { publisherLimit } from '../intake/publisher-limit.js';
 import { PublisherKeys } from '../keys/publisher-keys.js';
@@ -63,7 +63,8 @@ export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app,
     onSend: foldPluginHeaders(app.rateLimiter.windowSeconds),
   };
 
-  app.post<{ Params: IntakeParams }>(INTAKE_PATH, { ...publisherRoute, bodyLimit: MAX_BODY_BYTES }, async (request) => {
+  const intakeRoute = { ...publisherRoute, bodyLimit: MAX_BODY_BYTES, preParsing: refuseEncodedBody };
+  app.post<{ Params: IntakeParams }>(INTAKE_PATH, intakeRoute, async (request) => {
     // Fastify skips parsing only for a request with neither a Content-Type nor a body.
     if (request.body === undefined) throw GatewayError.of('UNSUPPORTED_MEDIA_TYPE');
     const { lead, nonStringFields } = leadFromBody(request.body);

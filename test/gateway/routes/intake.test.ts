@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { status } from '@grpc/grpc-js';
 import { LEAD_FIELDS } from '@leadflow/core/lead-fields';
 import { expect } from 'chai';
@@ -187,6 +188,26 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
         expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
       });
     }
+
+    it('answers 415 that says so to a compressed body, and reads an identity one as sent', async () => {
+      const post = (encoding: string, payload: Buffer | string) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/intake/${KEY}`,
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+          payload,
+        });
+      const gzipped = await post('gzip', gzipSync(JSON.stringify(VALID_LEAD)));
+      expect(gzipped.statusCode).to.equal(415);
+      expect(gzipped.json()).to.deep.equal({
+        status: 'error',
+        message: 'Content-Encoding is not supported: send the body uncompressed',
+      });
+      expect((await post('br, gzip', 'x')).statusCode).to.equal(415);
+      expect(distribution.submitCalls).to.have.length(0);
+      expect((await post(' Identity ', JSON.stringify(VALID_LEAD))).statusCode).to.equal(200);
+      expect(distribution.submitCalls).to.have.length(1);
+    });
 
     it('answers 415 to a post with neither a Content-Type nor a body', async () => {
       const response = await app.inject({ method: 'POST', url: `/api/intake/${KEY}` });
