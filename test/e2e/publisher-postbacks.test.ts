@@ -72,6 +72,9 @@ function admin(distribution: TestDistribution) {
   };
 }
 
+/** This stack's retry horizon, shorter than the default day: a test of the setting, not only of the default. */
+const RETRY_HOURS = 2;
+
 describeEachDatabase("publishers are told of their leads' outcomes after the answer", (database) => {
   let stack: TestStack;
   let buyer: TestBuyerServer;
@@ -80,6 +83,7 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
 
   before(async () => {
     stack = await startTestStack(database(), {
+      distributionEnv: { LEADFLOW_POSTBACK_RETRY_HOURS: String(RETRY_HOURS) },
       distributionLogger: createLogger('distribution', 'debug', { write: (line: string) => logLines.push(line) }),
     });
     buyer = await startBuyerServer();
@@ -202,7 +206,7 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
     }
   });
 
-  it('gives an event up, marked failed, once it has been retried for a day', async () => {
+  it('gives an event up, marked failed, once it has been retried for LEADFLOW_POSTBACK_RETRY_HOURS', async () => {
     const publisher = await publisherWithPostback();
     const lead = await heldLead(publisher.submit);
     await receiver.stop();
@@ -211,10 +215,11 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
       const [delivery] = await admin(stack.distribution).deliveries(publisher.id);
       return delivery?.attempts === 1 && delivery.lastError !== '';
     });
-    const dayAgo = Date.now() - 24 * 60 * 60_000 - 1;
+    // Past this stack's horizon, well within the default day's.
+    const horizonAgo = Date.now() - RETRY_HOURS * 60 * 60_000 - 1;
     await stack.distribution.service.db
       .updateTable('publisher_events')
-      .set({ created_at: dayAgo, next_attempt_at: 0 })
+      .set({ created_at: horizonAgo, next_attempt_at: 0 })
       .where('lead_id', '=', lead.leadId)
       .execute();
     await waitUntil('the event given up', async () => {

@@ -24,9 +24,17 @@ export interface TestStack {
 
 export async function startTestStack(
   database: TestDatabase,
-  options: { gatewayEnv?: Record<string, string>; gatewayLogger?: Logger; distributionLogger?: Logger } = {},
+  options: {
+    gatewayEnv?: Record<string, string>;
+    gatewayLogger?: Logger;
+    distributionEnv?: Record<string, string>;
+    distributionLogger?: Logger;
+  } = {},
 ): Promise<TestStack> {
-  const distribution = await startTestDistribution(database, { logger: options.distributionLogger });
+  const distribution = await startTestDistribution(database, {
+    env: options.distributionEnv,
+    logger: options.distributionLogger,
+  });
   const config = loadGatewayConfig({
     LEADFLOW_HTTP_PORT: '0',
     LEADFLOW_HTTP_HOST: '127.0.0.1',

@@ -93,8 +93,6 @@ const LATE_ANSWERS_SHUTDOWN_GRACE_MS = 5_000;
 const POST_FIGURES_REFRESH_MS = 30_000;
 /** How often each instance looks for publisher events due for delivery. */
 const POSTBACK_SWEEP_INTERVAL_MS = 500;
-/** A publisher's receiver gets as long as a slow buyer's post to answer an event. */
-const POSTBACK_TIMEOUT_MS = 5_000;
 
 function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -246,7 +244,8 @@ async function serve(
     logger,
     metrics,
     intervalMs: POSTBACK_SWEEP_INTERVAL_MS,
-    timeoutMs: POSTBACK_TIMEOUT_MS,
+    timeoutMs: config.postbackTimeoutMs,
+    giveUpAfterMs: config.postbackRetryHours * 60 * 60_000,
   });
   const pii = new PiiLifecycle(db, cipher);
   const demoKey = options.demoSimulatorUrl

@@ -132,6 +132,10 @@ export interface DistributionConfig {
   piiRetentionDays: number | undefined;
   /** How often stale and unconfirmed leads are swept (recovery, buyers' status lookups). */
   reconcileIntervalMs: number;
+  /** For a whole exchange with a publisher's postback receiver. */
+  postbackTimeoutMs: number;
+  /** How long a publisher event is retried, from when it was written, before it is given up. */
+  postbackRetryHours: number;
   /** Fault injection for crash tests (LEADFLOW_CRASH_AT); undefined in production. */
   crashAt: CrashSetting | undefined;
   /** TLS of the gRPC listener and who may call what. */
@@ -229,6 +233,8 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
       PII_RETENTION_DAYS.max,
     ),
     reconcileIntervalMs: integer(env, 'LEADFLOW_RECONCILE_INTERVAL_MS', 5000, 100, 3_600_000),
+    postbackTimeoutMs: integer(env, 'LEADFLOW_POSTBACK_TIMEOUT_MS', 5000, 100, 60_000),
+    postbackRetryHours: integer(env, 'LEADFLOW_POSTBACK_RETRY_HOURS', 24, 1, 720),
     crashAt: crashSetting(env),
     grpcTransport: grpcServerTransport(env, grpcHost),
   };

@@ -27,6 +27,8 @@ export interface PostbackWorkerOptions {
   intervalMs: number;
   /** For a whole exchange with the publisher's receiver, as a buyer's post timeout. */
   timeoutMs: number;
+  /** How long after it was written an event is still retried; then it is given up (marked failed). */
+  giveUpAfterMs: number;
 }
 
 export interface PostbackMetrics {
@@ -45,7 +47,7 @@ const MAX_REPLY_BYTES = 4 * 1024;
 /**
  * Delivers the outbox of publisher events at least once, on every instance: each event is claimed with a
  * lease (one conditional write, so of several instances one tries it), posted signed, and marked delivered
- * on a 2xx answer, or retried with backoff for a day and then marked failed. An instance that dies
+ * on a 2xx answer, or retried with backoff (a day by default) and then marked failed. An instance that dies
  * mid-try leaves the lease to lapse, and the event is tried again, with the same id.
  */
 export class PostbackWorker {
@@ -94,11 +96,11 @@ export class PostbackWorker {
       metrics.postbackTried('delivered');
       return recordTry(db, id, leaseToken, { state: 'delivered', at });
     }
-    const next = nextAttemptAt(event.createdAt, event.attempts, at);
+    const next = nextAttemptAt(event.createdAt, event.attempts, at, this.options.giveUpAfterMs);
     const fields = { eventId: id, publisherId: event.publisherId, attempt: event.attempts, error };
     if (next === undefined) {
       metrics.postbackTried('failed');
-      logger.warn(fields, 'gave up a postback after a day of retries');
+      logger.warn(fields, 'gave up a postback after its retries');
       return recordTry(db, id, leaseToken, { state: 'failed', error });
     }
     metrics.postbackTried('retry');
