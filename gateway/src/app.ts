@@ -6,6 +6,7 @@ import { answerClientError } from './client-errors.js';
 import { handleError, handleNotFound } from './error-handler.js';
 import { httpServerOptions, lingerLimits } from './http-server-options.js';
 import { MAX_BODY_BYTES } from './intake/lead-body.js';
+import { MAX_ROUTE_PARAM_LENGTH } from './intake/route-parameters.js';
 import { connectionClose } from './plugins/connection-close.js';
 import { distribution } from './plugins/distribution.js';
 import { forwardedForWarning } from './plugins/forwarded-for-warning.js';
@@ -14,7 +15,7 @@ import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
 import type { RateLimiter } from './rate-limit/index.js';
 import { healthRoutes } from './routes/health.js';
-import { intakeRoutes, MAX_ROUTE_PARAM_LENGTH } from './routes/intake.js';
+import { intakeRoutes } from './routes/intake.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, GatewayError } from './errors.js';
-import { overLongParameter } from './routes/intake.js';
+import { overLongParameter } from './intake/route-parameters.js';
 
 /** Fastify's own failures (parsing, routing) as gateway errors, by their stable codes. */
 function fromFastifyError(error: FastifyError, url: string): GatewayError | undefined {

@@ -1,4 +1,3 @@
-import { MAX_CLICKID_LENGTH } from '@leadflow/core/lead-field-rules';
 import type { FastifyPluginAsync } from 'fastify';
 import { fromLeadStatusFailure, fromSubmitFailure } from '../distribution/grpc-errors.js';
 import { GatewayError } from '../errors.js';
@@ -20,21 +19,6 @@ export interface IntakeRoutesOptions {
 
 const INTAKE_PATH = '/api/intake/:webmasterKey';
 const LEAD_STATUS_PATH = '/api/intake/:webmasterKey/leads/:clickid';
-
-/**
- * The longest route parameter matched: any clickid, every character percent-encoded. (Fastify's default,
- * 100, would turn away a long clickid's status before its key is checked.)
- */
-export const MAX_ROUTE_PARAM_LENGTH = 3 * MAX_CLICKID_LENGTH;
-
-/**
- * What a parameter past MAX_ROUTE_PARAM_LENGTH is: no key is that long, so a key, as the intake answers
- * any unknown one; else a clickid no lead can have.
- */
-export function overLongParameter(url: string): 'UNAUTHORIZED' | 'NOT_FOUND' {
-  const [key = ''] = url.split('?', 1)[0]!.split('/').slice(3);
-  return key.length > MAX_ROUTE_PARAM_LENGTH ? 'UNAUTHORIZED' : 'NOT_FOUND';
-}
 
 /**
  * POST /api/intake/:webmasterKey: one lead in, one gRPC SubmitLead call, the outcome as HTTP.

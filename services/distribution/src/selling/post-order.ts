@@ -157,19 +157,19 @@ class Walk {
     return index < 0 ? states.length : index;
   }
 
-  start(): WalkState {
-    return { revenue: 0, reach: 1, left: this.timeLeftMs, over: false };
+  start(timeLeftMs = this.timeLeftMs): WalkState {
+    return { revenue: 0, reach: 1, left: timeLeftMs, over: false };
   }
 
   revenue(order: readonly number[], timeLeftMs = this.timeLeftMs): number {
-    const state: WalkState = { revenue: 0, reach: 1, left: timeLeftMs, over: false };
+    const state = this.start(timeLeftMs);
     for (const index of order) if (!this.stepWithTime(state, index)) break;
     return state.revenue;
   }
 
   /** The revenue of the prospects in their own order, with `timeLeftMs` left. */
   inOrder(timeLeftMs: number): number {
-    const state: WalkState = { revenue: 0, reach: 1, left: timeLeftMs, over: false };
+    const state = this.start(timeLeftMs);
     for (let index = 0; index < this.prospects.length; index += 1) if (!this.stepWithTime(state, index)) break;
     return state.revenue;
   }
