@@ -1,8 +1,8 @@
+import type { Random } from '@leadflow/core/seeded-random';
 import { leaves } from './body-fields.js';
 import type { DirectPostEndpoint, Endpoint, PingEndpoint, PostEndpoint } from './config.js';
 import { sampleCents } from './distributions.js';
 import type { EndpointState } from './endpoint-state.js';
-import type { Random } from './random.js';
 import { dollars, type Verdict } from './replies.js';
 import type { RequestFields } from './request-body.js';
 

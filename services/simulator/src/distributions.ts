@@ -1,4 +1,4 @@
-import type { Random } from './random.js';
+import type { Random } from '@leadflow/core/seeded-random';
 
 /** A random quantity: dollars for prices and bids, milliseconds for latency. */
 export type Distribution =

@@ -1,6 +1,6 @@
+import type { Random } from '@leadflow/core/seeded-random';
 import { SeenApplicants } from './identity.js';
 import { PingBook } from './ping-book.js';
-import type { Random } from './random.js';
 import { EndpointCounters } from './stats.js';
 
 /** What one endpoint remembers between requests; a reset replaces it. */

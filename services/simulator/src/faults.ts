@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { Random } from '@leadflow/core/seeded-random';
 import { FAULT_KINDS, type FaultKind, type FaultRates } from './config.js';
-import type { Random } from './random.js';
 import type { RenderedReply } from './replies.js';
 
 const HTML_PAGE =

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Random } from '@leadflow/core/seeded-random';
 import { authChallenge, isAuthorized } from './auth.js';
 import type { Endpoint } from './config.js';
 import { type DecisionContext, decide, plausibleSuccess, REASONS } from './decide.js';
@@ -7,7 +8,6 @@ import { sampleMs } from './distributions.js';
 import { pickFault, sendFault } from './faults.js';
 import { sendError } from './http-replies.js';
 import { piiFields } from './pii.js';
-import type { Random } from './random.js';
 import { renderReply, type Verdict } from './replies.js';
 import { BodyError, type RequestFields, readFields } from './request-body.js';
 import type { EndpointCounters } from './stats.js';

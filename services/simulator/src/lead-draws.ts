@@ -1,7 +1,8 @@
+import type { Random } from '@leadflow/core/seeded-random';
 import type { Endpoint, FaultKind } from './config.js';
 import { sampleCents, sampleMs } from './distributions.js';
 import { pickFault } from './faults.js';
-import { endpointRandom, type Random } from './random.js';
+import { endpointRandom } from './random.js';
 
 /*
  * Lead-keyed draws: with a `leadKey`, every request's draws come from the seed, the endpoint and the

@@ -1,19 +1,5 @@
 import { randomInt } from 'node:crypto';
-
-/** A source of uniform numbers in [0, 1). */
-export type Random = () => number;
-
-/** mulberry32: small, fast and good enough to simulate a market; the same seed gives the same sequence. */
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { type Random, seededRandom } from '@leadflow/core/seeded-random';
 
 export function randomSeed(): number {
   return randomInt(0, 2 ** 32);

@@ -1,5 +1,6 @@
+import { seededRandom } from '@leadflow/core/seeded-random';
 import { type Distribution, sample, sampleCents } from '@leadflow/simulator/src/distributions';
-import { endpointRandom, seededRandom } from '@leadflow/simulator/src/random';
+import { endpointRandom } from '@leadflow/simulator/src/random';
 import { expect } from 'chai';
 import fc from 'fast-check';
 

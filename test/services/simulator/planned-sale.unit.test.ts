@@ -1,5 +1,5 @@
+import { seededRandom } from '@leadflow/core/seeded-random';
 import { type PlannedOffer, planPosts } from '@leadflow/simulator/src/planned-sale';
-import { seededRandom } from '@leadflow/simulator/src/random';
 import { expect } from 'chai';
 
 /** Expected revenue of posting in `order`, each post that does not fit in the budget passed over. */
