@@ -1,6 +1,13 @@
 // The post order's search as first written: every candidate order evaluated from its start, with the
-// same test of time for all. The optimised search (post-order.ts) must choose exactly what this one does.
-import { type LatencyProfile, type PostProspect, timeForAll } from '@leadflow/distribution/src/selling/post-order';
+// same latency curves, test of time for all and scenarios of answer times. The optimised searches (post-order.ts,
+// post-scenarios.ts) must choose exactly what this one does.
+import {
+  expectedLatencyWithin,
+  finishProbability,
+  type PostProspect,
+  timeForAll,
+} from '@leadflow/distribution/src/selling/post-order';
+import { LatencyScenarios } from '@leadflow/distribution/src/selling/post-scenarios';
 
 /** The order changes only for one that expects this much more revenue (relative): noise never reorders. */
 const MIN_GAIN = 0.005;
@@ -12,20 +19,25 @@ const SEARCH_ROUNDS = 8;
 /**
  * The order to post `prospects` in (indices into it, which is in price order): the price order when
  * walking it leaves time for every post, else the order of the highest expected revenue within
- * `timeLeftMs`, kept only when it beats the price order by at least MIN_GAIN.
+ * `timeLeftMs` over the scenarios of the answer times, kept only when it beats the price order by at
+ * least MIN_GAIN. Beyond EXHAUSTIVE_UP_TO offers, the local search weighs orders by the walk that takes
+ * each answer at its expected time.
  */
 export function referencePlanPosts(prospects: readonly PostProspect[], timeLeftMs: number): number[] {
   const priceOrder = prospects.map((_, index) => index);
   if (prospects.length < 2 || timeForAll(prospects, timeLeftMs)) return priceOrder;
-  const revenue = (order: readonly number[]) =>
+  const scenarios = new LatencyScenarios(prospects);
+  const revenue = (order: readonly number[]) => scenarios.revenue(order, timeLeftMs);
+  const expected = (order: readonly number[]) =>
     expectedRevenue(
       order.map((index) => prospects[index]!),
       timeLeftMs,
     );
   const best =
-    prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, revenue);
-  const base = revenue(priceOrder);
-  return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
+    prospects.length <= EXHAUSTIVE_UP_TO
+      ? bestOfAll(priceOrder, revenue)
+      : localSearch(prospects, priceOrder, expected);
+  return revenue(best) > revenue(priceOrder) * (1 + MIN_GAIN) ? best : priceOrder;
 }
 
 /**
@@ -56,42 +68,6 @@ function expectedRevenue(order: readonly PostProspect[], timeLeftMs: number): nu
     reach *= goesOn;
   }
   return revenue;
-}
-
-/** P(latency <= withinMs), latency log-normal through its median and 90th percentile. */
-function finishProbability(latency: LatencyProfile, withinMs: number): number {
-  if (withinMs <= 0) return 0;
-  const { mu, sigma } = logNormal(latency);
-  return normalCdf((Math.log(withinMs) - mu) / sigma);
-}
-
-/** E[latency | latency <= withinMs] of the same log-normal; withinMs when that has no mass. */
-function expectedLatencyWithin(latency: LatencyProfile, withinMs: number): number {
-  if (withinMs <= 0) return 0;
-  const { mu, sigma } = logNormal(latency);
-  const z = (Math.log(withinMs) - mu) / sigma;
-  const mass = normalCdf(z);
-  if (mass < 1e-9) return withinMs;
-  return Math.min(withinMs, (Math.exp(mu + (sigma * sigma) / 2) * normalCdf(z - sigma)) / mass);
-}
-
-/** z of the 90th percentile of the standard normal. */
-const Z90 = 1.2815515655446004;
-
-function logNormal(latency: LatencyProfile): { mu: number; sigma: number } {
-  const p50 = Math.max(1, latency.p50Ms);
-  const p90 = Math.max(p50 * 1.05, latency.p90Ms);
-  return { mu: Math.log(p50), sigma: (Math.log(p90) - Math.log(p50)) / Z90 };
-}
-
-/** Standard normal CDF (Abramowitz and Stegun 7.1.26 for erf, error below 1.5e-7). */
-function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf =
-    1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
 /** Every order of the offers; the first best found wins, and the price order is tried first. */

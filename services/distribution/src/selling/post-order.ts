@@ -5,11 +5,10 @@
  * the order change, and only for one that expects to bring measurably more.
  */
 
-/** A post latency profile: its median and 90th percentile, milliseconds. */
-export interface LatencyProfile {
-  p50Ms: number;
-  p90Ms: number;
-}
+import { type LatencyProfile, logNormal, normalCdf } from './latency-curve.js';
+import { LatencyScenarios } from './post-scenarios.js';
+
+export type { LatencyProfile } from './latency-curve.js';
 
 /** What is expected of posting one offer. */
 export interface PostProspect {
@@ -41,17 +40,20 @@ const SEARCH_ROUNDS = 8;
 /**
  * The order to post `prospects` in (indices into it, which is in price order): the price order when
  * walking it leaves time for every post, else the order of the highest expected revenue within
- * `timeLeftMs`, kept only when it beats the price order by at least MIN_GAIN.
+ * `timeLeftMs` over joint draws of the answer times (post-scenarios.ts), kept only when it beats the
+ * price order by at least MIN_GAIN. Up to EXHAUSTIVE_UP_TO offers every order is weighed so; beyond, a
+ * local search with each answer taken at its expected time finds the order to weigh.
  */
 export function planPosts(prospects: readonly PostProspect[], timeLeftMs: number): number[] {
   const priceOrder = prospects.map((_, index) => index);
   if (prospects.length < 2 || timeForAll(prospects, timeLeftMs)) return priceOrder;
-  const walk = new Walk(prospects, timeLeftMs);
-  const revenue = (order: readonly number[]) => walk.revenue(order);
+  const scenarios = new LatencyScenarios(prospects);
   const best =
-    prospects.length <= EXHAUSTIVE_UP_TO ? bestOfAll(priceOrder, revenue) : localSearch(prospects, priceOrder, walk);
-  const base = revenue(priceOrder);
-  return revenue(best) > base * (1 + MIN_GAIN) ? best : priceOrder;
+    prospects.length <= EXHAUSTIVE_UP_TO
+      ? scenarios.bestOrder(timeLeftMs)
+      : localSearch(prospects, priceOrder, new Walk(prospects, timeLeftMs));
+  const revenue = (order: readonly number[]) => scenarios.revenue(order, timeLeftMs);
+  return revenue(best) > revenue(priceOrder) * (1 + MIN_GAIN) ? best : priceOrder;
 }
 
 /** A post the sale gets to unsold with less than this chance needs no time kept for it. */
@@ -243,41 +245,6 @@ export function expectedLatencyWithin(latency: LatencyProfile, withinMs: number)
   const mass = normalCdf(z);
   if (mass < 1e-9) return withinMs;
   return Math.min(withinMs, (Math.exp(mu + (sigma * sigma) / 2) * normalCdf(z - sigma)) / mass);
-}
-
-/** z of the 90th percentile of the standard normal. */
-const Z90 = 1.2815515655446004;
-
-function logNormal(latency: LatencyProfile): { mu: number; sigma: number } {
-  const p50 = Math.max(1, latency.p50Ms);
-  const p90 = Math.max(p50 * 1.05, latency.p90Ms);
-  return { mu: Math.log(p50), sigma: (Math.log(p90) - Math.log(p50)) / Z90 };
-}
-
-/** Standard normal CDF (Abramowitz and Stegun 7.1.26 for erf, error below 1.5e-7). */
-function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf =
-    1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
-}
-
-/** Every order of the offers; the first best found wins, and the price order is tried first. */
-function bestOfAll(priceOrder: number[], revenue: (order: readonly number[]) => number): number[] {
-  let best = priceOrder;
-  let bestRevenue = revenue(priceOrder);
-  const visit = (prefix: number[], rest: number[]) => {
-    if (rest.length === 0) {
-      const candidate = revenue(prefix);
-      if (candidate > bestRevenue) [best, bestRevenue] = [prefix, candidate];
-      return;
-    }
-    for (const [position, index] of rest.entries()) visit([...prefix, index], rest.toSpliced(position, 1));
-  };
-  visit([], priceOrder);
-  return best;
 }
 
 /**

@@ -2,33 +2,13 @@ import {
   expectedLatencyWithin,
   expectedRevenue,
   finishProbability,
-  type PostProspect,
   planPosts,
   prospectOf,
   timeForAll,
 } from '@leadflow/distribution/src/selling/post-order';
 import { expect } from 'chai';
 import { referencePlanPosts } from '../../../support/post-order-reference.js';
-
-function prospect(
-  valueDollars: number,
-  acceptRate: number,
-  p50Ms: number,
-  p90Ms: number,
-  settings: Partial<PostProspect> = {},
-): PostProspect {
-  const timeoutMs = settings.timeoutMs ?? 2000;
-  return {
-    valueCents: valueDollars * 100,
-    acceptRate,
-    latency: { p50Ms, p90Ms },
-    silentRate: 0,
-    timeoutMs,
-    minimumTimeMs: timeoutMs,
-    timeoutEndsSale: true,
-    ...settings,
-  };
-}
+import { prospect } from '../../../support/post-prospects.js';
 
 /** In price order, as rankOffers gives them: a slow $50 buyer that seldom accepts, then two fast ones. */
 const SLOW_RICH = prospect(50, 0.2, 1500, 1700, { timeoutMs: 1800 });
