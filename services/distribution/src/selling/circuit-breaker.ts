@@ -18,6 +18,8 @@ export interface CircuitBreakerOptions {
  * them. A buyer that fails a quarter of its calls (a lender whose pings hang now and then) stays in the
  * auction, where the ping window stops waiting for it; a dead one is paused after its fifth failure. A
  * pause costs a buyer that recovered only a few seconds, and grows while its probes keep failing.
+ * Failures count by episode: a failed call that was already out when the last counted one failed adds
+ * nothing (see recordFailure).
  */
 export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerOptions = {
   windowSize: 20,
@@ -30,6 +32,8 @@ export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerOptions = {
 interface BuyerCircuit {
   /** Latest calls last; true for a failure. */
   recent: boolean[];
+  /** When the last failure that counted was recorded. */
+  lastFailureAt: number | undefined;
   openedAt: number | undefined;
   pauseMs: number;
   probing: boolean;
@@ -82,9 +86,16 @@ export class CircuitBreakers {
     this.remember(circuit, false);
   }
 
-  /** A call that failed: an error status, an unreadable answer or no answer in time. */
-  recordFailure(buyerId: string): void {
+  /**
+   * A call that failed: an error status, an unreadable answer or no answer in time. A call sent before
+   * the buyer's last counted failure was seen failed in the same episode: a stall that times out every
+   * call in flight at once (a burst of leads meeting a pause of the buyer's, the network's or this
+   * process's own) is one piece of evidence, not one per lead, and must not pause a healthy buyer.
+   */
+  recordFailure(buyerId: string, startedAt: number = this.now()): void {
     const circuit = this.circuit(buyerId);
+    if (circuit.lastFailureAt !== undefined && startedAt < circuit.lastFailureAt) return;
+    circuit.lastFailureAt = this.now();
     if (circuit.probing) {
       circuit.probing = false;
       circuit.pauseMs = Math.min(circuit.pauseMs * 2, this.options.maxPauseMs);
@@ -98,7 +109,13 @@ export class CircuitBreakers {
   private circuit(buyerId: string): BuyerCircuit {
     let circuit = this.circuits.get(buyerId);
     if (!circuit) {
-      circuit = { recent: [], openedAt: undefined, pauseMs: this.options.firstPauseMs, probing: false };
+      circuit = {
+        recent: [],
+        lastFailureAt: undefined,
+        openedAt: undefined,
+        pauseMs: this.options.firstPauseMs,
+        probing: false,
+      };
       this.circuits.set(buyerId, circuit);
     }
     return circuit;

@@ -86,7 +86,7 @@ export class BuyerCaller {
     if (request.lead.test) return;
     if (cutShort && (result.outcome === 'timeout' || result.reply.error === 'deadline_passed')) return;
     if (result.outcome === 'error' || result.outcome === 'timeout')
-      this.deps.breakers.recordFailure(candidate.buyer.id);
+      this.deps.breakers.recordFailure(candidate.buyer.id, result.startedAt);
     else this.deps.breakers.recordSuccess(candidate.buyer.id);
   }
 }

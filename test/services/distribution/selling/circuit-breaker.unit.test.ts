@@ -98,4 +98,19 @@ describe('CircuitBreakers', () => {
     circuit.recordSuccess('b');
     expect(circuit.state('b')).to.equal('closed');
   });
+
+  it('counts the calls that fail together as one failure: a stall that times out a burst pauses no one', () => {
+    const circuit = breakers();
+    // Thirteen leads ping the buyer within 50 ms; a stall times every one of them out 900 ms later.
+    const sentAt = now;
+    now += 900;
+    for (let call = 0; call < 13; call += 1) circuit.recordFailure('b', sentAt + call * 4);
+    expect(circuit.state('b')).to.equal('closed');
+    // Calls sent after that failure was seen are new evidence: a buyer that keeps failing is paused.
+    for (let call = 0; call < 4; call += 1) {
+      now += 1000;
+      circuit.recordFailure('b', now - 900);
+    }
+    expect(circuit.state('b'), 'five episodes').to.equal('open');
+  });
 });
