@@ -25,7 +25,9 @@ const cleanText = (maxLength: number) =>
       unit: fc.oneof(fc.constantFrom(..."abcXYZ019 .,-'"), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
       maxLength,
     })
-    .filter((text) => text.trim() !== '' && text.length <= maxLength && !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(text))
+    .filter(
+      (text) => text.trim() !== '' && [...text].length <= maxLength && !/[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/u.test(text),
+    )
     .map((text) => ({ text, normalized: text.trim() }));
 
 /** Cents as an amount text in the ways publishers write them: "12", "12.5", "12.50", "0012.50". */
@@ -134,7 +136,7 @@ const trackingSample = fc
       .join('&');
     return { text, params: Object.fromEntries(pairs.map(([name, value]) => [name, value])) };
   })
-  .filter(({ text }) => text.length <= 4096);
+  .filter(({ text }) => [...text].length <= 4096);
 
 const monthsSample = fc.tuple(fc.integer({ min: 0, max: 1200 }), fc.boolean()).map(([months, padded]) => ({
   text: (padded && months < 1000 ? '0' : '') + String(months),

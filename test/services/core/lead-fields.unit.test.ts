@@ -41,7 +41,7 @@ describe('the lead-field catalogue', () => {
       const schema = valueSchema(leadFieldFacts(field).rule);
       const why = `${field}: ${JSON.stringify(text)}`;
       if (schema.pattern !== undefined) expect(new RegExp(schema.pattern, 'u').test(text), why).to.equal(true);
-      // JSON Schema counts code points; validation counts UTF-16 units, never fewer.
+      // JSON Schema counts code points, as validation does.
       if (schema.maxLength !== undefined) expect([...text].length, why).to.be.at.most(schema.maxLength);
       // Enums list the stored, upper-case form; validation also takes lower case.
       if (schema.enum !== undefined) expect(schema.enum, why).to.include(text.toUpperCase());

@@ -7,7 +7,7 @@ import { isValidAbaRoutingNumber } from './aba.js';
 import { normalizeEmailAddress } from './email.js';
 import { isNorthAmericanNumber, phoneDigits } from './phone.js';
 import { isIssuableSsn, ssnDigits } from './ssn.js';
-import { disallowedCharactersProblem } from './text.js';
+import { disallowedCharactersProblem, hasMoreCharactersThan } from './text.js';
 import { parseTrackingParams } from './tracking-params.js';
 
 /**
@@ -134,14 +134,11 @@ export const trackingParams: FieldRule<Record<string, string>> = (text) => {
   return parsed.ok ? { ok: true, value: parsed.params, normalized: text } : reject(parsed.message);
 };
 
-/**
- * Free text of at most maxLength UTF-16 code units (never fewer than the characters, so a column sized in
- * characters always fits), without control or invisible formatting characters.
- */
+/** Free text of at most maxLength characters (code points), without control or invisible formatting characters. */
 export function freeText(maxLength: number): FieldRule<string> {
   const tooLong = `must be at most ${maxLength} characters`;
   return (text) => {
-    if (text.length > maxLength) return reject(tooLong);
+    if (hasMoreCharactersThan(text, maxLength)) return reject(tooLong);
     const problem = disallowedCharactersProblem(text);
     return problem ? reject(problem) : accept(text);
   };

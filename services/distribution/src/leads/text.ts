@@ -18,3 +18,15 @@ export function disallowedCharactersProblem(text: string): string | undefined {
   if (FORMAT_CHARACTERS.test(text)) return FORMAT_CHARACTERS_MESSAGE;
   return undefined;
 }
+
+/**
+ * Whether a text has more than `max` characters, counted as JSON Schema's maxLength counts them: in code
+ * points, so an emoji (two UTF-16 units) is one character.
+ */
+export function hasMoreCharactersThan(text: string, max: number): boolean {
+  // No more UTF-16 units than the limit is no more code points either: most texts are not counted.
+  if (text.length <= max) return false;
+  let characters = 0;
+  for (const _character of text) if (++characters > max) return true;
+  return false;
+}

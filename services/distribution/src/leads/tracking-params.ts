@@ -1,5 +1,5 @@
 import { MAX_TRACKING_PARAMS_LENGTH } from '@leadflow/core/lead-field-rules';
-import { disallowedCharactersProblem } from './text.js';
+import { disallowedCharactersProblem, hasMoreCharactersThan } from './text.js';
 
 const MAX_PAIRS = 50;
 const PAIR_KEY = /^tPar\[([A-Za-z0-9_]{1,64})\]$/;
@@ -14,7 +14,7 @@ export type TrackingParams = { ok: true; params: Record<string, string> } | { ok
  * repeated name is an error rather than a silent pick of one value.
  */
 export function parseTrackingParams(text: string): TrackingParams {
-  if (text.length > MAX_TRACKING_PARAMS_LENGTH)
+  if (hasMoreCharactersThan(text, MAX_TRACKING_PARAMS_LENGTH))
     return failure(`must be at most ${MAX_TRACKING_PARAMS_LENGTH} characters`);
   // A Map, then Object.fromEntries: a name like __proto__ becomes an own property, not a prototype.
   const pairs = new Map<string, string>();

@@ -721,6 +721,8 @@ describe('validateLead', () => {
       expectRejected('tPar', [pairs(51)], 'must have at most 50 pairs');
       expect(tracking(`tPar[a]=${'x'.repeat(4088)}`).a).to.have.length(4088);
       expectRejected('tPar', [`tPar[a]=${'x'.repeat(4089)}`], 'must be at most 4096 characters');
+      expect(tracking(`tPar[a]=${'😀'.repeat(4088)}`).a).to.equal('😀'.repeat(4088));
+      expectRejected('tPar', [`tPar[a]=${'😀'.repeat(4089)}`], 'must be at most 4096 characters');
     });
   });
 
@@ -773,6 +775,9 @@ describe('validateLead', () => {
           "  José Ñúñez-O'Brien 😀 ": "José Ñúñez-O'Brien 😀",
         });
         expectRejected(field, ['x'.repeat(max + 1)], `must be at most ${max} characters`);
+        // Characters are code points, as JSON Schema's maxLength counts them: an emoji is two UTF-16 units.
+        expectAccepted(field, { ['😀'.repeat(max)]: '😀'.repeat(max) });
+        expectRejected(field, ['😀'.repeat(max + 1)], `must be at most ${max} characters`);
         expectRejected(
           field,
           ['a\u0000b', 'a\nb', 'a\tb', 'a\u007fb', 'a\u0085b', 'a\ud800b'],
