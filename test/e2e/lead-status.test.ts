@@ -113,6 +113,20 @@ describeEachDatabase('a publisher asks for its lead by clickid', (database) => {
     expect(longKey.body).to.deep.equal({ status: 'error', message: 'Unknown or revoked webmaster key' });
   });
 
+  it('finds a lead by its clickid with or without the surrounding whitespace the intake ignored', async () => {
+    buyer.behave('/buy', { kind: 'reject' });
+    const { key } = await stack.distribution.createPublisher();
+    const clickid = `sp-${Date.now()}`;
+    const answer = await stack.post(key, personLead({ clickid: ` ${clickid} ` }));
+    expect(answer.status).to.equal(200);
+    for (const asked of [` ${clickid} `, clickid, `\t${clickid}`]) {
+      const found = await leadStatus(key, asked);
+      expect(found.status, JSON.stringify(asked)).to.equal(200);
+      expect(found.body).to.include({ leadId: answer.body.leadId, status: 'rejected' });
+    }
+    expect((await leadStatus(key, ` ${clickid}x `)).status).to.equal(404);
+  });
+
   it('answers 401 for a revoked or unknown key, as the intake does', async () => {
     const forged = `${publisher.key.slice(0, -4)}AAAA`;
     const answer = await leadStatus(forged, 'anything');

@@ -173,7 +173,8 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
               name: 'clickid',
               in: 'path',
               required: true,
-              description: 'The clickid you sent the lead with (percent-encoded in the path).',
+              description:
+                'The clickid you sent the lead with (percent-encoded in the path). Surrounding whitespace is ignored, as the intake ignores it.',
               schema: { type: 'string', minLength: 1, maxLength: MAX_CLICKID_LENGTH },
             },
           ],
@@ -210,7 +211,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
         Lead: {
           type: 'object',
           description:
-            'The lead. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. An empty string counts as missing. Unknown fields are ignored.',
+            'The lead. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. Surrounding whitespace is ignored: each value is trimmed before it is checked and stored, and the patterns and lengths below describe it trimmed. An empty string counts as missing. Unknown fields are ignored.',
           required: [...REQUIRED_LEAD_FIELDS],
           properties: leadProperties,
           additionalProperties: true,

@@ -137,6 +137,10 @@ export interface ResolvePublisherKeyResponse {
 
 export interface GetLeadStatusRequest {
   webmasterKey: string;
+  /**
+   * The clickid the lead was sent with. Surrounding whitespace is ignored, as
+   * SubmitLead ignores it in every field.
+   */
   clickid: string;
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { StatusError } from '../errors.js';
 import { findLeadByClickid } from '../leads/lead.repository.js';
+import { normalizedClickid } from '../leads/validation.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import { storedOutcome } from './intake-outcome.js';
 
@@ -23,7 +24,8 @@ export class LeadStatusLookup {
     const publisher = await this.publishers.resolveKey(webmasterKey);
     if (!publisher)
       throw new StatusError('unauthenticated', 'invalid webmaster key', { reason: 'INVALID_WEBMASTER_KEY' });
-    const lead = clickid === '' ? undefined : await findLeadByClickid(this.db, publisher.publisherId, clickid);
+    const stored = normalizedClickid(clickid);
+    const lead = stored === undefined ? undefined : await findLeadByClickid(this.db, publisher.publisherId, stored);
     if (!lead) throw new StatusError('not_found', 'no lead with this clickid', { reason: 'LEAD_NOT_FOUND' });
     const outcome = storedOutcome(lead);
     if (outcome?.kind === 'sold' || outcome?.kind === 'rejected') return outcome;

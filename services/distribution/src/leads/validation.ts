@@ -6,7 +6,7 @@ import {
   REQUIRED_LEAD_FIELDS,
 } from '@leadflow/core/lead-fields';
 import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
-import { type FieldRule, fieldRule, type RuleValue } from './field-rules.js';
+import { type Checked, type FieldRule, fieldRule, type RuleValue } from './field-rules.js';
 
 /** A lead that passed every rule, with its values normalized and ready to store. */
 export interface ValidLead {
@@ -35,6 +35,25 @@ const REQUIRED: ReadonlySet<string> = new Set(REQUIRED_LEAD_FIELDS);
 export const REQUIRED_MESSAGE = 'is required';
 export const NOT_A_STRING_MESSAGE = 'must be a string';
 
+/** One field's rule applied to a sent value, surrounding whitespace ignored; undefined when nothing is left. */
+function checkValue<F extends LeadField>(field: F, raw: string, now: Date): Checked<FieldValues[F]> | undefined {
+  const text = raw.trim();
+  if (text === '') return undefined;
+  // FieldValues[F] is the value of this field's rule kind; TypeScript cannot follow F into the catalogue.
+  const rule = fieldRule(LEAD_FIELD_CATALOGUE[field].rule, now) as FieldRule<FieldValues[F]>;
+  return rule(text);
+}
+
+/**
+ * A clickid as the intake stores it (surrounding whitespace ignored), or undefined for one the intake
+ * refuses: what a look-up by clickid searches for, so that it finds the lead under any clickid that
+ * named it.
+ */
+export function normalizedClickid(raw: string): string | undefined {
+  const checked = checkValue('clickid', raw, new Date());
+  return checked?.ok ? checked.normalized : undefined;
+}
+
 /**
  * Checks every field of a lead and reports every offending field at once. Surrounding whitespace is
  * ignored, and a value that is empty after that counts as missing. `nonStringFields` names the fields
@@ -54,14 +73,11 @@ export function validateLead(lead: Lead, nonStringFields: readonly string[], now
       errors[field] = NOT_A_STRING_MESSAGE;
       return;
     }
-    const text = raw.trim();
-    if (text === '') {
+    const checked = checkValue(field, raw, now);
+    if (checked === undefined) {
       if (REQUIRED.has(field)) errors[field] = REQUIRED_MESSAGE;
       return;
     }
-    // FieldValues[F] is the value of this field's rule kind; TypeScript cannot follow F into the catalogue.
-    const rule = fieldRule(LEAD_FIELD_CATALOGUE[field].rule, now) as FieldRule<FieldValues[F]>;
-    const checked = rule(text);
     if (!checked.ok) {
       errors[field] = checked.message;
       return;

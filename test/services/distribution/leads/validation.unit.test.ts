@@ -8,6 +8,7 @@ import {
 import {
   type LeadValidation,
   leadFingerprintSource,
+  normalizedClickid,
   type ValidLead,
   validateLead,
 } from '@leadflow/distribution/src/leads/validation';
@@ -870,5 +871,21 @@ describe('leadFingerprintSource', () => {
     const a = fingerprint({ ...COMPLETE_LEAD, firstName: 'Ann","lastName', lastName: 'Lee' });
     const b = fingerprint({ ...COMPLETE_LEAD, firstName: 'Ann', lastName: '","lastName Lee' });
     expect(a).not.to.equal(b);
+  });
+});
+
+describe('normalizedClickid', () => {
+  it('is the clickid the intake stores for what a publisher sent', () => {
+    for (const sent of ['sp-1', ' sp-1 ', '\tsp-1\n', `  ${'x'.repeat(128)} `]) {
+      const result = validate({ clickid: sent });
+      if (!result.ok) expect.fail(JSON.stringify(result.errors));
+      expect(normalizedClickid(sent), JSON.stringify(sent)).to.equal(result.lead.fields.clickid);
+    }
+  });
+
+  it('is undefined for a clickid the intake refuses or counts as missing', () => {
+    for (const sent of ['', '   ', 'sp 1', 'clické', 'x'.repeat(129)]) {
+      expect(normalizedClickid(sent), JSON.stringify(sent)).to.equal(undefined);
+    }
   });
 });
