@@ -18,6 +18,7 @@ import type { FileSync } from '@leadflow/distribution/src/db/wal-sync';
 import { IntakeService } from '@leadflow/distribution/src/intake/intake.service';
 import { DistributionMetrics } from '@leadflow/distribution/src/observability/metrics';
 import { PublisherService } from '@leadflow/distribution/src/publishers/publisher.service';
+import type { KeyedHasher } from '@leadflow/distribution/src/security/keyed-hash';
 import { CircuitBreakers, DEFAULT_CIRCUIT_BREAKER } from '@leadflow/distribution/src/selling/circuit-breaker';
 import { PingTreeSeller } from '@leadflow/distribution/src/selling/ping-tree';
 import { trace } from '@opentelemetry/api';
@@ -73,6 +74,8 @@ export interface InMemoryEngine {
   db: Db;
   intake: IntakeService;
   buyers: PlayedBuyers;
+  /** The keyed hasher the intake fingerprints leads with. */
+  hasher: KeyedHasher;
   /** Applies test/fixtures/buyers/NAME.yaml; buyer name -> id. */
   applyBuyers(fixture: string): Promise<Record<string, string>>;
   /** A new publisher's key. */
@@ -139,6 +142,7 @@ export async function inMemoryEngine(options: EngineOptions = {}): Promise<InMem
     db,
     intake,
     buyers: played,
+    hasher: ring.hasher,
     async applyBuyers(fixture) {
       const document = parse(buyerFixture(`${fixture}.yaml`), { merge: true });
       const result = await buyerService.apply(JSON.stringify(document), false);

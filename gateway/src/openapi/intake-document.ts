@@ -13,7 +13,8 @@ function fieldSchema(field: LeadField): Schema {
 
 const RETRIES =
   'Retries: on a 5xx answer (or no answer at all) post the same body again, with exponential backoff. ' +
-  'A lead is identified by your clickid: a retry with the same clickid and body replays the stored answer ' +
+  'A lead is identified by your clickid: a retry with the same clickid and lead (the same values, however spelt: ' +
+  'a live lead is the same with testMode "0" or without it) replays the stored answer ' +
   '(same leadId, no second sale), waiting for the first request if it is still being processed. ' +
   'The same clickid with a different body is a 400 with errors.clickid. ' +
   'Answers 400, 401 and 429 are not stored: correct the request, or wait Retry-After seconds, and post again.';

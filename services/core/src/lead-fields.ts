@@ -106,7 +106,7 @@ export const LEAD_FIELD_CATALOGUE = {
     required: false,
     ...PUBLIC,
     description:
-      '"1" marks a test lead: validated by the same rules, not charged, sent only to buyers\' test endpoints.',
+      '"1" marks a test lead: validated by the same rules, not charged, sent only to buyers\' test endpoints. "0", or no testMode, is a live lead: a retry may send either.',
   },
   incomeType: { rule: rule('incomeType'), required: false, ...PUBLIC, description: 'Type of income.' },
   incomeNetMonthly: {

@@ -6,7 +6,7 @@ import { StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
 import { type LeadIdentity, personHashes, storedLead } from '../leads/lead-record.js';
-import { leadFingerprintSource, validateLead } from '../leads/validation.js';
+import { earlierFingerprintSource, leadFingerprintSource, validateLead } from '../leads/validation.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
 import type { KeyedHasher } from '../security/keyed-hash.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
@@ -112,7 +112,7 @@ export class IntakeService {
     for (;;) {
       const stored = await repository.findLeadByClickid(this.deps.db, publisher.publisherId, valid.fields.clickid);
       if (!stored) throw new StatusError('unavailable', 'lead is being stored: retry', LEAD_IN_PROGRESS);
-      if (stored.fingerprint !== identity.fingerprint) {
+      if (!this.isSameLead(stored.fingerprint, order)) {
         return {
           outcome: { kind: 'invalid', errors: { clickid: CLICKID_REUSED }, clickidReused: true },
           buyerWaitMs: 0,
@@ -150,6 +150,16 @@ export class IntakeService {
         throw new StatusError('unavailable', 'lead is still being processed: retry', LEAD_IN_PROGRESS);
       await sleep(POLL_INTERVAL_MS);
     }
+  }
+
+  /**
+   * Whether the stored lead is this request's: the same fingerprint, or the one the same lead was stored
+   * with before spellings of one value compared equal (earlierFingerprintSource).
+   */
+  private isSameLead(storedFingerprint: string, { valid, identity }: SaleOrder): boolean {
+    if (storedFingerprint === identity.fingerprint) return true;
+    const earlier = earlierFingerprintSource(valid);
+    return earlier !== undefined && storedFingerprint === this.deps.hasher.hash('lead', earlier);
   }
 
   /** Sells a claimed lead, known to this process while it runs so that a concurrent retry waits on it. */

@@ -108,12 +108,27 @@ export function validateLead(lead: Lead, nonStringFields: readonly string[], now
 }
 
 /**
- * A canonical text of the lead's normalized fields, equal for two submissions exactly when they carry
- * the same values: fields in proto order, unsent ones left out, JSON-encoded [name, value] pairs. Key
- * order and unknown fields of the JSON body cannot change it. Compares a retry with the first request
- * of the same clickid.
+ * A canonical text of the lead's values, equal for two submissions exactly when they carry the same
+ * values: fields in proto order, unsent ones left out, JSON-encoded [name, value] pairs. Key order and
+ * unknown fields of the JSON body cannot change it, nor can the spelling of a value: fields are compared
+ * normalized, and a live lead's testMode is left out whether it was sent as "0" or not at all. Compares
+ * a retry with the first request of the same clickid.
  */
 export function leadFingerprintSource(lead: ValidLead): string {
-  const sent = LEAD_FIELDS.filter((field) => lead.fields[field] !== '');
-  return JSON.stringify(sent.map((field) => [field, lead.fields[field]]));
+  return pairsSource({ ...lead.fields, testMode: lead.test ? '1' : '' });
+}
+
+/**
+ * What the lead was fingerprinted from before spellings of one value compared equal: its fields as
+ * normalized, testMode "0" kept. A retry of a lead stored then is compared with it too, so that it is
+ * still a replay. Undefined when that is the current source: most leads' fingerprints did not change.
+ */
+export function earlierFingerprintSource(lead: ValidLead): string | undefined {
+  const earlier = pairsSource(lead.fields);
+  return earlier === leadFingerprintSource(lead) ? undefined : earlier;
+}
+
+function pairsSource(fields: Readonly<Record<LeadField, string>>): string {
+  const sent = LEAD_FIELDS.filter((field) => fields[field] !== '');
+  return JSON.stringify(sent.map((field) => [field, fields[field]]));
 }

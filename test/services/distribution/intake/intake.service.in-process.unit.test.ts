@@ -1,4 +1,5 @@
 import { StatusError } from '@leadflow/distribution/src/errors';
+import { earlierFingerprintSource, validateLead } from '@leadflow/distribution/src/leads/validation';
 import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { expect } from 'chai';
 import { type InMemoryEngine, inMemoryEngine } from '../../../support/in-memory-engine.js';
@@ -58,6 +59,40 @@ describe('intake, in process', () => {
 
     expect(retry).to.deep.include({ outcome: first.outcome, replayed: true });
     expect(engine.buyers.calls).to.have.length(1);
+  });
+
+  it('replays a live lead whether its testMode is "0" or absent, in either order', async () => {
+    for (const [first, second] of [
+      [{}, { testMode: '0' }],
+      [{ testMode: '0' }, {}],
+      [{ testMode: '' }, { testMode: ' 0 ' }],
+    ]) {
+      const body = validLeadBody(first);
+      const answer = await submit(body);
+      const retry = await submit({ ...body, testMode: undefined, ...second });
+      expect(retry, JSON.stringify([first, second])).to.deep.include({ outcome: answer.outcome, replayed: true });
+    }
+    expect(engine.buyers.calls).to.have.length(3);
+  });
+
+  it('replays a lead stored with testMode "0" before spellings of one value compared equal', async () => {
+    const body = validLeadBody({ testMode: '0' });
+    const first = await submit(body);
+    const validation = validateLead(lead(body), [], new Date());
+    if (!validation.ok) expect.fail(JSON.stringify(validation.errors));
+    const earlier = engine.hasher.hash('lead', earlierFingerprintSource(validation.lead)!);
+    await engine.db.updateTable('leads').set({ fingerprint: earlier }).execute();
+
+    expect(await submit(body)).to.deep.include({ outcome: first.outcome, replayed: true });
+    expect((await submit({ ...body, testMode: '1' })).outcome.kind).to.equal('invalid');
+    expect(engine.buyers.calls).to.have.length(1);
+  });
+
+  it('refuses the clickid of a live lead for the same lead in test mode', async () => {
+    const body = validLeadBody({ testMode: '0' });
+    await submit(body);
+    const { outcome } = await submit({ ...body, testMode: '1' });
+    expect(outcome).to.deep.include({ kind: 'invalid', clickidReused: true });
   });
 
   it('refuses a clickid used before for a different lead', async () => {

@@ -6,6 +6,7 @@ import {
   SENSITIVE_LEAD_FIELDS,
 } from '@leadflow/core/lead-fields';
 import {
+  earlierFingerprintSource,
   type LeadValidation,
   leadFingerprintSource,
   normalizedClickid,
@@ -860,6 +861,11 @@ describe('leadFingerprintSource', () => {
     expect(fingerprint(sameValues)).to.equal(fingerprint(COMPLETE_LEAD));
   });
 
+  it('is equal for a live lead whether its testMode is "0" or absent, and differs for a test lead', () => {
+    expect(fingerprint({ ...REQUIRED_ONLY, testMode: '0' })).to.equal(fingerprint(REQUIRED_ONLY));
+    expect(fingerprint({ ...REQUIRED_ONLY, testMode: '1' })).not.to.equal(fingerprint(REQUIRED_ONLY));
+  });
+
   it('differs when a value differs, or an optional field is added', () => {
     const base = fingerprint(COMPLETE_LEAD);
     expect(fingerprint({ ...COMPLETE_LEAD, loanAmount: '1501' })).not.to.equal(base);
@@ -871,6 +877,28 @@ describe('leadFingerprintSource', () => {
     const a = fingerprint({ ...COMPLETE_LEAD, firstName: 'Ann","lastName', lastName: 'Lee' });
     const b = fingerprint({ ...COMPLETE_LEAD, firstName: 'Ann', lastName: '","lastName Lee' });
     expect(a).not.to.equal(b);
+  });
+});
+
+describe('earlierFingerprintSource', () => {
+  const valid = (lead: Lead) => {
+    const result = validateLead(lead, [], NOW);
+    if (!result.ok) expect.fail(JSON.stringify(result.errors));
+    return result.lead;
+  };
+
+  it('is the fields as normalized, testMode "0" kept, for a lead sent with "0"', () => {
+    const pairs = JSON.parse(earlierFingerprintSource(valid({ ...REQUIRED_ONLY, testMode: ' 0 ' }))!);
+    expect(pairs).to.deep.include(['testMode', '0']);
+    expect(pairs.filter(([name]: [string]) => name !== 'testMode')).to.deep.equal(
+      JSON.parse(leadFingerprintSource(valid(REQUIRED_ONLY))),
+    );
+  });
+
+  it('is undefined for a lead whose fingerprint did not change', () => {
+    for (const testMode of ['', '1']) {
+      expect(earlierFingerprintSource(valid({ ...REQUIRED_ONLY, testMode })), testMode).to.equal(undefined);
+    }
   });
 });
 
