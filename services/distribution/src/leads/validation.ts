@@ -7,6 +7,7 @@ import {
 } from '@leadflow/core/lead-fields';
 import { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { type Checked, type FieldRule, fieldRule, type RuleValue } from './field-rules.js';
+import { canonicalIpAddress } from './ip-address.js';
 
 /** A lead that passed every rule, with its values normalized and ready to store. */
 export interface ValidLead {
@@ -111,16 +112,28 @@ export function validateLead(lead: Lead, nonStringFields: readonly string[], now
  * A canonical text of the lead's values, equal for two submissions exactly when they carry the same
  * values: fields in proto order, unsent ones left out, JSON-encoded [name, value] pairs. Key order and
  * unknown fields of the JSON body cannot change it, nor can the spelling of a value: fields are compared
- * normalized, and a live lead's testMode is left out whether it was sent as "0" or not at all. Compares
- * a retry with the first request of the same clickid.
+ * normalized, a live lead's testMode is left out whether it was sent as "0" or not at all, an IPv6
+ * address is compared in one spelling and tPar by its pairs. Compares a retry with the first request of
+ * the same clickid.
  */
 export function leadFingerprintSource(lead: ValidLead): string {
-  return pairsSource({ ...lead.fields, testMode: lead.test ? '1' : '' });
+  return pairsSource({
+    ...lead.fields,
+    testMode: lead.test ? '1' : '',
+    userIp: canonicalIpAddress(lead.fields.userIp),
+    tPar: trackingSource(lead.tracking),
+  });
+}
+
+/** tPar's pairs in name order: the same parameters however they were encoded and ordered; '' for none. */
+function trackingSource(tracking: Readonly<Record<string, string>>): string {
+  const pairs = Object.entries(tracking).sort(([a], [b]) => (a < b ? -1 : 1));
+  return pairs.length === 0 ? '' : JSON.stringify(pairs);
 }
 
 /**
  * What the lead was fingerprinted from before spellings of one value compared equal: its fields as
- * normalized, testMode "0" kept. A retry of a lead stored then is compared with it too, so that it is
+ * normalized (testMode "0", an IPv6 address and tPar as sent). A retry of a lead stored then is compared with it too, so that it is
  * still a replay. Undefined when that is the current source: most leads' fingerprints did not change.
  */
 export function earlierFingerprintSource(lead: ValidLead): string | undefined {

@@ -75,8 +75,8 @@ describe('intake, in process', () => {
     expect(engine.buyers.calls).to.have.length(3);
   });
 
-  it('replays a lead stored with testMode "0" before spellings of one value compared equal', async () => {
-    const body = validLeadBody({ testMode: '0' });
+  it('replays a lead stored with testMode "0" or an IPv6 address as sent before spellings compared equal', async () => {
+    const body = validLeadBody({ testMode: '0', userIp: '2001:DB8:0::7' });
     const first = await submit(body);
     const validation = validateLead(lead(body), [], new Date());
     if (!validation.ok) expect.fail(JSON.stringify(validation.errors));
@@ -85,6 +85,18 @@ describe('intake, in process', () => {
 
     expect(await submit(body)).to.deep.include({ outcome: first.outcome, replayed: true });
     expect((await submit({ ...body, testMode: '1' })).outcome.kind).to.equal('invalid');
+    expect(engine.buyers.calls).to.have.length(1);
+  });
+
+  it('replays a lead retried with its IPv6 address and tPar written another way', async () => {
+    const body = validLeadBody({ userIp: '2001:db8::7', tPar: 'tPar[affiliate]=aff42&tPar[sub]=spring sale' });
+    const first = await submit(body);
+    const retry = await submit({
+      ...body,
+      userIp: '2001:0DB8:0000:0000:0000:0000:0000:0007',
+      tPar: 'tPar%5Bsub%5D=spring+sale&tPar%5Baffiliate%5D=aff42',
+    });
+    expect(retry).to.deep.include({ outcome: first.outcome, replayed: true });
     expect(engine.buyers.calls).to.have.length(1);
   });
 

@@ -866,6 +866,16 @@ describe('leadFingerprintSource', () => {
     expect(fingerprint({ ...REQUIRED_ONLY, testMode: '1' })).not.to.equal(fingerprint(REQUIRED_ONLY));
   });
 
+  it('is equal for one IPv6 address however written, and for tPar pairs however encoded and ordered', () => {
+    const base = { ...REQUIRED_ONLY, userIp: '2001:db8::1', tPar: 'tPar[sub]=a b&tPar[affiliate]=x' };
+    expect(fingerprint({ ...base, userIp: '2001:0DB8:0:0:0:0:0:0001' })).to.equal(fingerprint(base));
+    expect(fingerprint({ ...base, tPar: 'tPar%5Baffiliate%5D=x&tPar[sub]=a+b&' })).to.equal(fingerprint(base));
+    expect(fingerprint({ ...REQUIRED_ONLY, tPar: '&' })).to.equal(fingerprint(REQUIRED_ONLY));
+    expect(fingerprint({ ...base, userIp: '2001:db8::2' })).not.to.equal(fingerprint(base));
+    expect(fingerprint({ ...base, tPar: 'tPar[sub]=a b&tPar[affiliate]=y' })).not.to.equal(fingerprint(base));
+    expect(fingerprint({ ...base, tPar: 'tPar[sub]=a b' })).not.to.equal(fingerprint(base));
+  });
+
   it('differs when a value differs, or an optional field is added', () => {
     const base = fingerprint(COMPLETE_LEAD);
     expect(fingerprint({ ...COMPLETE_LEAD, loanAmount: '1501' })).not.to.equal(base);
@@ -893,6 +903,15 @@ describe('earlierFingerprintSource', () => {
     expect(pairs.filter(([name]: [string]) => name !== 'testMode')).to.deep.equal(
       JSON.parse(leadFingerprintSource(valid(REQUIRED_ONLY))),
     );
+  });
+
+  it('is the fields as normalized for a lead with an IPv6 address or tPar written another way', () => {
+    for (const changes of [{ userIp: '2001:DB8:0::1' }, { tPar: 'tPar[b]=1&tPar[a]=2' }]) {
+      const lead = valid({ ...REQUIRED_ONLY, ...changes });
+      expect(earlierFingerprintSource(lead), JSON.stringify(changes)).to.equal(
+        JSON.stringify(LEAD_FIELDS.filter((field) => lead.fields[field] !== '').map((f) => [f, lead.fields[f]])),
+      );
+    }
   });
 
   it('is undefined for a lead whose fingerprint did not change', () => {
