@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../support/buyer-server.js';
 import { testBuyer } from '../support/buyers.js';
+import { bearer, call } from '../support/grpc.js';
 import { personLead } from '../support/selling.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { describeEachDatabase } from '../support/test-database.js';
@@ -22,7 +23,10 @@ describeEachDatabase('a publisher asks for its lead by clickid', (database) => {
     buyer = await startBuyerServer();
     publisher = await stack.distribution.createPublisher(RATE_LIMIT);
     await stack.distribution.applyBuyers([
-      testBuyer('status-buyer', buyer.url('/buy'), { integration: { timeoutMs: 300 } }),
+      testBuyer('status-buyer', buyer.url('/buy'), {
+        integration: { timeoutMs: 300 },
+        returns: { windowDays: 7, reasons: ['fraud'] },
+      }),
     ]);
   });
   after(async () => {
@@ -125,6 +129,42 @@ describeEachDatabase('a publisher asks for its lead by clickid', (database) => {
       expect(found.body).to.include({ leadId: answer.body.leadId, status: 'rejected' });
     }
     expect((await leadStatus(key, ` ${clickid}x `)).status).to.equal(404);
+  });
+
+  it('answers a returned lead returned, with what the return takes back as the postback says', async () => {
+    buyer.behave('/buy', { kind: 'accept' });
+    const { key } = await stack.distribution.createPublisher();
+    const lead = personLead();
+    const sold = await stack.post(key, lead);
+    expect(sold.body.status).to.equal('sold');
+    const { distribution } = stack;
+    await call(
+      distribution.admin.returnLead.bind(distribution.admin),
+      {
+        requestId: `status-${sold.body.leadId}`,
+        leadId: sold.body.leadId,
+        clickid: '',
+        buyer: '',
+        reason: 'fraud',
+        note: '',
+        creditCents: 0,
+        dryRun: false,
+      },
+      bearer(distribution.service.adminToken),
+    );
+
+    const returned = await leadStatus(key, lead.clickid as string);
+    expect(returned.status).to.equal(200);
+    const { processingTime, ...rest } = returned.body;
+    expect(processingTime).to.be.a('number');
+    // The publisher's clawback is the default, the whole payout: the return takes back the sale's price.
+    expect(rest).to.deep.equal({
+      leadId: sold.body.leadId,
+      status: 'returned',
+      price: sold.body.price,
+      buyerId: sold.body.buyerId,
+      reason: 'fraud',
+    });
   });
 
   it('answers 401 for a revoked or unknown key, as the intake does', async () => {

@@ -10,9 +10,21 @@ export interface PendingAnswer {
   processingTime: number;
 }
 
-export type LeadStatusAnswer = IntakeAnswer | PendingAnswer;
+/** A sold lead its buyer returned, in the terms of the lead.returned postback. */
+export interface ReturnedAnswer {
+  leadId: string;
+  status: 'returned';
+  /** USD, a JSON number: what the return takes back from the publisher's payout. */
+  price: number;
+  buyerId: string;
+  /** The buyer's reason code. */
+  reason: string;
+  processingTime: number;
+}
 
-/** A lead's outcome as the intake answered it (sold, rejected), or pending while it has none. */
+export type LeadStatusAnswer = IntakeAnswer | PendingAnswer | ReturnedAnswer;
+
+/** A lead's outcome now: as the intake answered it (sold, rejected), pending while it has none, or returned. */
 export function leadStatusAnswer(response: GetLeadStatusResponse, processingTime: () => number): LeadStatusAnswer {
   const outcome = response.outcome;
   switch (outcome?.$case) {
@@ -26,6 +38,17 @@ export function leadStatusAnswer(response: GetLeadStatusResponse, processingTime
         reason: outcome.value.reason,
         processingTime: processingTime(),
       };
+    case 'returned': {
+      const { leadId, clawbackCents, buyerId, reason } = outcome.value;
+      return {
+        leadId,
+        status: 'returned',
+        price: clawbackCents / 100,
+        buyerId,
+        reason,
+        processingTime: processingTime(),
+      };
+    }
     case undefined:
       throw GatewayError.of('INTERNAL_SERVER_ERROR', 'GetLeadStatus answered without an outcome');
   }

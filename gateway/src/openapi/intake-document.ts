@@ -102,6 +102,8 @@ const LEAD_STATUS =
   "The lead's outcome now, in the intake answer's shape: sold or rejected, or pending while the lead is held " +
   'until the buyer its post went to confirms it (the intake answered it rejected with the reason that it is held), ' +
   'or while it is still being sold. A held lead settles later: ask again, or register a postback URL to be told. ' +
+  'A sold lead its buyer returned is returned, as the lead.returned postback says: price is what the return ' +
+  "takes back from your payout, reason the buyer's reason code. " +
   "Only your own leads are found: a clickid you did not send is a 404. processingTime is this request's.";
 
 /** The answers an intake request and a status request share: errors that are not about a lead's body. */
@@ -181,7 +183,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
           ],
           responses: {
             '200': {
-              description: 'The lead is sold, rejected or pending. Carries no personal field.',
+              description: 'The lead is sold, rejected, pending or returned. Carries no personal field.',
               headers: rateLimitHeaders,
               content: {
                 'application/json': {
@@ -190,6 +192,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
                       { $ref: '#/components/schemas/SoldAnswer' },
                       { $ref: '#/components/schemas/RejectedAnswer' },
                       { $ref: '#/components/schemas/PendingAnswer' },
+                      { $ref: '#/components/schemas/ReturnedAnswer' },
                     ],
                     discriminator: { propertyName: 'status' },
                   },
@@ -250,6 +253,22 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
             leadId: LEAD_ID,
             status: { const: 'pending' },
             reason: { type: 'string', description: 'Why the lead has no final outcome yet.' },
+            processingTime: PROCESSING_TIME,
+          },
+        },
+        ReturnedAnswer: {
+          type: 'object',
+          required: ['leadId', 'status', 'price', 'buyerId', 'reason', 'processingTime'],
+          properties: {
+            leadId: LEAD_ID,
+            status: { const: 'returned' },
+            price: {
+              type: 'number',
+              description:
+                'What the return takes back from your payout for the sale, in USD: all of it, the share your clawback terms say, or 0 when the network bears the return.',
+            },
+            buyerId: { type: 'string', description: 'Identifier of the buyer that bought the lead and returned it.' },
+            reason: { type: 'string', description: "The buyer's reason code for the return, such as fraud." },
             processingTime: PROCESSING_TIME,
           },
         },

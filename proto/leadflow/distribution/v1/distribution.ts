@@ -145,10 +145,12 @@ export interface GetLeadStatusRequest {
 }
 
 export interface GetLeadStatusResponse {
-  outcome: { $case: "sold"; value: Sold } | { $case: "rejected"; value: Rejected } | {
-    $case: "pending";
-    value: Pending;
-  } | undefined;
+  outcome:
+    | { $case: "sold"; value: Sold }
+    | { $case: "rejected"; value: Rejected }
+    | { $case: "pending"; value: Pending }
+    | { $case: "returned"; value: Returned }
+    | undefined;
 }
 
 /**
@@ -157,6 +159,25 @@ export interface GetLeadStatusResponse {
  */
 export interface Pending {
   leadId: string;
+  reason: string;
+}
+
+/**
+ * The lead was sold, then returned by its buyer (see docs/returns.md): what
+ * the publisher's lead.returned postback says of it.
+ */
+export interface Returned {
+  leadId: string;
+  /**
+   * What the return takes back from the publisher's payout, in integer cents
+   * (the "price" of the HTTP answer and of the postback): the payout, or the
+   * share of it the publisher's clawback terms say; 0 when the network bears
+   * the return.
+   */
+  clawbackCents: number;
+  /** The buyer that bought the lead and returned it. */
+  buyerId: string;
+  /** The buyer's reason code for the return, such as "fraud". */
   reason: string;
 }
 
@@ -1822,6 +1843,9 @@ export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
       case "pending":
         Pending.encode(message.outcome.value, writer.uint32(26).fork()).join();
         break;
+      case "returned":
+        Returned.encode(message.outcome.value, writer.uint32(34).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1863,6 +1887,14 @@ export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
             message.outcome = { $case: "pending", value: Pending.decode(reader, reader.uint32()) };
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.outcome = { $case: "returned", value: Returned.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1883,6 +1915,8 @@ export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
         ? { $case: "rejected", value: Rejected.fromJSON(object.rejected) }
         : isSet(object.pending)
         ? { $case: "pending", value: Pending.fromJSON(object.pending) }
+        : isSet(object.returned)
+        ? { $case: "returned", value: Returned.fromJSON(object.returned) }
         : undefined,
     };
   },
@@ -1895,6 +1929,8 @@ export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
       obj.rejected = Rejected.toJSON(message.outcome.value);
     } else if (message.outcome?.$case === "pending") {
       obj.pending = Pending.toJSON(message.outcome.value);
+    } else if (message.outcome?.$case === "returned") {
+      obj.returned = Returned.toJSON(message.outcome.value);
     }
     return obj;
   },
@@ -1920,6 +1956,12 @@ export const GetLeadStatusResponse: MessageFns<GetLeadStatusResponse> = {
       case "pending": {
         if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
           message.outcome = { $case: "pending", value: Pending.fromPartial(object.outcome.value) };
+        }
+        break;
+      }
+      case "returned": {
+        if (object.outcome?.value !== undefined && object.outcome?.value !== null) {
+          message.outcome = { $case: "returned", value: Returned.fromPartial(object.outcome.value) };
         }
         break;
       }
@@ -2017,6 +2059,135 @@ export const Pending: MessageFns<Pending> = {
   },
 };
 
+function createBaseReturned(): Returned {
+  return { leadId: "", clawbackCents: 0, buyerId: "", reason: "" };
+}
+
+export const Returned: MessageFns<Returned> = {
+  encode(message: Returned, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.leadId !== "") {
+      writer.uint32(10).string(message.leadId);
+    }
+    if (message.clawbackCents !== 0) {
+      writer.uint32(16).int64(message.clawbackCents);
+    }
+    if (message.buyerId !== "") {
+      writer.uint32(26).string(message.buyerId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Returned {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturned();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.leadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.clawbackCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.buyerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Returned {
+    return {
+      leadId: isSet(object.leadId)
+        ? globalThis.String(object.leadId)
+        : isSet(object.lead_id)
+        ? globalThis.String(object.lead_id)
+        : "",
+      clawbackCents: isSet(object.clawbackCents)
+        ? globalThis.Number(object.clawbackCents)
+        : isSet(object.clawback_cents)
+        ? globalThis.Number(object.clawback_cents)
+        : 0,
+      buyerId: isSet(object.buyerId)
+        ? globalThis.String(object.buyerId)
+        : isSet(object.buyer_id)
+        ? globalThis.String(object.buyer_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: Returned): unknown {
+    const obj: any = {};
+    if (message.leadId !== undefined) {
+      obj.leadId = message.leadId;
+    }
+    if (message.clawbackCents !== undefined) {
+      obj.clawbackCents = Math.round(message.clawbackCents);
+    }
+    if (message.buyerId !== undefined) {
+      obj.buyerId = message.buyerId;
+    }
+    if (message.reason !== undefined) {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Returned>, I>>(base?: I): Returned {
+    return Returned.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Returned>, I>>(object: I): Returned {
+    const message = createBaseReturned();
+    message.leadId = object.leadId ?? "";
+    message.clawbackCents = object.clawbackCents ?? 0;
+    message.buyerId = object.buyerId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
 /**
  * Sells publishers' leads to buyers. Business outcomes (sold, rejected,
  * unconfirmed) travel in the response message; refusals are gRPC status codes
@@ -2063,9 +2234,9 @@ export const DistributionServiceService = {
   },
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
-   * sold or rejected as SubmitLead answers them, or pending while the lead is
-   * held for a buyer's confirmation (or still being sold). Carries no personal
-   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * sold or rejected as SubmitLead answers them, pending while the lead is
+   * held for a buyer's confirmation (or still being sold), or returned once
+   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */
@@ -2100,9 +2271,9 @@ export interface DistributionServiceServer extends UntypedServiceImplementation 
   resolvePublisherKey: handleUnaryCall<ResolvePublisherKeyRequest, ResolvePublisherKeyResponse>;
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
-   * sold or rejected as SubmitLead answers them, or pending while the lead is
-   * held for a buyer's confirmation (or still being sold). Carries no personal
-   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * sold or rejected as SubmitLead answers them, pending while the lead is
+   * held for a buyer's confirmation (or still being sold), or returned once
+   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */
@@ -2156,9 +2327,9 @@ export interface DistributionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
-   * sold or rejected as SubmitLead answers them, or pending while the lead is
-   * held for a buyer's confirmation (or still being sold). Carries no personal
-   * field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * sold or rejected as SubmitLead answers them, pending while the lead is
+   * held for a buyer's confirmation (or still being sold), or returned once
+   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */

@@ -56,6 +56,10 @@ function statusMessage(answer: LeadStatusAnswer): GetLeadStatusResponse['outcome
       return { $case: 'rejected', value: { leadId: answer.leadId, reason: answer.reason } };
     case 'pending':
       return { $case: 'pending', value: { leadId: answer.leadId, reason: answer.reason } };
+    case 'returned': {
+      const { leadId, clawbackCents, buyerId, reason } = answer;
+      return { $case: 'returned', value: { leadId, clawbackCents, buyerId, reason } };
+    }
   }
 }
 

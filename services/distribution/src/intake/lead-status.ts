@@ -3,17 +3,20 @@ import { StatusError } from '../errors.js';
 import { findLeadByClickid } from '../leads/lead.repository.js';
 import { normalizedClickid } from '../leads/validation.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
+import { findReturnOfLead } from '../returns/lead-return.repository.js';
 import { storedOutcome } from './intake-outcome.js';
 
 export type LeadStatusAnswer =
   | { kind: 'sold'; leadId: string; payoutCents: number; buyerId: string; redirectUrl: string }
   | { kind: 'rejected'; leadId: string; reason: string }
   /** No final outcome yet: held for a buyer's confirmation, or still being sold. */
-  | { kind: 'pending'; leadId: string; reason: string };
+  | { kind: 'pending'; leadId: string; reason: string }
+  /** Sold, then returned by its buyer: what the return took back of the payout, and its reason code. */
+  | { kind: 'returned'; leadId: string; clawbackCents: number; buyerId: string; reason: string };
 
 export const STILL_BEING_SOLD = 'the lead is still being sold';
 
-/** What a publisher may learn of its own lead by clickid: its outcome, never another publisher's lead. */
+/** What a publisher may learn of its own lead by clickid: its outcome now, never another publisher's lead. */
 export class LeadStatusLookup {
   constructor(
     private readonly db: Db,
@@ -28,8 +31,23 @@ export class LeadStatusLookup {
     const lead = stored === undefined ? undefined : await findLeadByClickid(this.db, publisher.publisherId, stored);
     if (!lead) throw new StatusError('not_found', 'no lead with this clickid', { reason: 'LEAD_NOT_FOUND' });
     const outcome = storedOutcome(lead);
-    if (outcome?.kind === 'sold' || outcome?.kind === 'rejected') return outcome;
+    if (outcome?.kind === 'sold') return (await this.returnOf(lead.id)) ?? outcome;
+    if (outcome?.kind === 'rejected') return outcome;
     const reason = outcome?.kind === 'unconfirmed' ? outcome.reason : STILL_BEING_SOLD;
     return { kind: 'pending', leadId: lead.id, reason };
+  }
+
+  /** A sold lead's return, in the terms of the publisher's lead.returned postback. */
+  private async returnOf(leadId: string): Promise<LeadStatusAnswer | undefined> {
+    const leadReturn = await findReturnOfLead(this.db, leadId);
+    return (
+      leadReturn && {
+        kind: 'returned',
+        leadId,
+        clawbackCents: leadReturn.clawbackCents,
+        buyerId: leadReturn.buyerId,
+        reason: leadReturn.reason,
+      }
+    );
   }
 }
