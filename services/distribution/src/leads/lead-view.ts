@@ -6,10 +6,13 @@ import type { PiiCipher } from '../security/pii-cipher.js';
 import type { AttemptRecord } from './attempt-record.js';
 import type { StoredLead } from './stored-lead.js';
 
-/** Everything but the last four characters becomes '*'; short values are hidden whole. */
-export function maskValue(value: string): string {
-  if (value.length <= 4) return '*'.repeat(value.length);
-  return '*'.repeat(value.length - 4) + value.slice(-4);
+/**
+ * Everything but the last four characters becomes '*'; short values are hidden whole. Characters are
+ * code points, as validation counts them: a mask never splits an emoji into half a surrogate pair.
+ */
+function maskCharacters(characters: readonly string[]): string {
+  if (characters.length <= 4) return '*'.repeat(characters.length);
+  return '*'.repeat(characters.length - 4) + characters.slice(-4).join('');
 }
 
 /**
@@ -18,17 +21,19 @@ export function maskValue(value: string): string {
  * address or an IP is hidden whole.
  */
 function maskSensitive(field: string, value: string): string | undefined {
+  const characters = Array.from(value);
   switch (isLeadField(field) ? leadFieldFacts(field).mask : undefined) {
     case 'whole':
-      return '*'.repeat(value.length);
+      return '*'.repeat(characters.length);
     case 'initial':
-      return value.slice(0, 1) + '*'.repeat(Math.max(0, value.length - 1));
+      return (characters[0] ?? '') + '*'.repeat(Math.max(0, characters.length - 1));
     case 'email': {
+      // Validation takes ASCII addresses only: units are characters.
       const at = value.lastIndexOf('@');
-      return at < 1 ? maskValue(value) : value.slice(0, 1) + '*'.repeat(at - 1) + value.slice(at);
+      return at < 1 ? maskCharacters(characters) : value.slice(0, 1) + '*'.repeat(at - 1) + value.slice(at);
     }
     case 'lastFour':
-      return maskValue(value);
+      return maskCharacters(characters);
     case undefined:
       return undefined;
   }
