@@ -28,13 +28,28 @@ export function lingeringClose(socket: Socket, limits: LingerLimits): void {
   const close = (): void => void socket.destroy();
   const idle = setTimeout(close, limits.idleMs);
   let discarded = 0;
-  socket.on('data', (chunk: Buffer) => {
+  const discard = (chunk: Buffer): void => {
     discarded += chunk.length;
     if (discarded > limits.maxBytes) close();
     else idle.refresh();
-  });
+  };
   // The client is done: close once the answer is out (net.Socket's own destroySoon).
   socket.once('end', () => Socket.prototype.destroySoon.call(socket));
   socket.once('close', () => clearTimeout(idle));
+  discardOnceReading(socket, discard);
   socket.resume();
+}
+
+/**
+ * Takes the socket from Node's HTTP parser, its bytes going to `discard`, once it reads. A request whose body
+ * nobody read has paused its socket (the request's buffer was full), and a socket the parser reads is started
+ * again only by the server's own 'resume' listener: once a 'data' listener has taken it from the parser,
+ * resume() no longer restarts it (the stream still counts on the parser's read), and the client's bytes stay
+ * unread until the idle timer closes the connection. So a paused socket is taken over in the 'resume' event,
+ * just after that listener has started it, before a byte is read; and only once it did (the server holds a
+ * socket paused while earlier answers wait to be written, and resumes it when they are out).
+ */
+function discardOnceReading(socket: Socket, discard: (chunk: Buffer) => void): void {
+  if (socket.isPaused()) socket.once('resume', () => discardOnceReading(socket, discard));
+  else socket.on('data', discard);
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LINGER_MAX_BYTES } from '@leadflow/gateway/src/lingering-close';
 import type { HttpTimeouts } from '@leadflow/service-kit/config';
@@ -5,6 +8,7 @@ import { expect } from 'chai';
 import { testKey, VALID_LEAD } from '../support/gateway.js';
 import { ListeningGateway } from '../support/listening-gateway.js';
 import { type RawClient, requestHead } from '../support/raw-client.js';
+import { python } from '../support/real-clients.js';
 import { ScriptedDistribution } from '../support/scripted-distribution.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -82,6 +86,26 @@ describe('gateway: refused requests close lingering, against a listening gateway
       await waitUntil('the gateway to close the connection', async () => (await openConnections()) === 0);
     });
   }
+
+  it("answers Python's http.client, which writes a 10 MB body before it reads, 413 every time", async () => {
+    // Short, so that a gateway that stops reading cuts the client within the test, as the default 5 s does.
+    await listen({ ...LONG, keepAliveMs: 1000 });
+    const dir = await mkdtemp(path.join(tmpdir(), 'leadflow-lingering-close-'));
+    try {
+      const body = JSON.stringify({ pad: 'x'.repeat(10 * 1024 * 1024) });
+      const bodyFile = path.join(dir, 'body.json');
+      await writeFile(bodyFile, body);
+      const batch = { url: gateway.url(`/api/intake/${KEY}`), contentType: 'application/json', body, bodyFile };
+      const results = await python.post({ ...batch, count: 6, concurrency: 2 });
+      const answer = {
+        status: 413,
+        body: JSON.stringify({ status: 'error', message: 'The request body exceeds 64 KiB' }),
+      };
+      expect(results).to.deep.equal(Array(6).fill(answer));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('lets a refused client still sending when the gateway shuts down read its answer, then closes', async () => {
     await listen(LONG);

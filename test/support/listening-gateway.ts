@@ -19,6 +19,11 @@ export class ListeningGateway {
     this.port = (this.app.server.address() as AddressInfo).port;
   }
 
+  /** The address of `path` on this gateway, for real HTTP clients. */
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
   async client(): Promise<RawClient> {
     const opened = await RawClient.open(this.port);
     this.clients.push(opened);
