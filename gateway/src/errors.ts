@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNSUPPORTED_ENCODING'
+  | 'UNSUPPORTED_CHARSET'
   | 'RATE_LIMITED'
   | 'HEADERS_TOO_LARGE'
   | 'INTERNAL_SERVER_ERROR'
@@ -24,6 +25,7 @@ const STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNSUPPORTED_ENCODING: 415,
+  UNSUPPORTED_CHARSET: 415,
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
@@ -40,6 +42,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',
   UNSUPPORTED_ENCODING: 'Content-Encoding is not supported: send the body uncompressed',
+  UNSUPPORTED_CHARSET: 'The body must be UTF-8: send it as UTF-8, with charset=utf-8 or no charset',
   RATE_LIMITED: 'Rate limit exceeded',
   HEADERS_TOO_LARGE: 'The request headers are too large',
   INTERNAL_SERVER_ERROR: 'Internal server error',

@@ -61,13 +61,13 @@ export const VALID_LEAD = {
 export function postLead(
   app: FastifyInstance,
   key: string,
-  payload: string | object = VALID_LEAD,
+  payload: string | Buffer | object = VALID_LEAD,
   contentType: string | undefined = 'application/json',
 ): Promise<LightMyRequestResponse> {
   return app.inject({
     method: 'POST',
     url: `/api/intake/${key}`,
     headers: contentType === undefined ? {} : { 'content-type': contentType },
-    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
   });
 }

@@ -43,7 +43,8 @@ const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: 
   { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
   {
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    description: 'The Content-Type is not application/json, or the body is compressed (any Content-Encoding).',
+    description:
+      'The Content-Type is not application/json, its charset is not UTF-8, or the body is compressed (any Content-Encoding).',
   },
   {
     code: 'RATE_LIMITED',
@@ -152,7 +153,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
             },
             '400': {
               description:
-                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not a JSON object, or a clickid reused with a different body. Messages never repeat the submitted value.',
+                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not UTF-8 or not a JSON object, or a clickid reused with a different body. Messages never repeat the submitted value.',
               headers: rateLimitHeaders,
               content: {
                 'application/json': {
@@ -215,7 +216,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
         Lead: {
           type: 'object',
           description:
-            'The lead. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. Surrounding whitespace is ignored: each value is trimmed before it is checked and stored, and the patterns and lengths below describe it trimmed. An empty string counts as missing. Unknown fields are ignored.',
+            'The lead, as UTF-8 JSON. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. Surrounding whitespace is ignored: each value is trimmed before it is checked and stored, and the patterns and lengths below describe it trimmed. An empty string counts as missing. Unknown fields are ignored.',
           required: [...REQUIRED_LEAD_FIELDS],
           properties: leadProperties,
           additionalProperties: true,

@@ -7,6 +7,7 @@ import { intakeAnswer } from '../intake/intake-answer.js';
 import { leadFromBody, MAX_BODY_BYTES, refuseEncodedBody } from '../intake/lead-body.js';
 import { leadStatusAnswer } from '../intake/lead-status-answer.js';
 import { publisherLimit } from '../intake/publisher-limit.js';
+import { utf8JsonParser } from '../intake/utf8-json.js';
 import { PublisherKeys } from '../keys/publisher-keys.js';
 import { processingTimeMs } from '../plugins/request-telemetry.js';
 import { foldPluginHeaders } from '../rate-limit/plugin-headers.js';
@@ -28,6 +29,8 @@ const LEAD_STATUS_PATH = '/api/intake/:webmasterKey/leads/:clickid';
 export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app, options) => {
   // JSON only: with no parser for text/plain, Fastify answers every other type 415.
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, utf8JsonParser(app));
   app.decorateRequest('publisher', null);
 
   const keys = new PublisherKeys((webmasterKey, parent) => app.distribution.resolvePublisherKey(webmasterKey, parent));

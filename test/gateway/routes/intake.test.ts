@@ -112,14 +112,23 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
       expect(request.nonStringFields).to.deep.equal([]);
     });
 
-    it('accepts application/json with a charset', async () => {
-      const response = await postLead(app, KEY, VALID_LEAD, 'application/json; charset=utf-8');
-      expect(response.statusCode).to.equal(200);
+    it('accepts application/json with a charset that names UTF-8', async () => {
+      for (const contentType of ['application/json; charset=utf-8', 'application/json;charset="UTF8"']) {
+        const response = await postLead(app, KEY, { ...VALID_LEAD, firstName: 'José' }, contentType);
+        expect(response.statusCode, contentType).to.equal(200);
+      }
+      expect(distribution.submitCalls.map(({ request }) => request.lead!.firstName)).to.deep.equal(['José', 'José']);
     });
   });
 
   describe('refusing bodies before the service is called', () => {
-    const cases: Array<{ name: string; payload: string; contentType?: string; status: number; body: object }> = [
+    const cases: Array<{
+      name: string;
+      payload: string | Buffer;
+      contentType?: string;
+      status: number;
+      body: object;
+    }> = [
       {
         name: 'malformed JSON',
         payload: '{"ssn": "535221234",',
@@ -156,6 +165,33 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
         status: 400,
         body: { status: 'error', errors: { firstName: 'must not contain an unpaired surrogate (\\uD800-\\uDFFF)' } },
       },
+      {
+        name: 'a body in Latin-1, declared so',
+        payload: Buffer.from(JSON.stringify({ ...VALID_LEAD, firstName: 'José' }), 'latin1'),
+        contentType: 'application/json; charset=latin1',
+        status: 415,
+        body: {
+          status: 'error',
+          message: 'The body must be UTF-8: send it as UTF-8, with charset=utf-8 or no charset',
+        },
+      },
+      {
+        name: 'a JSON body declared in another charset than UTF-8',
+        payload: JSON.stringify(VALID_LEAD),
+        contentType: 'application/json; charset=ISO-8859-1',
+        status: 415,
+        body: {
+          status: 'error',
+          message: 'The body must be UTF-8: send it as UTF-8, with charset=utf-8 or no charset',
+        },
+      },
+      ...['application/json', 'application/json; charset=utf-8'].map((contentType) => ({
+        name: `bytes that are not UTF-8, sent as ${contentType}`,
+        payload: Buffer.from(JSON.stringify({ ...VALID_LEAD, firstName: 'José' }), 'latin1'),
+        contentType,
+        status: 400,
+        body: { status: 'error', errors: { body: 'must be UTF-8 text' } },
+      })),
       {
         name: 'text/plain',
         payload: JSON.stringify(VALID_LEAD),
