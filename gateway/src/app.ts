@@ -11,6 +11,7 @@ import { connectionClose } from './plugins/connection-close.js';
 import { distribution } from './plugins/distribution.js';
 import { forwardedForWarning } from './plugins/forwarded-for-warning.js';
 import { metrics } from './plugins/metrics.js';
+import { protocolChecks } from './plugins/protocol-checks.js';
 import { rateLimiter } from './plugins/rate-limiter.js';
 import { requestTelemetry } from './plugins/request-telemetry.js';
 import type { RateLimiter } from './rate-limit/index.js';
@@ -66,6 +67,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   app.register(requestTelemetry);
   app.register(metrics);
   app.register(connectionClose, { linger: lingerLimits(config.httpTimeouts) });
+  app.register(protocolChecks);
   if (!config.trustProxy) app.register(forwardedForWarning);
   app.register(distribution, {
     address: config.distributionAddress,

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNSUPPORTED_ENCODING'
   | 'UNSUPPORTED_CHARSET'
+  | 'EXPECTATION_FAILED'
   | 'RATE_LIMITED'
   | 'HEADERS_TOO_LARGE'
   | 'INTERNAL_SERVER_ERROR'
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNSUPPORTED_ENCODING: 415,
   UNSUPPORTED_CHARSET: 415,
+  EXPECTATION_FAILED: 417,
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
@@ -43,6 +45,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',
   UNSUPPORTED_ENCODING: 'Content-Encoding is not supported: send the body uncompressed',
   UNSUPPORTED_CHARSET: 'The body must be UTF-8: send it as UTF-8, with charset=utf-8 or no charset',
+  EXPECTATION_FAILED: 'Only Expect: 100-continue is supported: send the request without another Expect',
   RATE_LIMITED: 'Rate limit exceeded',
   HEADERS_TOO_LARGE: 'The request headers are too large',
   INTERNAL_SERVER_ERROR: 'Internal server error',

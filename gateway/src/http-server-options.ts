@@ -8,7 +8,7 @@ export function connectionsCheckingIntervalMs(timeouts: HttpTimeouts): number {
 }
 
 /**
- * Node's server limits for slow clients. Node only checks the headers and request timeouts every
+ * Node's server options, mostly its limits for slow clients. Node only checks the headers and request timeouts every
  * `connectionsCheckingInterval` (30 s by default, which would double a short limit), and checks them
  * against each other only when the server is created: so all three go to createServer together, and
  * requestTimeout also as Fastify's own option, which it sets again afterwards. A client past a limit gets
@@ -22,6 +22,8 @@ export function httpServerOptions(timeouts: HttpTimeouts): {
 } {
   return {
     http: {
+      // The gateway answers a request without Host itself, in its error body (plugins/protocol-checks.ts).
+      requireHostHeader: false,
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: connectionsCheckingIntervalMs(timeouts),

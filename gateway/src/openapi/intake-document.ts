@@ -38,13 +38,26 @@ function json(schemaName: string): Schema {
   return { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } };
 }
 
-const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: boolean }> = [
+interface ErrorAnswer {
+  code: ErrorCode;
+  description: string;
+  retryAfter?: boolean;
+  /** Given before the key is checked: without the rate-limit headers. */
+  beforeTheKey?: boolean;
+}
+
+const ERROR_ANSWERS: ErrorAnswer[] = [
   { code: 'UNAUTHORIZED', description: 'The webmaster key is unknown or revoked.' },
   { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
   {
     code: 'UNSUPPORTED_MEDIA_TYPE',
     description:
       'The Content-Type is not application/json, its charset is not UTF-8, or the body is compressed (any Content-Encoding).',
+  },
+  {
+    code: 'EXPECTATION_FAILED',
+    description: 'The request has an Expect header other than 100-continue.',
+    beforeTheKey: true,
   },
   {
     code: 'RATE_LIMITED',
@@ -65,11 +78,11 @@ const ERROR_ANSWERS: Array<{ code: ErrorCode; description: string; retryAfter?: 
   },
 ];
 
-function errorAnswer({ code, description, retryAfter }: (typeof ERROR_ANSWERS)[number]): Schema {
+function errorAnswer({ code, description, retryAfter, beforeTheKey }: ErrorAnswer): Schema {
   return {
     description,
     headers: {
-      ...rateLimitHeaders,
+      ...(beforeTheKey ? {} : rateLimitHeaders),
       ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
     },
     content: {
@@ -110,6 +123,7 @@ const LEAD_STATUS =
 /** The answers an intake request and a status request share: errors that are not about a lead's body. */
 const SHARED_ERRORS = new Set<ErrorCode>([
   'UNAUTHORIZED',
+  'EXPECTATION_FAILED',
   'RATE_LIMITED',
   'INTERNAL_SERVER_ERROR',
   'SERVICE_UNAVAILABLE',
@@ -153,7 +167,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
             },
             '400': {
               description:
-                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not UTF-8 or not a JSON object, or a clickid reused with a different body. Messages never repeat the submitted value.',
+                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not UTF-8 or not a JSON object, a clickid reused with a different body, or a request that is not HTTP/1.1 (errors.request: a bad request line or header, no Host header). Messages never repeat the submitted value.',
               headers: rateLimitHeaders,
               content: {
                 'application/json': {
