@@ -11,7 +11,6 @@ function fromFastifyError(error: FastifyError, url: string): GatewayError | unde
       return GatewayError.of('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return GatewayError.badRequest({ body: 'must be a JSON object' });
-    // Also raised by the secure parser for `__proto__` and `constructor.prototype` keys.
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return GatewayError.badRequest({ body: 'must be valid JSON' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -17,12 +17,14 @@ export function declaresUtf8(contentType: string | undefined): boolean {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The intake's JSON parser: Fastify's own (with its prototype-poisoning checks), given the body only as
- * UTF-8 text. Fastify's reads any body as UTF-8 and turns bytes that are not into U+FFFD, which a name
- * then holds as a character: a body in another charset (José in Latin-1) was stored as "Jos\uFFFD".
+ * The intake's JSON parser: Fastify's own, given the body only as UTF-8 text. Fastify's reads any body as
+ * UTF-8 and turns bytes that are not into U+FFFD, which a name then holds as a character: a body in another
+ * charset (José in Latin-1) was stored as "Jos\uFFFD". A `__proto__` key, and a `constructor` holding a
+ * `prototype`, are removed from the parsed body as the unknown fields they are (refusing them would refuse
+ * valid JSON); JSON.parse makes them own properties, so nothing reaches a prototype either way.
  */
 export function utf8JsonParser(app: FastifyInstance): FastifyBodyParser<Buffer> {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
   return (request, body, done) => {
     if (!declaresUtf8(request.headers['content-type'])) return done(GatewayError.of('UNSUPPORTED_CHARSET'));
     let text: string;

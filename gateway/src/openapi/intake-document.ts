@@ -230,7 +230,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
         Lead: {
           type: 'object',
           description:
-            'The lead, as UTF-8 JSON. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. Surrounding whitespace is ignored: each value is trimmed before it is checked and stored, and the patterns and lengths below describe it trimmed. An empty string counts as missing. Unknown fields are ignored.',
+            'The lead, as UTF-8 JSON. Every value is a JSON string, numbers and dates included; any other JSON type is a 400 for that field. Surrounding whitespace is ignored: each value is trimmed before it is checked and stored, and the patterns and lengths below describe it trimmed. An empty string counts as missing. Unknown fields are ignored, __proto__ and constructor included.',
           required: [...REQUIRED_LEAD_FIELDS],
           properties: leadProperties,
           additionalProperties: true,

@@ -124,7 +124,7 @@ describe('gateway: traces and logs', () => {
       );
       expect(await record(postLead(app, KEY, `{"ssn": ${SSN}, "bankAccountNumber": ${BANK_ACCOUNT}}`))).to.equal(200);
       expect(await record(postLead(app, KEY, `{"ssn": "${SSN}", "__proto__": {"x": "${BANK_ACCOUNT}"}}`))).to.equal(
-        400,
+        200,
       );
       expect(await record(postLead(app, KEY, JSON.stringify({ ...lead, userAgent: 'x'.repeat(70_000) })))).to.equal(
         413,
