@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -22,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -40,6 +42,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   BAD_REQUEST: 'The request is invalid',
   UNAUTHORIZED: 'Unknown or revoked webmaster key',
   NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed: the Allow header lists the methods this path takes',
   REQUEST_TIMEOUT: 'The request did not arrive in time',
   PAYLOAD_TOO_LARGE: 'The request body exceeds 64 KiB',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',

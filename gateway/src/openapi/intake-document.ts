@@ -98,6 +98,11 @@ function errorAnswer({ code, description, retryAfter, beforeTheKey }: ErrorAnswe
   };
 }
 
+/** A path's description: what another method on it gets (a Path Item lists the methods it takes only). */
+function otherMethods(allow: string): string {
+  return `Any other method on this path is answered ${statusOf('METHOD_NOT_ALLOWED')} with Allow: ${allow} (components/responses/MethodNotAllowed), before the key is checked.`;
+}
+
 const WEBMASTER_KEY = {
   name: 'webmasterKey',
   in: 'path',
@@ -142,6 +147,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
     },
     paths: {
       '/api/intake/{webmasterKey}': {
+        description: otherMethods('POST'),
         post: {
           operationId: 'submitLead',
           summary: 'Submit one lead',
@@ -181,6 +187,7 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
         },
       },
       '/api/intake/{webmasterKey}/leads/{clickid}': {
+        description: otherMethods('GET, HEAD'),
         get: {
           operationId: 'getLeadStatus',
           summary: 'The outcome of a lead you sent',
@@ -226,6 +233,20 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
       },
     },
     components: {
+      responses: {
+        MethodNotAllowed: {
+          description: `The answer to a method the path does not take. ${messageOf('METHOD_NOT_ALLOWED')}.`,
+          headers: {
+            Allow: { description: 'The methods the path takes.', schema: { type: 'string' }, example: 'POST' },
+          },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/ErrorMessage' },
+              example: { status: 'error', message: messageOf('METHOD_NOT_ALLOWED') },
+            },
+          },
+        },
+      },
       schemas: {
         Lead: {
           type: 'object',

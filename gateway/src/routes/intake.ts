@@ -11,6 +11,7 @@ import { utf8JsonParser } from '../intake/utf8-json.js';
 import { PublisherKeys } from '../keys/publisher-keys.js';
 import { processingTimeMs } from '../plugins/request-telemetry.js';
 import { foldPluginHeaders } from '../rate-limit/plugin-headers.js';
+import { refuseOtherMethods } from './other-methods.js';
 
 export interface IntakeRoutesOptions {
   defaultRateLimitPerMinute: number;
@@ -25,6 +26,7 @@ const LEAD_STATUS_PATH = '/api/intake/:webmasterKey/leads/:clickid';
  * POST /api/intake/:webmasterKey: one lead in, one gRPC SubmitLead call, the outcome as HTTP.
  * GET /api/intake/:webmasterKey/leads/:clickid: that lead's outcome now, with the same key checks, the
  * same error bodies and counted in the same publisher's limit.
+ * Any other method on either path: 405, with the methods it takes in Allow.
  */
 export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app, options) => {
   // JSON only: with no parser for text/plain, Fastify answers every other type 415.
@@ -76,6 +78,10 @@ export const intakeRoutes: FastifyPluginAsync<IntakeRoutesOptions> = async (app,
       });
     return leadStatusAnswer(response, () => processingTimeMs(request));
   });
+
+  refuseOtherMethods(app, INTAKE_PATH, ['POST']);
+  // Fastify answers HEAD as GET.
+  refuseOtherMethods(app, LEAD_STATUS_PATH, ['GET', 'HEAD']);
 };
 
 interface LeadStatusParams extends IntakeParams {

@@ -132,7 +132,7 @@ describe('gateway: traces and logs', () => {
       expect(await record(postLead(app, KEY, JSON.stringify(lead), 'text/plain'))).to.equal(415);
       expect(await record(postLead(app, `${KEY}x`, lead))).to.equal(401);
       expect(await record(postLead(app, `${KEY}%zz`, lead))).to.equal(400);
-      expect(await record(app.inject({ method: 'GET', url: `/api/intake/${KEY}?ssn=${SSN}` }))).to.equal(404);
+      expect(await record(app.inject({ method: 'GET', url: `/api/intake/${KEY}?ssn=${SSN}` }))).to.equal(405);
     } finally {
       await app.close();
     }

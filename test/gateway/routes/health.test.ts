@@ -83,6 +83,11 @@ describe('gateway: GET /openapi.json', () => {
     expect(post.responses['429'].headers).to.have.property('Retry-After');
     expect(post.responses['200'].headers).to.have.keys('RateLimit-Policy', 'RateLimit');
     expect(post.description).to.include('Retry');
+    expect(document.paths['/api/intake/{webmasterKey}'].description).to.include('405 with Allow: POST');
+    expect(document.paths['/api/intake/{webmasterKey}/leads/{clickid}'].description).to.include(
+      '405 with Allow: GET, HEAD',
+    );
+    expect(document.components.responses.MethodNotAllowed.headers).to.have.property('Allow');
   });
 
   it('describes every lead field as a string and lists the required ones', async () => {

@@ -337,11 +337,44 @@ describe('gateway: POST /api/intake/:webmasterKey', () => {
       expect(response.json()).to.deep.equal({ status: 'error', message: 'Not found' });
     });
 
-    it('answers another method on the intake path with a JSON 404', async () => {
-      const response = await app.inject({ method: 'GET', url: `/api/intake/${KEY}` });
-      expect(response.statusCode).to.equal(404);
-      expect(response.json()).to.deep.equal({ status: 'error', message: 'Not found' });
-      expect(distribution.resolveCalls).to.have.length(0);
+    const paths = [
+      { path: `/api/intake/${KEY}`, allow: 'POST', others: ['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT', 'PATCH'] },
+      { path: `/api/intake/${KEY}/leads/click-1`, allow: 'GET, HEAD', others: ['POST', 'OPTIONS', 'DELETE', 'PUT'] },
+    ] as const;
+    for (const { path, allow, others } of paths) {
+      it(`answers ${others.join(', ')} on ${path.replace(KEY, '{key}')} 405, with Allow: ${allow}`, async () => {
+        for (const method of others) {
+          const response = await app.inject({ method, url: path });
+          expect(response.statusCode, method).to.equal(405);
+          expect(response.headers.allow, method).to.equal(allow);
+          expect(response.headers['content-type'], method).to.match(/^application\/json/);
+          if (method !== 'HEAD') {
+            expect(response.json(), method).to.deep.equal({
+              status: 'error',
+              message: 'Method not allowed: the Allow header lists the methods this path takes',
+            });
+          }
+        }
+        expect(distribution.resolveCalls).to.have.length(0);
+      });
+    }
+
+    it('answers 405 to another method before reading its body', async () => {
+      const response = await app.inject({
+        method: 'PUT',
+        url: `/api/intake/${KEY}`,
+        headers: { 'content-type': 'text/plain' },
+        payload: 'x'.repeat(100 * 1024),
+      });
+      expect(response.statusCode).to.equal(405);
+    });
+
+    it('answers a path with a trailing slash 404', async () => {
+      for (const url of [`/api/intake/${KEY}/`, `/api/intake/${KEY}/leads/click-1/`]) {
+        const response = await app.inject({ method: 'POST', url, payload: VALID_LEAD });
+        expect(response.statusCode, url).to.equal(404);
+        expect(response.json()).to.deep.equal({ status: 'error', message: 'Not found' });
+      }
     });
   });
 });
