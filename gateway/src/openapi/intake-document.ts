@@ -24,7 +24,7 @@ function rateLimitText(defaultLimit: number): string {
     `Rate limit: ${defaultLimit} requests in any rolling 60 seconds per publisher by default ` +
     '(all keys of a publisher share it; the limit can be set per publisher). Every request with a live key counts, valid or not. ' +
     'Failed authentications (a key of the wrong shape, unknown or revoked) are limited per client address, under the policy "auth-failures". ' +
-    'Answers carry RateLimit-Policy and RateLimit (all but a 503 given before the key could be checked); a 429 also carries Retry-After. ' +
+    'Answers carry RateLimit-Policy and RateLimit, except those given before the key is checked (a 400 with errors.url or errors.request, 405, 408, 417, 431, and a 503 when the key could not be checked); a 429 also carries Retry-After. ' +
     'Answers 401, 413 and 429 close the connection.'
   );
 }
@@ -39,46 +39,77 @@ function json(schemaName: string): Schema {
 }
 
 interface ErrorAnswer {
-  code: ErrorCode;
+  /** The codes answered with this status, each with its own message. */
+  codes: [ErrorCode, ...ErrorCode[]];
   description: string;
   retryAfter?: boolean;
   /** Given before the key is checked: without the rate-limit headers. */
   beforeTheKey?: boolean;
 }
 
-const ERROR_ANSWERS: ErrorAnswer[] = [
-  { code: 'UNAUTHORIZED', description: 'The webmaster key is unknown or revoked.' },
-  { code: 'PAYLOAD_TOO_LARGE', description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
+/** The answers either path gives: none is about a lead's body. */
+const REQUEST_ERRORS: ErrorAnswer[] = [
+  { codes: ['UNAUTHORIZED'], description: 'The webmaster key is unknown or revoked.' },
   {
-    code: 'UNSUPPORTED_MEDIA_TYPE',
-    description:
-      'The Content-Type is not application/json, its charset is not UTF-8, or the body is compressed (any Content-Encoding).',
+    codes: ['REQUEST_TIMEOUT'],
+    description: 'The headers, or the whole request, did not arrive in time. The connection is closed.',
+    beforeTheKey: true,
   },
   {
-    code: 'EXPECTATION_FAILED',
+    codes: ['EXPECTATION_FAILED'],
     description: 'The request has an Expect header other than 100-continue.',
     beforeTheKey: true,
   },
   {
-    code: 'RATE_LIMITED',
+    codes: ['RATE_LIMITED'],
     description: 'Too many requests. Wait Retry-After seconds (also `retryAfter` in the body).',
     retryAfter: true,
   },
-  { code: 'INTERNAL_SERVER_ERROR', description: 'Internal error. Retry with backoff, same clickid and body.' },
   {
-    code: 'SERVICE_UNAVAILABLE',
-    description:
-      'The service is temporarily unavailable. Retry after Retry-After seconds with backoff, same clickid and body.',
-    retryAfter: true,
+    codes: ['HEADERS_TOO_LARGE'],
+    description: 'The request headers are over 16 KiB. The connection is closed.',
+    beforeTheKey: true,
   },
   {
-    code: 'GATEWAY_TIMEOUT',
+    codes: ['INTERNAL_SERVER_ERROR'],
+    description: 'Internal error. Retry with backoff (a lead: same clickid and body).',
+  },
+  {
+    codes: ['SERVICE_UNAVAILABLE'],
+    description:
+      'The service is temporarily unavailable. Retry after Retry-After seconds with backoff (a lead: same clickid and body).',
+    retryAfter: true,
+  },
+];
+
+/** The intake's answers about the body it was sent, and its deadline. */
+const INTAKE_ERRORS: ErrorAnswer[] = [
+  { codes: ['PAYLOAD_TOO_LARGE'], description: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.` },
+  {
+    codes: ['UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_CHARSET'],
+    description:
+      'The Content-Type is not application/json, its charset is not UTF-8, or the body is compressed (any Content-Encoding).',
+  },
+  {
+    codes: ['GATEWAY_TIMEOUT'],
     description:
       'The lead was not processed in time. Retry with the same clickid and body: a sale made meanwhile is replayed.',
   },
 ];
 
-function errorAnswer({ code, description, retryAfter, beforeTheKey }: ErrorAnswer): Schema {
+/** The status look-up's own answers. */
+const LEAD_STATUS_ERRORS: ErrorAnswer[] = [
+  { codes: ['NOT_FOUND'], description: 'You sent no lead with this clickid.' },
+  { codes: ['GATEWAY_TIMEOUT'], description: "The lead's outcome was not found in time. Ask again." },
+];
+
+function errorExample(code: ErrorCode): Schema {
+  return {
+    value: { status: 'error', message: messageOf(code), ...(code === 'RATE_LIMITED' ? { retryAfter: 12 } : {}) },
+  };
+}
+
+function errorAnswer({ codes, description, retryAfter, beforeTheKey }: ErrorAnswer): Schema {
   return {
     description,
     headers: {
@@ -87,12 +118,40 @@ function errorAnswer({ code, description, retryAfter, beforeTheKey }: ErrorAnswe
     },
     content: {
       'application/json': {
-        schema: { $ref: `#/components/schemas/${code === 'RATE_LIMITED' ? 'RateLimitedError' : 'ErrorMessage'}` },
-        example: {
-          status: 'error',
-          message: messageOf(code),
-          ...(code === 'RATE_LIMITED' ? { retryAfter: 12 } : {}),
-        },
+        schema: { $ref: `#/components/schemas/${codes[0] === 'RATE_LIMITED' ? 'RateLimitedError' : 'ErrorMessage'}` },
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
+      },
+    },
+  };
+}
+
+/** Each answer under its status. */
+function errorAnswers(answers: ErrorAnswer[]): Record<string, Schema> {
+  return Object.fromEntries(answers.map((answer) => [String(statusOf(answer.codes[0])), errorAnswer(answer)]));
+}
+
+/** Example `errors` of a 400 that is not about the lead: a path that is not a URL, a request that is not HTTP/1.1. */
+const REQUEST_VALIDATION_EXAMPLES = {
+  url: { summary: 'A path that is not a valid URL (bad percent-encoding)', value: { url: 'is not a valid URL' } },
+  request: {
+    summary: 'A request that is not HTTP/1.1: a bad request line or header, no Host header',
+    value: { request: 'is not valid HTTP/1.1' },
+  },
+};
+
+function validationAnswer(description: string, examples: Record<string, { summary: string; value: Schema }>): Schema {
+  return {
+    description: `${description} Messages never repeat the submitted value.`,
+    headers: rateLimitHeaders,
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ValidationError' },
+        examples: Object.fromEntries(
+          Object.entries(examples).map(([name, { summary, value }]) => [
+            name,
+            { summary, value: { status: 'error', errors: value } },
+          ]),
+        ),
       },
     },
   };
@@ -124,15 +183,6 @@ const LEAD_STATUS =
   'A sold lead its buyer returned is returned, as the lead.returned postback says: price is what the return ' +
   "takes back from your payout, reason the buyer's reason code. " +
   "Only your own leads are found: a clickid you did not send is a 404. processingTime is this request's.";
-
-/** The answers an intake request and a status request share: errors that are not about a lead's body. */
-const SHARED_ERRORS = new Set<ErrorCode>([
-  'UNAUTHORIZED',
-  'EXPECTATION_FAILED',
-  'RATE_LIMITED',
-  'INTERNAL_SERVER_ERROR',
-  'SERVICE_UNAVAILABLE',
-]);
 
 /** The OpenAPI 3.1 description of the public intake endpoint and its lead status endpoint. */
 export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema {
@@ -171,18 +221,18 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
                 },
               },
             },
-            '400': {
-              description:
-                'The lead was not processed: fields missing or invalid (one entry per field), a body that is not UTF-8 or not a JSON object, a clickid reused with a different body, or a request that is not HTTP/1.1 (errors.request: a bad request line or header, no Host header). Messages never repeat the submitted value.',
-              headers: rateLimitHeaders,
-              content: {
-                'application/json': {
-                  schema: { $ref: '#/components/schemas/ValidationError' },
-                  example: { status: 'error', errors: { ssn: 'must be 9 digits', email: 'is required' } },
+            '400': validationAnswer(
+              'The lead was not processed: fields missing or invalid (one entry per field), a body that is not UTF-8, not JSON or not an object (errors.body), a clickid reused with a different body (errors.clickid), or a request that is not valid (errors.url, errors.request).',
+              {
+                fields: {
+                  summary: 'Fields missing or invalid',
+                  value: { ssn: 'must be 9 digits', email: 'is required' },
                 },
+                body: { summary: 'A body that is not UTF-8 JSON of one object', value: { body: 'must be valid JSON' } },
+                ...REQUEST_VALIDATION_EXAMPLES,
               },
-            },
-            ...Object.fromEntries(ERROR_ANSWERS.map((answer) => [String(statusOf(answer.code)), errorAnswer(answer)])),
+            ),
+            ...errorAnswers([...REQUEST_ERRORS, ...INTAKE_ERRORS]),
           },
         },
       },
@@ -221,13 +271,11 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
                 },
               },
             },
-            '404': errorAnswer({ code: 'NOT_FOUND', description: 'You sent no lead with this clickid.' }),
-            ...Object.fromEntries(
-              ERROR_ANSWERS.filter((answer) => SHARED_ERRORS.has(answer.code)).map((answer) => [
-                String(statusOf(answer.code)),
-                errorAnswer(answer),
-              ]),
+            '400': validationAnswer(
+              'The request is not valid: a path that is not a URL (errors.url), or not HTTP/1.1 (errors.request).',
+              REQUEST_VALIDATION_EXAMPLES,
             ),
+            ...errorAnswers([...REQUEST_ERRORS, ...LEAD_STATUS_ERRORS]),
           },
         },
       },
@@ -235,15 +283,13 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
     components: {
       responses: {
         MethodNotAllowed: {
-          description: `The answer to a method the path does not take. ${messageOf('METHOD_NOT_ALLOWED')}.`,
+          ...errorAnswer({
+            codes: ['METHOD_NOT_ALLOWED'],
+            description: 'The answer to a method the path does not take.',
+            beforeTheKey: true,
+          }),
           headers: {
             Allow: { description: 'The methods the path takes.', schema: { type: 'string' }, example: 'POST' },
-          },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/ErrorMessage' },
-              example: { status: 'error', message: messageOf('METHOD_NOT_ALLOWED') },
-            },
           },
         },
       },
@@ -315,7 +361,8 @@ export function intakeOpenApiDocument(defaultRateLimitPerMinute: number): Schema
             status: { const: 'error' },
             errors: {
               type: 'object',
-              description: 'Field name (or "body" for the body as a whole) -> message.',
+              description:
+                'Name -> message: a lead field\'s name, "body" for the body as a whole (not UTF-8, not JSON, not an object, not as long as its Content-Length), "url" for a path that is not a valid URL, "request" for a request that is not valid HTTP/1.1 (a bad request line or header, no Host header).',
               additionalProperties: { type: 'string' },
             },
           },

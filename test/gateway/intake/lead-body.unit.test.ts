@@ -27,6 +27,9 @@ describe('leadFromBody', () => {
     expect(leadFromBody({ city: '\u{1F600} Springfield' }).lead.city, 'a whole pair is text').to.equal(
       '\u{1F600} Springfield',
     );
+    expect(leadFromBody(JSON.parse('{"note": "\\ud800"}')).lead, 'an unknown field is ignored').to.not.have.property(
+      'note',
+    );
   });
 
   it('refuses what is not a JSON object', () => {
