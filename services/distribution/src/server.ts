@@ -24,6 +24,7 @@ import { adminHandlers } from './grpc/admin.handlers.js';
 import { callerChecksInterceptor } from './grpc/caller-checks.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
+import { readingRequestsSafely } from './grpc/request-decoding.js';
 import { IntakeService } from './intake/intake.service.js';
 import { LeadStatusLookup } from './intake/lead-status.js';
 import { LeadLookup } from './leads/lead-lookup.js';
@@ -264,7 +265,7 @@ async function serve(
   });
   countUnknownMethods(server, metrics);
   server.addService(
-    DistributionServiceService,
+    readingRequestsSafely(DistributionServiceService),
     distributionHandlers({
       intake,
       publishers,
@@ -274,7 +275,7 @@ async function serve(
     }),
   );
   server.addService(
-    AdminServiceService,
+    readingRequestsSafely(AdminServiceService),
     adminHandlers({
       publishers,
       buyers,

@@ -4,6 +4,7 @@ import { rpcCallAttributes, rpcStatusAttributes } from '@leadflow/service-kit/rp
 import { extractTraceContext } from '@leadflow/service-kit/telemetry';
 import { context, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { failedCallStatus, failureOf, internalFailure } from './call-failure.js';
+import { refusalOfUnreadable } from './request-decoding.js';
 
 /** When the caller needs the answer, in epoch ms. */
 export function answerBy(call: ServerUnaryCall<unknown, unknown>): number {
@@ -15,7 +16,8 @@ export function answerBy(call: ServerUnaryCall<unknown, unknown>): number {
  * Adapts an async handler to grpc-js: a SERVER span joined to the caller's
  * trace, StatusErrors as their status codes, anything else as INTERNAL with a
  * generic message (logged by name and code only: driver errors can quote SQL
- * parameters).
+ * parameters). A request its deserializer could not read (request-decoding.ts)
+ * is refused without running the handler.
  */
 export function unary<Req, Res>(
   method: string,
@@ -27,7 +29,8 @@ export function unary<Req, Res>(
     const parent = extractTraceContext(call.metadata as Metadata);
     context.with(parent, () =>
       tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: rpcCallAttributes(method) }, (span) => {
-        handler(call.request, call).then(
+        const refusal = refusalOfUnreadable(call.request);
+        (refusal ? Promise.reject(refusal) : handler(call.request, call)).then(
           (response) => {
             span.setAttributes(rpcStatusAttributes(status.OK));
             span.end();
