@@ -1,4 +1,5 @@
 import { ConfigError, type GatewayConfig, loadGatewayConfig } from '@leadflow/service-kit/config';
+import { routeGrpcLogs } from '@leadflow/service-kit/grpc-logging';
 import { listenFailure } from '@leadflow/service-kit/listen-errors';
 import { createLogger } from '@leadflow/service-kit/logger';
 import { announceReady } from '@leadflow/service-kit/ready-signal';
@@ -18,6 +19,7 @@ function loadConfig(): GatewayConfig {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(GATEWAY_SERVICE_NAME, config.logLevel, undefined, config.logFormat);
+  routeGrpcLogs(logger);
   const telemetry = await startTelemetry(GATEWAY_SERVICE_NAME, logger);
   const app = buildGateway({ config, logger });
   await app.listen({ host: config.httpHost, port: config.httpPort }).catch(async (error: unknown) => {

@@ -1,4 +1,5 @@
 import { ConfigError, loadDistributionConfig } from '@leadflow/service-kit/config';
+import { routeGrpcLogs } from '@leadflow/service-kit/grpc-logging';
 import { createLogger } from '@leadflow/service-kit/logger';
 import { announceReady } from '@leadflow/service-kit/ready-signal';
 import { startTelemetry } from '@leadflow/service-kit/telemetry';
@@ -7,6 +8,7 @@ import { startDistribution } from './server.js';
 async function main(): Promise<void> {
   const config = loadDistributionConfig();
   const logger = createLogger('leadflow-distribution', config.logLevel, undefined, config.logFormat);
+  routeGrpcLogs(logger);
   const telemetry = await startTelemetry('leadflow-distribution', logger);
   // The embedded default is what a newcomer runs first: `npm start` gives them a market to sell to.
   const demoSimulatorUrl = config.databaseUrl ? undefined : config.demoSimulatorUrl;
