@@ -4,6 +4,7 @@ import { TtlCache } from '@leadflow/service-kit/ttl-cache';
 import type { Db } from '../db/database.js';
 import { invalidField, StatusError } from '../errors.js';
 import { newId } from '../ids.js';
+import { disallowedCharactersProblem } from '../leads/text.js';
 import type { Publisher, PublisherKeyInfo, PublisherWithKeys } from './publisher.js';
 import type { LiveKey } from './publisher.repository.js';
 import * as repository from './publisher.repository.js';
@@ -67,6 +68,9 @@ export class PublisherService {
     if (name.length === 0 || name.length > 200) {
       throw invalidField('name', 'must be 1 to 200 characters');
     }
+    // A name is shown in lists, logs and CSV reports as a lead's free text is: the same characters are refused.
+    const problem = disallowedCharactersProblem(name);
+    if (problem) throw invalidField('name', problem);
     const rateLimitPerMinute = input.rateLimitPerMinute || DEFAULT_RATE_LIMIT_PER_MINUTE;
     validateRateLimit(rateLimitPerMinute);
     const payoutShareBps = input.payoutShareBps || DEFAULT_PAYOUT_SHARE_BPS;
