@@ -12,6 +12,7 @@ import { invalidField } from '../errors.js';
 import type { LeadFilter } from '../leads/lead.repository.js';
 import type { FoundLead, LeadLookup } from '../leads/lead-lookup.js';
 import { leadView } from '../leads/lead-view.js';
+import { requestTimeMs } from '../request-time.js';
 import { leadReturnView } from '../returns/lead-return-view.js';
 import type { LeadReturns, ReturnRequest } from '../returns/lead-returns.js';
 import type { PiiCipher } from '../security/pii-cipher.js';
@@ -31,18 +32,20 @@ type LeadMethods = Pick<
   'getLead' | 'findLead' | 'listLeads' | 'listUnconfirmedLeads' | 'resolveLead' | 'returnLead'
 >;
 
-/** The request's filter in storage's terms; a status this build does not know is refused. */
+const INVALID_LEAD_FILTER = 'INVALID_LEAD_FILTER';
+
+/** The request's filter in storage's terms; a status this build does not know, or a time out of range, is refused. */
 function leadFilter(request: ListLeadsRequest): LeadFilter {
   const status = request.status === 0 ? undefined : leadStatuses.nameOf(request.status);
   if (request.status !== 0 && status === undefined) {
-    throw invalidField('status', 'is not a lead status', { reason: 'INVALID_LEAD_FILTER' });
+    throw invalidField('status', 'is not a lead status', { reason: INVALID_LEAD_FILTER });
   }
   return {
     status: status as LeadStatus | undefined,
     publisherId: request.publisherId || undefined,
     buyerId: request.buyerId || undefined,
-    fromMs: request.startTime?.getTime(),
-    toMs: request.endTime?.getTime(),
+    fromMs: requestTimeMs('start_time', request.startTime, INVALID_LEAD_FILTER),
+    toMs: requestTimeMs('end_time', request.endTime, INVALID_LEAD_FILTER),
   };
 }
 

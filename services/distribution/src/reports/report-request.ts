@@ -2,6 +2,7 @@ import { canonicalTimeZone } from '@leadflow/core/zoned-time';
 import { type GetReportRequest, ReportGrouping } from '@leadflow/proto/leadflow/admin/v1/reports';
 import { reportGroupings } from '@leadflow/service-kit/admin-enums';
 import { invalidField } from '../errors.js';
+import { requestTimeMs } from '../request-time.js';
 
 export const REPORT_GROUPINGS = ['publisher', 'buyer', 'day', 'hour'] as const;
 export type ReportGroupingName = (typeof REPORT_GROUPINGS)[number];
@@ -20,12 +21,10 @@ export interface ReportQuery {
   scope: ReportScope;
 }
 
-function isEpochMs(value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 0;
-}
+const INVALID_REPORT_REQUEST = 'INVALID_REPORT_REQUEST';
 
 const invalid = (field: string, description: string) =>
-  invalidField(field, description, { reason: 'INVALID_REPORT_REQUEST' });
+  invalidField(field, description, { reason: INVALID_REPORT_REQUEST });
 
 /** The request checked; StatusError invalid_argument for what cannot be reported on. */
 export function parseReportRequest(request: GetReportRequest): ReportQuery {
@@ -39,10 +38,8 @@ export function parseReportRequest(request: GetReportRequest): ReportQuery {
     );
   const timezone = request.timezone === '' ? 'UTC' : canonicalTimeZone(request.timezone);
   if (!timezone) throw invalid('timezone', 'must be an IANA time zone such as America/New_York');
-  const fromMs = request.startTime?.getTime() ?? 0;
-  const toMs = request.endTime?.getTime() ?? 0;
-  if (!isEpochMs(fromMs)) throw invalid('start_time', 'must not be before 1970');
-  if (!isEpochMs(toMs)) throw invalid('end_time', 'must not be before 1970');
+  const fromMs = requestTimeMs('start_time', request.startTime, INVALID_REPORT_REQUEST) ?? 0;
+  const toMs = requestTimeMs('end_time', request.endTime, INVALID_REPORT_REQUEST) ?? 0;
   if (fromMs > 0 && toMs > 0 && fromMs >= toMs) throw invalid('end_time', 'must be after start_time');
   return { groupBy, timezone, scope: { fromMs, toMs, includeTest: request.includeTest } };
 }

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
 import { testBuyer } from '../../../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
-import { bearer } from '../../../support/grpc.js';
+import { bearer, callWithBytes } from '../../../support/grpc.js';
 import { validLeadBody } from '../../../support/leads.js';
 import { sqliteDatabase } from '../../../support/test-database.js';
 
@@ -59,24 +59,9 @@ describe('gRPC: requests whose bytes cannot be read', () => {
     await buyers?.close();
   });
 
-  /** A call of `path` with `request` as its bytes: its answer's bytes, or its failure. */
-  function call(path: string, request: Buffer, metadata = new Metadata()): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      raw.makeUnaryRequest(
-        path,
-        (message: Buffer) => message,
-        (message: Buffer) => message,
-        request,
-        metadata,
-        { deadline: Date.now() + 10_000 },
-        (error, response) => (error ? reject(error) : resolve(response!)),
-      );
-    });
-  }
-
   /** The failure of a call; fails the test when it succeeds. */
   function send(path: string, request: Buffer, metadata = new Metadata()): Promise<ServiceError> {
-    return call(path, request, metadata).then(
+    return callWithBytes(raw, path, request, metadata).then(
       () => expect.fail(`${path} succeeded`),
       (error: ServiceError) => error,
     );
@@ -136,7 +121,7 @@ describe('gRPC: requests whose bytes cannot be read', () => {
     expect(notUtf8Fields(await send(path, withTextBytes(encoded, '4d ff fe 61')))).to.deep.equal(['lead.first_name']);
     // Not the same lead replayed, nor a clickid reused: the first one was never stored.
     expect(notUtf8Fields(await send(path, withTextBytes(encoded, '4d c0 80 61')))).to.deep.equal(['lead.first_name']);
-    const valid = SubmitLeadResponse.decode(await call(path, withTextBytes(encoded, '5a 6f c3 ab'))); // Zoë
+    const valid = SubmitLeadResponse.decode(await callWithBytes(raw, path, withTextBytes(encoded, '5a 6f c3 ab'))); // Zoë
     expect(valid.outcome?.$case).to.equal('sold');
     expect(valid.replayed).to.equal(false);
   });
