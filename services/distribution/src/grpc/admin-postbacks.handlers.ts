@@ -10,6 +10,7 @@ import { timestampOfMs } from '@leadflow/service-kit/proto-time';
 import type { PublisherEventState } from '../db/schema.js';
 import type { StoredEvent } from '../postbacks/postback.repository.js';
 import type { PostbackSettings, PublisherPostbacks } from '../postbacks/publisher-postbacks.js';
+import { pageSizeOf } from './pages.js';
 import type { UnaryMethods } from './unary.js';
 
 type PostbackMethods = Pick<
@@ -54,7 +55,7 @@ export function adminPostbackHandlers(postbacks: PublisherPostbacks, admin: Unar
       postbackMessage(await postbacks.rotateSecret(request.publisherId)),
     ),
     listPostbackDeliveries: admin('ListPostbackDeliveries', async (request: ListPostbackDeliveriesRequest) => ({
-      deliveries: (await postbacks.deliveries(request.publisherId, request.pageSize)).map(deliveryMessage),
+      deliveries: (await postbacks.deliveries(request.publisherId, pageSizeOf(request))).map(deliveryMessage),
     })),
   };
 }

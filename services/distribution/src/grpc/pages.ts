@@ -19,7 +19,7 @@ const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 1000;
 
 /** The page size served: 0 = the default, anything over the maximum is the maximum. */
-export function pageSizeOf(request: PageRequest): number {
+export function pageSizeOf(request: Pick<PageRequest, 'pageSize'>): number {
   if (!Number.isInteger(request.pageSize) || request.pageSize < 0)
     throw invalidField('page_size', 'must not be negative', { reason: 'INVALID_PAGE_SIZE' });
   return request.pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(request.pageSize, MAX_PAGE_SIZE);

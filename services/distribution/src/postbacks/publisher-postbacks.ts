@@ -13,9 +13,6 @@ export interface PostbackSettings {
   signingSecret: string;
 }
 
-export const MAX_LISTED_EVENTS = 1000;
-const DEFAULT_LISTED_EVENTS = 100;
-
 /** The operator's side of publishers' postbacks: the URL, the signing secret, and how deliveries went. */
 export class PublisherPostbacks {
   constructor(
@@ -55,9 +52,9 @@ export class PublisherPostbacks {
     return this.settingsOf(publisherId);
   }
 
-  async deliveries(publisherId: string, pageSize: number): Promise<repository.StoredEvent[]> {
+  /** The publisher's `limit` most recent events. */
+  async deliveries(publisherId: string, limit: number): Promise<repository.StoredEvent[]> {
     await this.publishers.get(publisherId);
-    const limit = pageSize <= 0 ? DEFAULT_LISTED_EVENTS : Math.min(pageSize, MAX_LISTED_EVENTS);
     return repository.listEvents(this.db, publisherId, limit);
   }
 
