@@ -1,13 +1,18 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '@leadflow/cli/src/run-cli';
+import { AdminServiceClient, AdminServiceService } from '@leadflow/proto/leadflow/admin/v1/admin';
+import {
+  DistributionServiceClient,
+  DistributionServiceService,
+} from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { expect } from 'chai';
 import { workspacePackages } from '../support/workspaces.js';
 
 /**
  * The docs say what exists: their links lead somewhere, the README's layout is the tree's, every
- * environment variable and `leadflow` command they name is one the code reads, and every variable the code
- * reads is in the configuration page.
+ * environment variable and `leadflow` command they name is one the code reads, every variable the code
+ * reads is in the configuration page, and the gRPC page's table of services names every method.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -107,6 +112,20 @@ describe('docs: consistent with the code', () => {
     const readByCode = new Set([...code.matchAll(/\bLEADFLOW_[A-Z0-9_]*[A-Z0-9]\b/g)].map((match) => match[0]));
     const missing = [...readByCode].filter((name) => !configuration.includes(`\`${name}\``));
     expect(missing).to.deep.equal([]);
+  });
+
+  it("docs/grpc-api.md's table of services names every method of each service, and no other", () => {
+    const page = read('docs/grpc-api.md');
+    for (const [serviceName, service] of [
+      [DistributionServiceClient.serviceName, DistributionServiceService],
+      [AdminServiceClient.serviceName, AdminServiceService],
+    ] as const) {
+      const row = page.split('\n').find((line) => line.startsWith(`| \`${serviceName}\` |`)) ?? '';
+      const methodsCell = row.split(' | ').at(-1) ?? '';
+      const named = [...methodsCell.matchAll(/`([A-Z]\w+)`/g)].map((match) => match[1]);
+      const methods = Object.values(service).map((method) => method.path.slice(method.path.lastIndexOf('/') + 1));
+      expect(named, serviceName).to.have.members(methods);
+    }
   });
 
   it('shows only leadflow commands and options that exist', () => {
