@@ -2,7 +2,7 @@ import type { GetLeadStatusResponse } from '@leadflow/proto/leadflow/distributio
 import { GatewayError } from '../errors.js';
 import { type IntakeAnswer, intakeAnswer } from './intake-answer.js';
 
-/** A lead with no final outcome yet: held for a buyer's confirmation, or still being sold. */
+/** A lead with no final outcome yet: held for a buyer's confirmation, still being sold, or waiting for a retry. */
 export interface PendingAnswer {
   leadId: string;
   status: 'pending';

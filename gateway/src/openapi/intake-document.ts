@@ -179,7 +179,9 @@ const PROCESSING_TIME = {
 const LEAD_STATUS =
   "The lead's outcome now, in the intake answer's shape: sold or rejected, or pending while the lead is held " +
   'until the buyer its post went to confirms it (the intake answered it rejected with the reason that it is held), ' +
-  'or while it is still being sold. A held lead settles later: ask again, or register a postback URL to be told. ' +
+  'while it is still being sold, or while it waits for your retry (a 503 or 504 left it without an outcome: send it ' +
+  'again with the same clickid; with no retry it is closed as rejected, by default 15 minutes after it arrived). ' +
+  'A held lead settles later: ask again, or register a postback URL to be told. ' +
   'A sold lead its buyer returned is returned, as the lead.returned postback says: price is what the return ' +
   "takes back from your payout, reason the buyer's reason code. " +
   "Only your own leads are found: a clickid you did not send is a 404. processingTime is this request's.";

@@ -235,6 +235,7 @@ async function serve(
     buyers,
     resolution,
     sellDeadlineMs: config.sellDeadlineMs,
+    retryWindowMs: config.leadRetryWindowMs,
     intervalMs: config.reconcileIntervalMs,
     logger,
     metrics,
@@ -269,7 +270,7 @@ async function serve(
     distributionHandlers({
       intake,
       publishers,
-      leadStatus: new LeadStatusLookup(db, publishers),
+      leadStatus: new LeadStatusLookup(db, publishers, config.sellDeadlineMs),
       tracer,
       logger,
     }),

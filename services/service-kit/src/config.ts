@@ -132,6 +132,11 @@ export interface DistributionConfig {
   piiRetentionDays: number | undefined;
   /** How often stale and unconfirmed leads are swept (recovery, buyers' status lookups). */
   reconcileIntervalMs: number;
+  /**
+   * How long after it arrived a lead whose call ended without an outcome (DEADLINE_TOO_SHORT, a failed
+   * step) waits for its publisher's retry before the reconciler closes it as rejected.
+   */
+  leadRetryWindowMs: number;
   /** For a whole exchange with a publisher's postback receiver. */
   postbackTimeoutMs: number;
   /** How long a publisher event is retried, from when it was written, before it is given up. */
@@ -233,6 +238,7 @@ export function loadDistributionConfig(env: Env = process.env): DistributionConf
       PII_RETENTION_DAYS.max,
     ),
     reconcileIntervalMs: integer(env, 'LEADFLOW_RECONCILE_INTERVAL_MS', 5000, 100, 3_600_000),
+    leadRetryWindowMs: integer(env, 'LEADFLOW_LEAD_RETRY_WINDOW_MS', 900_000, 1000, 86_400_000),
     postbackTimeoutMs: integer(env, 'LEADFLOW_POSTBACK_TIMEOUT_MS', 5000, 100, 60_000),
     postbackRetryHours: integer(env, 'LEADFLOW_POSTBACK_RETRY_HOURS', 24, 1, 720),
     crashAt: crashSetting(env),

@@ -155,7 +155,7 @@ export interface GetLeadStatusResponse {
 
 /**
  * The lead has no final outcome yet: held until the buyer a post went to
- * confirms it, or still being sold.
+ * confirms it, still being sold, or waiting for the publisher's retry.
  */
 export interface Pending {
   leadId: string;
@@ -2235,8 +2235,11 @@ export const DistributionServiceService = {
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
    * sold or rejected as SubmitLead answers them, pending while the lead is
-   * held for a buyer's confirmation (or still being sold), or returned once
-   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * held for a buyer's confirmation, still being sold, or waiting for the retry
+   * of a SubmitLead that ended without an outcome (DEADLINE_TOO_SHORT; closed
+   * as rejected when no retry comes within the retry window), or returned once
+   * its buyer has returned it after the sale. Carries no personal field.
+   * UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */
@@ -2272,8 +2275,11 @@ export interface DistributionServiceServer extends UntypedServiceImplementation 
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
    * sold or rejected as SubmitLead answers them, pending while the lead is
-   * held for a buyer's confirmation (or still being sold), or returned once
-   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * held for a buyer's confirmation, still being sold, or waiting for the retry
+   * of a SubmitLead that ended without an outcome (DEADLINE_TOO_SHORT; closed
+   * as rejected when no retry comes within the retry window), or returned once
+   * its buyer has returned it after the sale. Carries no personal field.
+   * UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */
@@ -2328,8 +2334,11 @@ export interface DistributionServiceClient extends Client {
   /**
    * The current outcome of the lead the key's publisher sent with a clickid:
    * sold or rejected as SubmitLead answers them, pending while the lead is
-   * held for a buyer's confirmation (or still being sold), or returned once
-   * its buyer has returned it after the sale. Carries no personal field. UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
+   * held for a buyer's confirmation, still being sold, or waiting for the retry
+   * of a SubmitLead that ended without an outcome (DEADLINE_TOO_SHORT; closed
+   * as rejected when no retry comes within the retry window), or returned once
+   * its buyer has returned it after the sale. Carries no personal field.
+   * UNAUTHENTICATED when the key is unknown or revoked; NOT_FOUND (reason
    * LEAD_NOT_FOUND) when that publisher sent no lead with the clickid (another
    * publisher's lead is not found).
    */

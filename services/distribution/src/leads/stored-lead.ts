@@ -53,8 +53,11 @@ export interface UnconfirmedLead {
   test: boolean;
 }
 
-/** A lead whose seller stopped with a post that may be at a buyer: what taking it over needs. */
-export type StaleSale = Pick<StoredLead, 'id' | 'publisherId' | 'test' | 'claimToken'>;
+/**
+ * A lead whose seller stopped (with a post that may be at a buyer, or without one and past the retry
+ * window): what taking it over and closing it need.
+ */
+export type StaleSale = Pick<StoredLead, 'id' | 'publisherId' | 'clickid' | 'test' | 'claimToken' | 'createdAt'>;
 
 /** What a lead's outcome, or its claim given back, changes of a stored lead. */
 export type LeadChange = Partial<

@@ -270,23 +270,31 @@ export async function listPostsOfPerson(
 }
 
 /**
- * Up to `limit` leads still being sold under a claim taken before `claimedBefore` that have a post which
- * may be at a buyer, the oldest claim first.
+ * Up to `limit` leads still being sold under a claim taken before `claimedBefore` (a seller that stopped,
+ * or a claim given back) that have a post which may be at a buyer, or that arrived before
+ * `arrivedBefore` (no retry came back for them in the retry window); the oldest claim first.
  */
-export async function listStaleSales(db: Db, claimedBefore: number, limit: number): Promise<StaleSale[]> {
+export async function listStaleSales(
+  db: Db,
+  stale: { claimedBefore: number; arrivedBefore: number },
+  limit: number,
+): Promise<StaleSale[]> {
   const rows = await db
     .selectFrom('leads')
-    .select(['id', 'publisher_id', 'is_test', 'claim_token'])
+    .select(['id', 'publisher_id', 'clickid', 'is_test', 'claim_token', 'created_at'])
     .where('status', '=', 'processing')
-    .where('claimed_at', '<', claimedBefore)
+    .where('claimed_at', '<', stale.claimedBefore)
     .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('lead_posts')
-          .select('lead_posts.id')
-          .whereRef('lead_posts.lead_id', '=', 'leads.id')
-          .where('lead_posts.state', 'in', OPEN_POST_STATES),
-      ),
+      eb.or([
+        eb.exists(
+          eb
+            .selectFrom('lead_posts')
+            .select('lead_posts.id')
+            .whereRef('lead_posts.lead_id', '=', 'leads.id')
+            .where('lead_posts.state', 'in', OPEN_POST_STATES),
+        ),
+        eb('created_at', '<', stale.arrivedBefore),
+      ]),
     )
     .orderBy('claimed_at')
     .limit(limit)
@@ -294,7 +302,9 @@ export async function listStaleSales(db: Db, claimedBefore: number, limit: numbe
   return rows.map((row) => ({
     id: row.id,
     publisherId: row.publisher_id,
+    clickid: row.clickid,
     test: row.is_test === 1,
     claimToken: row.claim_token,
+    createdAt: Number(row.created_at),
   }));
 }

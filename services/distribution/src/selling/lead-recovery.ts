@@ -1,5 +1,6 @@
 import type { BuyerService } from '../buyers/buyer.service.js';
 import type { Db } from '../db/database.js';
+import { enqueuePublisherEvent } from '../postbacks/publisher-outbox.js';
 import { releaseLeadCapacity } from './cap.repository.js';
 import type { LeadPost } from './lead-post.js';
 import { listLeadPosts, recordAnswer } from './lead-post.repository.js';
@@ -71,4 +72,39 @@ export async function recoverSale(
   }
   await releaseLeadCapacity(db, lead.id);
   return { kind: 'resell', postedBuyers: new Set(posts.map((post) => post.buyerId)) };
+}
+
+/** Why a lead no retry came back for was closed; what its status lookup and a late retry answer. */
+export const NOT_RETRIED = 'The first request ended before the lead was sold, and it was not retried in time';
+
+/**
+ * Closes as rejected a lead that recovery left free to sell (`resell`) but that its publisher never sent
+ * again within the retry window: nothing was at a buyer, so nothing more is owed to anyone, and the
+ * publisher is told by its postback. `lead.claimToken` must be the claim the caller holds now.
+ */
+export async function closeUnretried(
+  db: Db,
+  lead: RecordedLead & { clickid: string; claimToken: string },
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await recordUnsold(trx, lead.id, lead.claimToken, [], {
+      status: 'rejected',
+      completedAt: now,
+      reason: NOT_RETRIED,
+    });
+    await enqueuePublisherEvent(
+      trx,
+      {
+        publisherId: lead.publisherId,
+        leadId: lead.id,
+        clickid: lead.clickid,
+        status: 'rejected',
+        payoutCents: 0,
+        reason: NOT_RETRIED,
+        test: lead.test,
+      },
+      now,
+    );
+  });
 }

@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
 import type { UnconfirmedLead } from '../leads/stored-lead.js';
 import { listStaleSales } from './lead-post.repository.js';
-import { recoverSale } from './lead-recovery.js';
+import { closeUnretried, recoverSale } from './lead-recovery.js';
 import type { LeadResolution } from './lead-resolution.js';
 import { STALE_CLAIM_GRACE_MS } from './sale-claim.js';
 import { LeadNotRecordable } from './sale-record.js';
@@ -18,6 +18,8 @@ export interface ReconcilerDependencies {
   buyers: BuyerService;
   resolution: LeadResolution;
   sellDeadlineMs: number;
+  /** How long after it arrived a lead left without an outcome waits for its publisher's retry. */
+  retryWindowMs: number;
   intervalMs: number;
   logger: Logger;
   metrics: UnconfirmedLeadsGauge;
@@ -38,7 +40,8 @@ const BATCH = 50;
  * The background half of the sale protocol, on every instance (each step is a conditional write, so
  * instances never do one twice): leads whose seller died with a post at a buyer are recovered without
  * waiting for the publisher's retry (an accepted post becomes the sale, one without an answer makes the
- * lead unconfirmed); unconfirmed leads are settled by their buyer's status lookup where it has one, and
+ * lead unconfirmed); leads left without an outcome that no retry came back for within the retry window
+ * are closed as rejected; unconfirmed leads are settled by their buyer's status lookup where it has one, and
  * closed as not sold once their buyer's settleAfter has passed; and the number of unconfirmed leads and
  * the age of the oldest are kept in metrics.
  */
@@ -65,7 +68,7 @@ export class Reconciler {
     await this.running;
   }
 
-  /** One pass: stale sales with posts, then unconfirmed leads, then the metrics. */
+  /** One pass: stale sales, then unconfirmed leads, then the metrics. */
   async sweep(): Promise<void> {
     await this.recoverStaleSales();
     await this.askBuyers();
@@ -93,18 +96,24 @@ export class Reconciler {
 
   private async recoverStaleSales(): Promise<void> {
     const now = Date.now();
-    // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget.
-    const stale = await listStaleSales(this.deps.db, now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS, BATCH);
+    // A lead that reached no buyer is left for the publisher's retry, which sells it with a whole budget,
+    // for the retry window; past it, it is closed.
+    const arrivedBefore = now - this.deps.retryWindowMs;
+    const stale = await listStaleSales(
+      this.deps.db,
+      { claimedBefore: now - this.deps.sellDeadlineMs - STALE_CLAIM_GRACE_MS, arrivedBefore },
+      BATCH,
+    );
     for (const lead of stale) {
       const claimToken = newId('clm');
       if (!(await repository.takeOverClaim(this.deps.db, lead.id, lead.claimToken, claimToken, Date.now()))) continue;
       try {
-        const recovered = await recoverSale(
-          this.deps.db,
-          this.deps.buyers,
-          { id: lead.id, publisherId: lead.publisherId, test: lead.test, claimToken },
-          Date.now(),
-        );
+        const recovered = await recoverSale(this.deps.db, this.deps.buyers, { ...lead, claimToken }, Date.now());
+        if (recovered.kind === 'resell' && lead.createdAt < arrivedBefore) {
+          await closeUnretried(this.deps.db, { ...lead, claimToken }, Date.now());
+          this.deps.logger.warn({ leadId: lead.id }, 'closed a lead no retry came back for as rejected');
+          continue;
+        }
         this.deps.logger.warn({ leadId: lead.id, outcome: recovered.kind }, 'recovered a lead whose sale was cut off');
       } catch (error) {
         if (!(error instanceof LeadNotRecordable) && !isDuplicateKeyError(error)) throw error;

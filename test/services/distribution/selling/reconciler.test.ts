@@ -1,13 +1,17 @@
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import type { BuyerService } from '@leadflow/distribution/src/buyers/buyer.service';
 import { createDatabase, type Db, migrateToLatest } from '@leadflow/distribution/src/db/database';
 import { StatusError } from '@leadflow/distribution/src/errors';
 import type { UnconfirmedLead } from '@leadflow/distribution/src/leads/stored-lead';
 import type { LeadResolution } from '@leadflow/distribution/src/selling/lead-resolution';
 import { Reconciler } from '@leadflow/distribution/src/selling/reconciler';
+import { Lead, type SubmitLeadResponse } from '@leadflow/proto/leadflow/distribution/v1/distribution';
 import { loadDistributionConfig } from '@leadflow/service-kit/config';
 import { createLogger } from '@leadflow/service-kit/logger';
+import { readRichStatus } from '@leadflow/service-kit/rich-status';
 import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
+import { bearer, call } from '../../../support/grpc.js';
 import { testKeyRing } from '../../../support/key-ring.js';
 import { personLead, useMarket } from '../../../support/selling.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
@@ -87,6 +91,84 @@ describeEachDatabase("the reconciler: a buyer's settleAfter closes the leads it 
 });
 
 /*
+ * A lead whose first call ended without an outcome (DEADLINE_TOO_SHORT) and that no retry came back for:
+ * closed as rejected once LEADFLOW_LEAD_RETRY_WINDOW_MS has passed since it arrived, so that it is not
+ * "still being sold" forever; the publisher's status lookup, a late retry and its postback say why.
+ */
+
+const RETRY_WINDOW_MS = 2000;
+
+describeEachDatabase('the reconciler: a lead no retry came back for is closed as rejected', (database) => {
+  const market = useMarket(database, {
+    env: { LEADFLOW_RECONCILE_INTERVAL_MS: '150', LEADFLOW_LEAD_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS) },
+  });
+  let buyers: TestBuyerServer;
+  beforeEach(async () => {
+    buyers = await startBuyerServer();
+  });
+  afterEach(() => buyers.close());
+
+  /** SubmitLead as a caller that gives it `deadlineMs`. */
+  const submitBy = (body: Record<string, unknown>, deadlineMs: number): Promise<SubmitLeadResponse> => {
+    const { stack, key } = market();
+    return new Promise((resolve, reject) =>
+      stack.client.submitLead(
+        { webmasterKey: key, lead: Lead.fromPartial(body as Partial<Lead>), nonStringFields: [] },
+        new Metadata(),
+        { deadline: Date.now() + deadlineMs },
+        (error, response) => (error ? reject(error) : resolve(response!)),
+      ),
+    );
+  };
+  const statusOf = (clickid: string) => {
+    const { stack, key } = market();
+    return call(stack.client.getLeadStatus.bind(stack.client), { webmasterKey: key, clickid });
+  };
+
+  it('closes it after the retry window, and the status lookup, a late retry and the postback say it was not retried', async () => {
+    const { apply, db, stack, publisherId } = market();
+    buyers.behave('/accept', { kind: 'accept' });
+    await apply([buyer('accepting', buyers.url('/accept'), '40.00', 1)]);
+    await call(
+      stack.admin.setPublisherPostback.bind(stack.admin),
+      { publisherId, url: 'http://127.0.0.1:9/postbacks', local: true },
+      bearer(stack.service.adminToken),
+    );
+    const body = personLead();
+    const clickid = body.clickid as string;
+
+    const cutShort = await submitBy(body, 150).then(
+      () => expect.fail('a 150 ms deadline sold the lead'),
+      (error: ServiceError) => error,
+    );
+    expect(cutShort.code).to.be.oneOf([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
+    if (cutShort.code === status.UNAVAILABLE)
+      expect(readRichStatus(cutShort.metadata)?.errorInfo?.reason).to.equal('DEADLINE_TOO_SHORT');
+    const pending = (await statusOf(clickid)).outcome;
+    expect(pending?.$case).to.equal('pending');
+    expect(pending?.$case === 'pending' && pending.value.reason, 'nothing is selling it').to.match(/send it again/);
+
+    const lead = () => db.selectFrom('leads').selectAll().where('clickid', '=', clickid).executeTakeFirstOrThrow();
+    await waitUntil('the lead closed', async () => (await lead()).status !== 'processing', 15_000, 100);
+    const row = await lead();
+    expect(row.status).to.equal('rejected');
+    expect(row.reason).to.match(/not retried/);
+    expect(Number(row.completed_at) - Number(row.created_at), 'not before the window').to.be.at.least(RETRY_WINDOW_MS);
+
+    const closed = await statusOf(clickid);
+    expect(closed.outcome).to.deep.equal({ $case: 'rejected', value: { leadId: row.id, reason: row.reason } });
+    const retry = await submitBy(body, 10_000);
+    expect(retry.replayed).to.equal(true);
+    expect(retry.outcome).to.deep.equal({ $case: 'rejected', value: { leadId: row.id, reason: row.reason } });
+    expect(buyers.received('/accept'), 'no buyer got the lead').to.have.length(0);
+    const events = await db.selectFrom('publisher_events').selectAll().where('lead_id', '=', row.id).execute();
+    expect(events.map((event) => [event.type, JSON.parse(event.body).reason])).to.deep.equal([
+      ['lead.rejected', row.reason],
+    ]);
+  });
+});
+
+/*
  * A failure is logged by its name and driver code, never by the error itself: a driver's message and its
  * `sql` quote the statement's values, which may be a lead's personal fields.
  */
@@ -145,6 +227,7 @@ describeEachDatabase(
           ...resolution,
         } as LeadResolution,
         sellDeadlineMs: 10_000,
+        retryWindowMs: 60_000,
         intervalMs: 20,
         logger,
         metrics: { unconfirmedLeads() {} },
