@@ -9,7 +9,7 @@ import { reportCommands } from './commands/report.js';
 import { returnsCommands } from './commands/returns.js';
 import { secretsCommands } from './commands/secrets.js';
 import { resolveConnection } from './connection.js';
-import { CliFailure, UsageError } from './errors.js';
+import { CliFailure, FailedCommand, UsageError } from './errors.js';
 import { jsonOutput } from './json-output.js';
 import { ServiceCalls } from './service-calls.js';
 import { commandUsage, groupUsage, programUsage } from './usage.js';
@@ -66,9 +66,18 @@ function checkPositionals(command: AnyCommand, positionals: string[]): void {
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 }
 
+/** A command's answer: its JSON on stdout with --json, else its text on stdout, or on stderr when it failed. */
+function printOutput(io: CliIo, output: CommandOutput, json: boolean): number {
+  if (json) io.stdout.write(jsonOutput(output.json));
+  else (output.failed ? io.stderr : io.stdout).write(output.text);
+  return output.failed ? EXIT_FAILED : EXIT_OK;
+}
+
 async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promise<number> {
+  let json = false;
   try {
     const args = CommandArgs.parse(argv, { ...command.options, ...COMMON_OPTIONS });
+    json = args.flag('json');
     if (args.flag('help')) {
       io.stdout.write(commandUsage(command));
       return EXIT_OK;
@@ -87,11 +96,10 @@ async function runCommand(command: AnyCommand, argv: string[], io: CliIo): Promi
       const calls = new ServiceCalls(connection);
       output = await command.run(calls, input).finally(() => calls.close());
     }
-    if (args.flag('json')) io.stdout.write(jsonOutput(output.json));
-    else (output.failed ? io.stderr : io.stdout).write(output.text);
-    return output.failed ? EXIT_FAILED : EXIT_OK;
+    return printOutput(io, output, json);
   } catch (error) {
     if (error instanceof UsageError) return usageError(io, error.message, commandWords(command));
+    if (error instanceof FailedCommand) return printOutput(io, error.output, json);
     // A CliFailure is worded for the operator; anything else is a bug, still one line, never a stack trace.
     const message =
       error instanceof CliFailure ? error.message : `unexpected error: ${(error as Error)?.message ?? error}`;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { InputStream } from './commands/command.js';
 import { locatePath, type Position } from './document-locations.js';
-import { CliFailure } from './errors.js';
+import { documentRefused } from './document-mistakes.js';
+import { CliFailure, type FailedCommand } from './errors.js';
 
 /** The file name that means standard input. */
 const STDIN = '-';
@@ -63,21 +64,16 @@ export async function readText(file: string, stdin: InputStream): Promise<string
   }
 }
 
-/** "FILE:LINE:COL", as compilers and editors write it; "FILE" when the position is unknown. */
-export function fileLocation(name: string, position: Position | undefined): string {
-  return position ? `${name}:${position.line}:${position.column}` : name;
-}
-
 function positionAt(text: string, offset: number): Position {
   const lines = text.slice(0, offset).split('\n');
   return { line: lines.length, column: lines[lines.length - 1].length + 1 };
 }
 
-function jsonSyntaxError(name: string, text: string, error: SyntaxError): CliFailure {
+function jsonSyntaxError(name: string, text: string, error: SyntaxError): FailedCommand {
   const match = / in JSON at position (\d+)/.exec(error.message);
   const message = match ? error.message.slice(0, match.index) : error.message;
   const where = match ? positionAt(text, Number(match[1])) : undefined;
-  return new CliFailure(`${fileLocation(name, where)}: not valid JSON: ${message}`);
+  return documentRefused(name, `not valid JSON: ${message}`, where);
 }
 
 function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
@@ -85,15 +81,13 @@ function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
   if (error) {
     const message = error.code === 'MULTIPLE_DOCS' ? 'the file holds more than one document' : error.message;
     const where = error.pos[0] >= 0 ? lineCounter.linePos(error.pos[0]) : undefined;
-    throw new CliFailure(
-      `${fileLocation(name, where && { line: where.line, column: where.col })}: not valid YAML: ${message}`,
-    );
+    throw documentRefused(name, `not valid YAML: ${message}`, where && { line: where.line, column: where.col });
   }
   try {
     return doc.toJS();
   } catch (error) {
     // Aliases expanding past the library's limit: a document built to exhaust memory.
-    throw new CliFailure(`${name}: cannot be read: ${(error as Error).message}`);
+    throw documentRefused(name, `cannot be read: ${(error as Error).message}`);
   }
 }
 
@@ -112,8 +106,9 @@ function parseValue(name: string, text: string, format: Format, source: YamlSour
 /**
  * Reads FILE, or standard input for `-`, as JSON (`.json`), YAML (`.yaml`,
  * `.yml`), or else JSON when it parses as JSON and YAML otherwise. A syntax
- * error fails with its line and column. Paths are located through the YAML
- * parse of the text either way: JSON is YAML.
+ * error refuses the document as a mistake at its line and column (a
+ * FailedCommand). Paths are located through the YAML parse of the text either
+ * way: JSON is YAML.
  */
 export async function readSourceDocument(file: string, stdin: InputStream): Promise<SourceDocument> {
   const name = file === STDIN ? '<stdin>' : file;
@@ -121,7 +116,7 @@ export async function readSourceDocument(file: string, stdin: InputStream): Prom
   const lineCounter = new LineCounter();
   const source = { doc: parseDocument(text, { lineCounter, prettyErrors: false }), lineCounter };
   const value = parseValue(name, text, file === STDIN ? 'either' : formatOf(file), source);
-  if (value === null || value === undefined) throw new CliFailure(`${name}: the document is empty`);
+  if (value === null || value === undefined) throw documentRefused(name, 'the document is empty');
   return {
     name,
     value,

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { CliFailure } from '@leadflow/cli/src/errors';
+import { FailedCommand } from '@leadflow/cli/src/errors';
 import { readSourceDocument, type SourceDocument } from '@leadflow/cli/src/source-document';
 import { expect } from 'chai';
 import { withTempDir } from '../../bench/temp-dir.js';
@@ -33,13 +33,16 @@ async function readText(fileName: string, text: string): Promise<SourceDocument>
   });
 }
 
+/** The one mistake the document is refused for, as printed: FILE[:LINE:COL]: MESSAGE. */
 async function failure(fileName: string, text: string): Promise<string> {
   try {
     await readText(fileName, text);
   } catch (error) {
-    expect(error).to.be.instanceOf(CliFailure);
-    // The message names the temporary file first; the rest is what matters.
-    return (error as Error).message.replace(/^.*?(?=(:\d+:\d+)?: )/, 'FILE');
+    expect(error).to.be.instanceOf(FailedCommand);
+    const [line, summary] = (error as FailedCommand).output.text.split('\n');
+    expect(summary).to.match(/^leadflow: 1 mistake in .*; nothing was applied$/);
+    // The line names the temporary file first; the rest is what matters.
+    return line.replace(/^.*?(?=(:\d+:\d+)?: )/, 'FILE');
   }
   throw new Error('expected the document to be refused');
 }

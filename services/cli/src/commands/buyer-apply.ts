@@ -1,37 +1,13 @@
-import { ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { ApplyBuyersResponse } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { applyActions } from '@leadflow/service-kit/admin-enums';
-import type { Position } from '../document-locations.js';
+import { mistakesOutput } from '../document-mistakes.js';
 import { columns } from '../format.js';
-import { fileLocation, readSourceDocument, type SourceDocument } from '../source-document.js';
+import { readSourceDocument, type SourceDocument } from '../source-document.js';
 import type { Command, CommandOutput } from './command.js';
 
 export interface ApplyInput {
   document: SourceDocument;
   dryRun: boolean;
-}
-
-/** A mistake the service found, and where its path is in the file when that can be told. */
-interface Mistake {
-  error: DocumentError;
-  position: Position | undefined;
-}
-
-/** In the file's order; mistakes that cannot be placed last. */
-function byPosition(a: Mistake, b: Mistake): number {
-  if (!a.position || !b.position) return Number(!a.position) - Number(!b.position);
-  return a.position.line - b.position.line || a.position.column - b.position.column;
-}
-
-/** One line per mistake, `FILE:LINE:COL: PATH: MESSAGE` (`FILE: PATH: MESSAGE` when the path is not in the file). */
-function mistakesText(file: string, mistakes: Mistake[]): string {
-  const lines = mistakes
-    .toSorted(byPosition)
-    .map(
-      ({ error, position }) =>
-        `${fileLocation(file, position)}: ${error.path ? `${error.path}: ` : ''}${error.message}\n`,
-    );
-  const count = mistakes.length === 1 ? '1 mistake' : `${mistakes.length} mistakes`;
-  return `${lines.join('')}leadflow: ${count} in ${file}; nothing was applied\n`;
 }
 
 /** What the apply did to the tree's settings, when the document has a `tree`. */
@@ -81,7 +57,8 @@ export const apply: Command<ApplyInput> = {
     'paused one: a paused buyer stays paused whatever the file says (`active: false` pauses one); only',
     '`leadflow buyer resume` resumes it.',
     'A document with mistakes changes nothing: each is printed as FILE:LINE:COLUMN: PATH: MESSAGE',
-    'on stderr, and the exit code is 1. With --json, mistakes carry their line and column.',
+    '(no PATH for a mistake of the whole file, such as its syntax) on stderr, and the exit code is 1.',
+    'With --json, {"errors": [{path, message, line, column}]} on stdout.',
   ],
   options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' } },
   positionals: [],
@@ -93,14 +70,7 @@ export const apply: Command<ApplyInput> = {
     const response = await calls.applyBuyers(JSON.stringify(input.document.value), input.dryRun);
     if (response.errors.length > 0) {
       const mistakes = response.errors.map((error) => ({ error, position: input.document.locate(error.path) }));
-      return {
-        json: {
-          ...(ApplyBuyersResponse.toJSON(response) as object),
-          errors: mistakes.map(({ error, position }) => ({ ...error, ...position })),
-        },
-        text: mistakesText(input.document.name, mistakes),
-        failed: true,
-      };
+      return mistakesOutput(input.document.name, mistakes);
     }
     return { json: ApplyBuyersResponse.toJSON(response), text: appliedText(response, input) };
   },

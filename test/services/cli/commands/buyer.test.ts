@@ -323,15 +323,62 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(run.stderr).to.match(/^<stdin>:6:7: buyers\[0\]\.integration(\.post)?: /m);
     });
 
-    it('reports a YAML syntax error with its line, before connecting to anything', async () => {
+    it('reports a YAML syntax error as a mistake at its line, before connecting to anything', async () => {
       const file = await writeDocument('broken.yaml', 'buyers:\n  - name: broken\n    tier: 1: 2\n');
       // No address and no token: the document is read before the CLI looks for either.
-      const run = await runLeadflow(['buyer', 'apply', '-f', file], { LEADFLOW_DATA_DIR: path.join(dir, 'nowhere') });
+      const env = { LEADFLOW_DATA_DIR: path.join(dir, 'nowhere') };
+      const run = await runLeadflow(['buyer', 'apply', '-f', file], env);
       expect(run).to.deep.equal({
         code: 1,
         stdout: '',
-        stderr: `leadflow: ${file}:3:11: not valid YAML: Nested mappings are not allowed in compact mappings\n`,
+        stderr:
+          `${file}:3:11: not valid YAML: Nested mappings are not allowed in compact mappings\n` +
+          `leadflow: 1 mistake in ${file}; nothing was applied\n`,
       });
+      const json = await runLeadflow(['buyer', 'apply', '-f', file, '--json'], env);
+      expect(json.code).to.equal(1);
+      expect(json.stderr).to.equal('');
+      expect(JSON.parse(json.stdout)).to.deep.equal({
+        errors: [
+          {
+            path: '',
+            message: 'not valid YAML: Nested mappings are not allowed in compact mappings',
+            line: 3,
+            column: 11,
+          },
+        ],
+      });
+    });
+
+    it('reports a repeated key, an alias bomb and an empty file in the shape of every mistake, with --json too', async () => {
+      const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]'];
+      for (let level = 'c'; level < 'h'; level = String.fromCharCode(level.charCodeAt(0) + 1)) {
+        const below = String.fromCharCode(level.charCodeAt(0) - 1);
+        bomb.push(`${level}: &${level} [${new Array(10).fill(`*${below}`).join(', ')}]`);
+      }
+      const cases = [
+        {
+          text: 'buyers:\n  - name: a\n    name: b\n',
+          line: 3,
+          column: 5,
+          message: /^not valid YAML: Map keys must be unique$/,
+        },
+        { text: `${bomb.join('\n')}\n`, message: /^cannot be read: / },
+        { text: '# nothing yet\n', message: /^the document is empty$/ },
+      ];
+      for (const [index, { text, line, column, message }] of cases.entries()) {
+        const file = await writeDocument(`whole-file-${index}.yaml`, text);
+        const run = await runLeadflow(['buyer', 'apply', '-f', file, '--json']);
+        expect(run.code, text).to.equal(1);
+        expect(run.stderr, text).to.equal('');
+        const [error, ...others] = JSON.parse(run.stdout).errors;
+        expect(others).to.deep.equal([]);
+        const { message: printed, ...place } = error;
+        expect(place).to.deep.equal(line === undefined ? { path: '' } : { path: '', line, column });
+        expect(printed).to.match(message);
+        const asText = await runLeadflow(['buyer', 'apply', '-f', file]);
+        expect(asText.stderr).to.match(new RegExp(`\\n?leadflow: 1 mistake in ${file}; nothing was applied\\n$`));
+      }
     });
 
     it('reports a file it cannot read', async () => {
