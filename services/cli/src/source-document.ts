@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Document, LineCounter, parseDocument } from 'yaml';
+import { type Document, type ErrorCode, LineCounter, parseDocument, type YAMLError } from 'yaml';
 import type { InputStream } from './commands/command.js';
 import { locatePath, type Position } from './document-locations.js';
 import { documentRefused } from './document-mistakes.js';
 import { CliFailure, type FailedCommand } from './errors.js';
+import { jsonSyntaxError } from './json-syntax.js';
 
 /** The file name that means standard input. */
 const STDIN = '-';
@@ -69,25 +70,44 @@ function positionAt(text: string, offset: number): Position {
   return { line: lines.length, column: lines[lines.length - 1].length + 1 };
 }
 
-function jsonSyntaxError(name: string, text: string, error: SyntaxError): FailedCommand {
-  const match = / in JSON at position (\d+)/.exec(error.message);
-  const message = match ? error.message.slice(0, match.index) : error.message;
-  const where = match ? positionAt(text, Number(match[1])) : undefined;
-  return documentRefused(name, `not valid JSON: ${message}`, where);
+/** The first syntax error, at its line and column, in words that quote nothing of the file. */
+function notJson(name: string, text: string): FailedCommand {
+  const error = jsonSyntaxError(text);
+  return error
+    ? documentRefused(name, `not valid JSON: ${error.message}`, positionAt(text, error.offset))
+    : documentRefused(name, 'not valid JSON');
+}
+
+/** Errors whose library message can quote the file (a token, an escape, a tag), in words of our own. */
+const QUOTING_YAML_ERRORS: Partial<Record<ErrorCode, string>> = {
+  UNEXPECTED_TOKEN: 'unexpected text',
+  BAD_DQ_ESCAPE: 'a double-quoted string holds an invalid escape sequence',
+  TAG_RESOLVE_FAILED: 'a tag that cannot be resolved',
+};
+
+function yamlMessage(error: YAMLError): string {
+  if (error.code === 'MULTIPLE_DOCS') return 'the file holds more than one document';
+  return QUOTING_YAML_ERRORS[error.code] ?? error.message;
+}
+
+/** Why the aliases of a document that parsed cannot be expanded; the library's message can name an anchor. */
+function aliasProblem(error: Error): string {
+  return /excessive alias count/i.test(error.message)
+    ? 'its aliases expand to too many nodes (a document built to exhaust memory)'
+    : 'an alias names no anchor set before it';
 }
 
 function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
   const [error] = doc.errors;
   if (error) {
-    const message = error.code === 'MULTIPLE_DOCS' ? 'the file holds more than one document' : error.message;
+    const message = yamlMessage(error);
     const where = error.pos[0] >= 0 ? lineCounter.linePos(error.pos[0]) : undefined;
     throw documentRefused(name, `not valid YAML: ${message}`, where && { line: where.line, column: where.col });
   }
   try {
     return doc.toJS();
   } catch (error) {
-    // Aliases expanding past the library's limit: a document built to exhaust memory.
-    throw documentRefused(name, `cannot be read: ${(error as Error).message}`);
+    throw documentRefused(name, `cannot be read: ${aliasProblem(error as Error)}`);
   }
 }
 
@@ -96,8 +116,8 @@ function parseValue(name: string, text: string, format: Format, source: YamlSour
   if (format !== 'yaml') {
     try {
       return JSON.parse(text);
-    } catch (error) {
-      if (format === 'json') throw jsonSyntaxError(name, text, error as SyntaxError);
+    } catch {
+      if (format === 'json') throw notJson(name, text);
     }
   }
   return yamlValue(name, source);

@@ -116,9 +116,31 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     );
   });
 
-  it('reports a JSON syntax error with its line and column', async () => {
+  it('reports a YAML syntax error without quoting the file', async () => {
+    const cases: [string, string][] = [
+      ['a: |2 Secret-1\n  x\n', 'FILE:1:7: not valid YAML: unexpected text'],
+      [
+        'buyers: [a]\nSecret-1: b: Secret-2\n',
+        'FILE:2:11: not valid YAML: Nested mappings are not allowed in compact mappings',
+      ],
+      ['auth: {bearer: b}} Secret-1\n', 'FILE:1:18: not valid YAML: unexpected text'],
+      ['auth: "x\\qSecret-1"\n', 'FILE:1:9: not valid YAML: a double-quoted string holds an invalid escape sequence'],
+      ['auth: *Secret-1\n', 'FILE: cannot be read: an alias names no anchor set before it'],
+    ];
+    for (const [text, expected] of cases) {
+      const message = await failure('buyers.yaml', text);
+      expect(message, text).to.equal(expected);
+      expect(message).not.to.include('Secret');
+    }
+  });
+
+  it('reports a JSON syntax error with its line and column, without quoting the file', async () => {
     expect(await failure('buyers.json', '{\n  "buyers": [],\n}\n')).to.equal(
-      'FILE:3:1: not valid JSON: Expected double-quoted property name',
+      'FILE:3:1: not valid JSON: expected a property name in double quotes',
+    );
+    // JSON.parse's own message quoted "67", "b": Secret123}: the end of one password and another.
+    expect(await failure('buyers.json', '{"buyers": [],\n "auth":{"bearer":"Pw-1234567", "b": Secret123}}')).to.equal(
+      'FILE:2:38: not valid JSON: expected a value: an object, a list, a string, a number, true, false or null',
     );
     // Not JSON, and not YAML either: told as YAML, the more forgiving of the two.
     expect(await failure('buyers.txt', '{ "buyers": [ }')).to.match(/^FILE:1:\d+: not valid YAML: /);
