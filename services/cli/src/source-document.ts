@@ -111,16 +111,30 @@ function yamlValue(name: string, { doc, lineCounter }: YamlSource): unknown {
   }
 }
 
+/**
+ * JSON.parse keeps the last of a key written twice in an object, so that the first silently means
+ * nothing; YAML refuses it, and a JSON document is refused the same way. The YAML parse of the same text
+ * finds it: JSON is YAML.
+ */
+function checkUniqueKeys(name: string, { doc, lineCounter }: YamlSource): void {
+  const repeated = doc.errors.find((error) => error.code === 'DUPLICATE_KEY');
+  if (!repeated) return;
+  const { line, col } = lineCounter.linePos(repeated.pos[0]);
+  throw documentRefused(name, 'not valid JSON: keys must be unique in an object', { line, column: col });
+}
+
 /** The document's value; JSON is read as JSON (YAML would take some mistakes JSON does not), else YAML. */
 function parseValue(name: string, text: string, format: Format, source: YamlSource): unknown {
-  if (format !== 'yaml') {
-    try {
-      return JSON.parse(text);
-    } catch {
-      if (format === 'json') throw notJson(name, text);
-    }
+  if (format === 'yaml') return yamlValue(name, source);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    if (format === 'json') throw notJson(name, text);
+    return yamlValue(name, source);
   }
-  return yamlValue(name, source);
+  checkUniqueKeys(name, source);
+  return value;
 }
 
 /**

@@ -142,6 +142,13 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     expect(await failure('buyers.json', '{"buyers": [],\n "auth":{"bearer":"Pw-1234567", "b": Secret123}}')).to.equal(
       'FILE:2:38: not valid JSON: expected a value: an object, a list, a string, a number, true, false or null',
     );
+    // JSON.parse keeps the last of a repeated key; a document refuses it, as YAML does.
+    expect(await failure('buyers.json', '{"tier":1,"tier":900}')).to.equal(
+      'FILE:1:11: not valid JSON: keys must be unique in an object',
+    );
+    expect(
+      await failure('buyers.txt', '{"buyers": [\n  {"name": "a", "caps": {"leadsPerDay": 1, "leadsPerDay": 2}}\n]}'),
+    ).to.equal('FILE:2:44: not valid JSON: keys must be unique in an object');
     // Not JSON, and not YAML either: told as YAML, the more forgiving of the two.
     expect(await failure('buyers.txt', '{ "buyers": [ }')).to.match(/^FILE:1:\d+: not valid YAML: /);
   });
