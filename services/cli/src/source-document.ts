@@ -6,6 +6,7 @@ import { locatePath, type Position } from './document-locations.js';
 import { documentRefused } from './document-mistakes.js';
 import { CliFailure, type FailedCommand } from './errors.js';
 import { jsonSyntaxError } from './json-syntax.js';
+import { decodeUtf8 } from './utf8-text.js';
 
 /** The file name that means standard input. */
 const STDIN = '-';
@@ -51,23 +52,40 @@ function describeReadError(error: NodeJS.ErrnoException): string {
   }
 }
 
-/** The text of FILE, or of standard input for `-`. */
-export async function readText(file: string, stdin: InputStream): Promise<string> {
+/** The bytes of FILE, or of standard input for `-`. */
+async function readBytes(file: string, stdin: InputStream): Promise<Buffer> {
   if (file === STDIN) {
     const chunks: Uint8Array[] = [];
     for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(file);
   } catch (error) {
     throw new CliFailure(`cannot read ${file}: ${describeReadError(error as NodeJS.ErrnoException)}`);
   }
 }
 
+/** The text of FILE, or of standard input for `-`. */
+export async function readText(file: string, stdin: InputStream): Promise<string> {
+  return (await readBytes(file, stdin)).toString('utf8');
+}
+
 function positionAt(text: string, offset: number): Position {
   const lines = text.slice(0, offset).split('\n');
   return { line: lines.length, column: lines[lines.length - 1].length + 1 };
+}
+
+/** The document's text without a byte order mark; refused, at its first byte that is not UTF-8, when it is not UTF-8. */
+function documentText(name: string, bytes: Buffer): string {
+  const decoded = decodeUtf8(bytes);
+  if ('text' in decoded) return decoded.text.replace(/^\uFEFF/, '');
+  const before = decoded.textBefore.replace(/^\uFEFF/, '');
+  throw documentRefused(
+    name,
+    `not valid UTF-8 at byte offset ${decoded.invalidByte}: save the file as UTF-8`,
+    positionAt(before, before.length),
+  );
 }
 
 /** The first syntax error, at its line and column, in words that quote nothing of the file. */
@@ -138,15 +156,14 @@ function parseValue(name: string, text: string, format: Format, source: YamlSour
 }
 
 /**
- * Reads FILE, or standard input for `-`, as JSON (`.json`), YAML (`.yaml`,
- * `.yml`), or else JSON when it parses as JSON and YAML otherwise. A syntax
- * error refuses the document as a mistake at its line and column (a
- * FailedCommand). Paths are located through the YAML parse of the text either
- * way: JSON is YAML.
+ * Reads FILE, or standard input for `-`, as JSON (`.json`), YAML (`.yaml`, `.yml`), or else JSON when it
+ * parses as JSON and YAML otherwise; UTF-8 only. A syntax error refuses the document as a mistake at its
+ * line and column (a FailedCommand). Paths are located through the YAML parse of the text either way:
+ * JSON is YAML.
  */
 export async function readSourceDocument(file: string, stdin: InputStream): Promise<SourceDocument> {
   const name = file === STDIN ? '<stdin>' : file;
-  const text = (await readText(file, stdin)).replace(/^\uFEFF/, '');
+  const text = documentText(name, await readBytes(file, stdin));
   const lineCounter = new LineCounter();
   const source = { doc: parseDocument(text, { lineCounter, prettyErrors: false }), lineCounter };
   const value = parseValue(name, text, file === STDIN ? 'either' : formatOf(file), source);

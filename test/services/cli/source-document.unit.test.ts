@@ -153,6 +153,40 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     expect(await failure('buyers.txt', '{ "buyers": [ }')).to.match(/^FILE:1:\d+: not valid YAML: /);
   });
 
+  it('refuses a file that is not UTF-8 at its first byte that is not, never quoting it', async () => {
+    const failed = (bytes: Buffer) =>
+      withTempDir(async (dir) => {
+        const file = path.join(dir, 'buyers.yaml');
+        await writeFile(file, bytes);
+        const refused = await readSourceDocument(file, NO_STDIN).then(
+          () => expect.fail('read a file that is not UTF-8'),
+          (error: FailedCommand) => error,
+        );
+        expect(refused).to.be.instanceOf(FailedCommand);
+        return refused.output.text.split('\n')[0].replace(file, 'FILE');
+      });
+    // Latin-1 "café": decoding it replaced the é with U+FFFD, and the buyer was applied.
+    const latin1 = Buffer.from('buyers:\n  - name: a\n    accepted: { equals: "caf\u00e9" }\n', 'latin1');
+    expect(await failed(latin1)).to.equal('FILE:3:29: not valid UTF-8 at byte offset 48: save the file as UTF-8');
+    // A U+FFFD written in the file is UTF-8; the byte after it is not.
+    const afterReplacement = Buffer.concat([
+      Buffer.from('\uFEFFa: "\uFFFD\u00e9'),
+      Buffer.from([0xff]),
+      Buffer.from('"\n'),
+    ]);
+    expect(await failed(afterReplacement)).to.equal(
+      'FILE:1:7: not valid UTF-8 at byte offset 12: save the file as UTF-8',
+    );
+    const fromStdin = await readSourceDocument(
+      '-',
+      Readable.from([Buffer.from('a: "\u00e9"\n'), Buffer.from([0xc3])]),
+    ).then(
+      () => expect.fail('read stdin that is not UTF-8'),
+      (error: FailedCommand) => error.output.text.split('\n')[0],
+    );
+    expect(fromStdin).to.equal('<stdin>:2:1: not valid UTF-8 at byte offset 8: save the file as UTF-8');
+  });
+
   it('refuses an empty document and a file it cannot read', async () => {
     expect(await failure('buyers.yaml', '# nothing yet\n')).to.equal('FILE: the document is empty');
     try {
