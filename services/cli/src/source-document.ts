@@ -16,6 +16,8 @@ export interface SourceDocument {
   /** The file as the operator named it; "<stdin>" for `-`. */
   name: string;
   value: unknown;
+  /** The value as JSON, the form the service takes it in (numbers JSON cannot carry written as null). */
+  json: string;
   /** Where the part a path such as "buyers[2].caps.leadsPerDay" names is in the source, when it can be told. */
   locate(path: string): Position | undefined;
 }
@@ -155,6 +157,15 @@ function parseValue(name: string, text: string, format: Format, source: YamlSour
   return value;
 }
 
+/** JSON.stringify fails only on a value that holds itself: a YAML alias inside the node it names (`a: &a [*a]`). */
+function jsonOf(name: string, value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    throw documentRefused(name, 'cannot be read: an alias is inside the node it names');
+  }
+}
+
 /**
  * Reads FILE, or standard input for `-`, as JSON (`.json`), YAML (`.yaml`, `.yml`), or else JSON when it
  * parses as JSON and YAML otherwise; UTF-8 only. A syntax error refuses the document as a mistake at its
@@ -171,6 +182,7 @@ export async function readSourceDocument(file: string, stdin: InputStream): Prom
   return {
     name,
     value,
+    json: jsonOf(name, value),
     locate: (documentPath) =>
       source.doc.errors.length === 0 ? locatePath(source.doc, lineCounter, documentPath) : undefined,
   };

@@ -1,11 +1,12 @@
 /*
  * What other packages (the CLI, the launcher, the bench) may use of the distribution service: the
- * files it keeps in its data directory and how it locks them, the report groupings its admin API speaks, and its storage
- * with the shapes of its tables. Nothing outside services/distribution imports any other module of
+ * files it keeps in its data directory and how it locks them, the report groupings its admin API speaks, the
+ * paths a buyer document's mistakes are named by, and its storage with the shapes of its tables. Nothing outside services/distribution imports any other module of
  * it (test/package-boundaries.unit.test.ts).
  */
 
 export type { HttpExchange, Integration } from './buyers/definition/buyer-definition.js';
+export { indexPath, keyPath } from './buyers/definition/problems.js';
 export { type HeldLock, holdLockFile, type LockHolder } from './db/data-dir-lock.js';
 export { createDatabase, type Db, SQLITE_FILE } from './db/database.js';
 export type { BuyerAttemptOutcome, Database } from './db/schema.js';

@@ -187,6 +187,13 @@ describe('leadflow CLI: reading a YAML or JSON document', () => {
     expect(fromStdin).to.equal('<stdin>:2:1: not valid UTF-8 at byte offset 8: save the file as UTF-8');
   });
 
+  it('gives the value as JSON, and refuses an alias inside the node it names, which JSON cannot hold', async () => {
+    expect((await readText('buyers.yaml', 'a: &a [1]\nb: *a\n')).json).to.equal('{"a":[1],"b":[1]}');
+    expect(await failure('buyers.yaml', 'a: &a [1, *a]\n')).to.equal(
+      'FILE: cannot be read: an alias is inside the node it names',
+    );
+  });
+
   it('refuses an empty document and a file it cannot read', async () => {
     expect(await failure('buyers.yaml', '# nothing yet\n')).to.equal('FILE: the document is empty');
     try {

@@ -1,13 +1,33 @@
-import { ApplyBuyersResponse } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { applyActions } from '@leadflow/service-kit/admin-enums';
 import { mistakesOutput } from '../document-mistakes.js';
 import { columns } from '../format.js';
+import { nonFiniteNumbers } from '../non-finite-numbers.js';
 import { readSourceDocument, type SourceDocument } from '../source-document.js';
 import type { Command, CommandOutput } from './command.js';
 
 export interface ApplyInput {
   document: SourceDocument;
+  /** Mistakes found before sending: values the JSON sent cannot carry. */
+  unsendable: DocumentError[];
   dryRun: boolean;
+}
+
+/** Whether `path` is `ancestor` or lies under it ("" is the whole document). */
+function isWithin(path: string, ancestor: string): boolean {
+  if (!path.startsWith(ancestor)) return false;
+  return (
+    ancestor === '' || path.length === ancestor.length || path[ancestor.length] === '.' || path[ancestor.length] === '['
+  );
+}
+
+/**
+ * Every mistake of the document: those found before sending, then the service's, but for what it says of
+ * a value it got as null instead (at that value, or at what holds it, such as "is required").
+ */
+function allMistakes(unsendable: DocumentError[], response: ApplyBuyersResponse): DocumentError[] {
+  const independent = response.errors.filter((error) => !unsendable.some(({ path }) => isWithin(path, error.path)));
+  return [...unsendable, ...independent];
 }
 
 /** What the apply did to the tree's settings, when the document has a `tree`. */
@@ -62,14 +82,17 @@ export const apply: Command<ApplyInput> = {
   ],
   options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' } },
   positionals: [],
-  parse: async (args, stdin) => ({
-    document: await readSourceDocument(args.requiredString('file'), stdin),
-    dryRun: args.flag('dry-run'),
-  }),
+  async parse(args, stdin) {
+    const document = await readSourceDocument(args.requiredString('file'), stdin);
+    return { document, unsendable: nonFiniteNumbers(document.value), dryRun: args.flag('dry-run') };
+  },
   async run(calls, input): Promise<CommandOutput> {
-    const response = await calls.applyBuyers(JSON.stringify(input.document.value), input.dryRun);
-    if (response.errors.length > 0) {
-      const mistakes = response.errors.map((error) => ({ error, position: input.document.locate(error.path) }));
+    // With values it cannot send, the service still checks the rest, so that one pass finds every mistake.
+    const checkOnly = input.dryRun || input.unsendable.length > 0;
+    const response = await calls.applyBuyers(input.document.json, checkOnly);
+    const errors = allMistakes(input.unsendable, response);
+    if (errors.length > 0) {
+      const mistakes = errors.map((error) => ({ error, position: input.document.locate(error.path) }));
       return mistakesOutput(input.document.name, mistakes);
     }
     return { json: ApplyBuyersResponse.toJSON(response), text: appliedText(response, input) };

@@ -312,6 +312,57 @@ describe('leadflow buyer commands against a running distribution service', () =>
       }
     });
 
+    it('refuses NaN and infinite numbers at their place, with the other mistakes, applying nothing', async () => {
+      const text = [
+        'buyers:',
+        '  - name: not-a-number',
+        '    tier: .nan',
+        '    priority: .inf',
+        '    colour: red',
+        '    caps: { leadsPerDay: .nan, spendPerDay: -.inf }',
+        '    integration:',
+        '      local: true',
+        '      timeoutMs: .NaN',
+        '      post:',
+        '        url: http://127.0.0.1:9/post',
+        '        mapping: { state: state }',
+        '        response: { accepted: { path: "$.status", equals: "accepted" } }',
+        '    pricing: { type: fixed, price: .inf }',
+        '',
+      ].join('\n');
+      const file = await writeDocument('not-a-number.yaml', text);
+      const BUYER_KEYS =
+        'name, active, tier, priority, weight, integration, filters, schedule, caps, duplicates, pricing, payout, returns';
+      const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
+      expect(run).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: [
+          `${file}:3:5: buyers[0].tier: must be a finite number`,
+          `${file}:4:5: buyers[0].priority: must be a finite number`,
+          `${file}:5:5: buyers[0].colour: unknown key; expected one of: ${BUYER_KEYS}`,
+          `${file}:6:13: buyers[0].caps.leadsPerDay: must be a finite number`,
+          `${file}:6:32: buyers[0].caps.spendPerDay: must be a finite number`,
+          `${file}:9:7: buyers[0].integration.timeoutMs: must be a finite number`,
+          `${file}:14:29: buyers[0].pricing.price: must be a finite number`,
+          `leadflow: 7 mistakes in ${file}; nothing was applied`,
+          '',
+        ].join('\n'),
+      });
+      expect(await buyerNamed('not-a-number')).to.equal(undefined);
+      const json = await cli.leadflow(['buyer', 'apply', '-f', file, '--json']);
+      expect(json.code).to.equal(1);
+      expect(JSON.parse(json.stdout).errors).to.deep.include({
+        path: 'buyers[0].tier',
+        message: 'must be a finite number',
+        line: 3,
+        column: 5,
+      });
+      // A JSON number too large for a double is Infinity too.
+      const huge = await cli.leadflow(['buyer', 'apply', '-f', '-'], undefined, '{"name": "huge", "weight": 1e400}');
+      expect(huge.stderr).to.match(/^<stdin>:1:18: weight: must be a finite number$/m);
+    });
+
     it('places mistakes in a JSON document too', async () => {
       const document = {
         buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }],
