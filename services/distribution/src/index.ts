@@ -1,7 +1,8 @@
 /*
  * What other packages (the CLI, the launcher, the bench) may use of the distribution service: the
  * files it keeps in its data directory and how it locks them, the report groupings its admin API speaks, the
- * paths a buyer document's mistakes are named by, and its storage with the shapes of its tables. Nothing outside services/distribution imports any other module of
+ * paths a buyer document's mistakes are named by, the largest request it takes, and its storage with the
+ * shapes of its tables. Nothing outside services/distribution imports any other module of
  * it (test/package-boundaries.unit.test.ts).
  */
 
@@ -11,5 +12,6 @@ export { type HeldLock, holdLockFile, type LockHolder } from './db/data-dir-lock
 export { createDatabase, type Db, SQLITE_FILE } from './db/database.js';
 export type { BuyerAttemptOutcome, Database } from './db/schema.js';
 export { DEMO_KEY_FILE } from './demo/demo-seed.js';
+export { MAX_RECEIVED_MESSAGE_BYTES } from './grpc/message-limits.js';
 export { REPORT_GROUPINGS, type ReportGroupingName } from './reports/report-request.js';
 export { generateSecrets, readLocalAdminToken, rotateLocalPiiKey, SECRETS_FILE } from './security/secrets.js';

@@ -24,6 +24,7 @@ import { adminHandlers } from './grpc/admin.handlers.js';
 import { callerChecksInterceptor } from './grpc/caller-checks.js';
 import { distributionHandlers } from './grpc/distribution.handlers.js';
 import { listenerTransport, logListenerTransport } from './grpc/listener-transport.js';
+import { MAX_RECEIVED_MESSAGE_BYTES } from './grpc/message-limits.js';
 import { readingRequestsSafely } from './grpc/request-decoding.js';
 import { IntakeService } from './intake/intake.service.js';
 import { LeadStatusLookup } from './intake/lead-status.js';
@@ -261,7 +262,7 @@ async function serve(
   });
   // Metrics first, the innermost: they see the status of calls the checks refuse too.
   const server = new Server({
-    'grpc.max_receive_message_length': 1024 * 1024,
+    'grpc.max_receive_message_length': MAX_RECEIVED_MESSAGE_BYTES,
     interceptors: [callMetricsInterceptor(metrics), callerChecks],
   });
   countUnknownMethods(server, metrics);

@@ -1,6 +1,7 @@
-import { ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { MAX_RECEIVED_MESSAGE_BYTES } from '@leadflow/distribution';
+import { ApplyBuyersRequest, ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { applyActions } from '@leadflow/service-kit/admin-enums';
-import { mistakesOutput } from '../document-mistakes.js';
+import { documentRefused, mistakesOutput } from '../document-mistakes.js';
 import { columns } from '../format.js';
 import { nonFiniteNumbers } from '../non-finite-numbers.js';
 import { readSourceDocument, type SourceDocument } from '../source-document.js';
@@ -11,6 +12,19 @@ export interface ApplyInput {
   /** Mistakes found before sending: values the JSON sent cannot carry. */
   unsendable: DocumentError[];
   dryRun: boolean;
+}
+
+/**
+ * The service refuses a larger request unread, with a gRPC error that names no file: said before
+ * sending, with what to do.
+ */
+function checkRequestSize(document: SourceDocument): void {
+  const bytes = ApplyBuyersRequest.encode({ documentJson: document.json, dryRun: true }).finish().length;
+  if (bytes <= MAX_RECEIVED_MESSAGE_BYTES) return;
+  throw documentRefused(
+    document.name,
+    `the document makes a request of ${bytes} bytes, over the ${MAX_RECEIVED_MESSAGE_BYTES / 2 ** 20} MiB (${MAX_RECEIVED_MESSAGE_BYTES} bytes) the service takes in one apply: split its buyers over several files (apply leaves alone the buyers a file does not name)`,
+  );
 }
 
 /** Whether `path` is `ancestor` or lies under it ("" is the whole document). */
@@ -79,11 +93,13 @@ export const apply: Command<ApplyInput> = {
     'A document with mistakes changes nothing: each is printed as FILE:LINE:COLUMN: PATH: MESSAGE',
     '(no PATH for a mistake of the whole file, such as its syntax) on stderr, and the exit code is 1.',
     'With --json, {"errors": [{path, message, line, column}]} on stdout.',
+    'A document is at most 1 MiB as JSON, the largest request the service takes: split a larger one.',
   ],
   options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' } },
   positionals: [],
   async parse(args, stdin) {
     const document = await readSourceDocument(args.requiredString('file'), stdin);
+    checkRequestSize(document);
     return { document, unsendable: nonFiniteNumbers(document.value), dryRun: args.flag('dry-run') };
   },
   async run(calls, input): Promise<CommandOutput> {

@@ -363,6 +363,27 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(huge.stderr).to.match(/^<stdin>:1:18: weight: must be a finite number$/m);
     });
 
+    it('refuses a document over the 1 MiB the service takes, before connecting, and sends one at the limit', async () => {
+      // The request: a tag byte, 3 bytes of length, the JSON, then 2 bytes for dryRun.
+      const atLimit = (extra: number) =>
+        JSON.stringify({ name: 'big', padding: 'x'.repeat(1024 * 1024 - 6 - 27 + extra) });
+      const over = await writeDocument('over.json', atLimit(1));
+      const refused = await runLeadflow(['buyer', 'apply', '-f', over], {
+        LEADFLOW_DATA_DIR: path.join(dir, 'nowhere'),
+      });
+      expect(refused).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr:
+          `${over}: the document makes a request of 1048577 bytes, over the 1 MiB (1048576 bytes) the service takes in one apply: split its buyers over several files (apply leaves alone the buyers a file does not name)\n` +
+          `leadflow: 1 mistake in ${over}; nothing was applied\n`,
+      });
+      const limit = await writeDocument('limit.json', atLimit(0));
+      const sent = await cli.leadflow(['buyer', 'apply', '-f', limit]);
+      expect(sent.code).to.equal(1);
+      expect(sent.stderr).to.include(`${limit}:1:15: padding: unknown key`);
+    });
+
     it('places mistakes in a JSON document too', async () => {
       const document = {
         buyers: [{ name: 'json-bad', tier: 0, integration: {}, pricing: { type: 'fixed', price: '20.00' } }],
