@@ -1,4 +1,4 @@
-import type { BuyerDefinition, Integration, Pricing } from './buyer-definition.js';
+import type { BuyerDefinition } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
 import { parseCaps } from './parse-caps.js';
 import { parseDuplicates } from './parse-duplicates.js';
@@ -9,7 +9,7 @@ import { parsePricing } from './parse-pricing.js';
 import { parseReturns } from './parse-returns.js';
 import { parseSchedule } from './parse-schedule.js';
 import { keyPath, type Problems } from './problems.js';
-import { isAbsent, orDefault, readFlag, readObject, readWholeNumber, required } from './read-values.js';
+import { isAbsent, isPlainObject, orDefault, readFlag, readObject, readWholeNumber, required } from './read-values.js';
 
 const KEYS = [
   'name',
@@ -36,16 +36,6 @@ function readName(value: unknown, path: string, problems: Problems): string | un
   return value;
 }
 
-/** A bid is the price only where one arrives: in the ping's answer, or in a direct post's answer. */
-function checkBidSource(pricing: Pricing, integration: Integration, path: string, problems: Problems): void {
-  if (pricing.type !== 'bid') return;
-  if (integration.ping && !integration.ping.response.price) {
-    problems.at(`${keyPath(path, 'integration')}.ping.response.price`, 'is required: pricing is bid');
-  } else if (!integration.ping && !integration.post.response.price) {
-    problems.at(keyPath(path, 'pricing'), 'bid pricing needs mode ping_post or a post response that locates a price');
-  }
-}
-
 export function parseBuyer(
   value: unknown,
   path: string,
@@ -64,8 +54,11 @@ export function parseBuyer(
   const tier = whole('tier', 1, 1, 1000);
   const priority = whole('priority', 100, 0, 1_000_000);
   const weight = whole('weight', 1, 1, 10_000);
+  // A bid is the price only where one arrives, which the integration must locate: checked there, so
+  // that its other mistakes do not hide this one. (parsePricing reads `type` exactly so.)
+  const pricedByBid = isPlainObject(fields.pricing) && fields.pricing.type === 'bid';
   const integration = required(fields.integration, at('integration'), problems, (v) =>
-    parseIntegration(v, at('integration'), values, problems),
+    parseIntegration(v, at('integration'), { values, pricedByBid }, problems),
   );
   const filters = isAbsent(fields.filters) ? undefined : parseFilter(fields.filters, at('filters'), problems);
   const schedule = isAbsent(fields.schedule) ? undefined : parseSchedule(fields.schedule, at('schedule'), problems);
@@ -76,7 +69,6 @@ export function parseBuyer(
   const pricing = required(fields.pricing, at('pricing'), problems, (v) => parsePricing(v, at('pricing'), problems));
   const payout = parsePayout(fields.payout, at('payout'), problems);
   const returns = parseReturns(fields.returns, at('returns'), problems);
-  if (pricing && integration) checkBidSource(pricing, integration, path, problems);
 
   if (
     problems.found.length > start ||

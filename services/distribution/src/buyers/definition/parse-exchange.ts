@@ -46,6 +46,8 @@ export interface ExchangeContext {
   testUrlRequired: boolean;
   /** Where ${env:...} and ${secret:...} are looked up, to check that each resolves, and to a valid value. */
   values: BuyerValues;
+  /** The buyer's pricing is bid, and this call's answer carries the bid: its response must locate a price. */
+  carriesBid: boolean;
 }
 
 /**
@@ -278,6 +280,7 @@ export function parseExchange(
       v,
       at('response'),
       context.call === 'ping' ? 'ping' : context.call === 'postAfterPing' ? 'postAfterPing' : 'post',
+      context.carriesBid,
       problems,
     ),
   );

@@ -35,6 +35,13 @@ const MAX_TIMEOUT_MS = 60_000;
 /** A held lead is settled by policy no later than 30 days after its post, and only after the post's timeout. */
 const MAX_SETTLE_AFTER_MS = 30 * 86_400_000;
 
+export interface IntegrationContext {
+  /** Where ${env:...} and ${secret:...} are looked up. */
+  values: BuyerValues;
+  /** The buyer's pricing is bid: the answer that carries the bid (the ping's, or a direct post's) must locate it. */
+  pricedByBid: boolean;
+}
+
 /**
  * `mode` (ping_post when a ping is given, else direct_post), `ping`, `post`, `timeoutMs` (with
  * `pingTimeoutMs` and `postTimeoutMs` for one kind of call), `local` (http://
@@ -45,7 +52,7 @@ const MAX_SETTLE_AFTER_MS = 30 * 86_400_000;
 export function parseIntegration(
   value: unknown,
   path: string,
-  values: BuyerValues,
+  { values, pricedByBid }: IntegrationContext,
   problems: Problems,
 ): Integration | undefined {
   const fields = readObject(value, path, KEYS, problems);
@@ -82,12 +89,15 @@ export function parseIntegration(
     );
   if (onTimeout === 'decline' && !isAbsent(fields.settleAfter))
     problems.at(at('settleAfter'), 'is used only with onTimeout unconfirmed: a decline holds no lead');
-  const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url', values };
+  const context = { local: local ?? false, testUrlRequired: testBehaviour === 'test_url', values, carriesBid: false };
+  // Without a known mode, where the bid comes from is unknown: the mode's own mistake is reported.
+  const bidInPing = pricedByBid && mode === 'ping_post';
+  const bidInPost = pricedByBid && mode === 'direct_post';
 
   let ping: Integration['ping'];
   if (mode === 'ping_post') {
     ping = required(fields.ping, at('ping'), problems, (v) =>
-      parseExchange(v, at('ping'), { ...context, call: 'ping' }, problems),
+      parseExchange(v, at('ping'), { ...context, call: 'ping', carriesBid: bidInPing }, problems),
     );
   } else if (!isAbsent(fields.ping)) {
     problems.at(at('ping'), 'is used only with mode ping_post');
@@ -95,14 +105,19 @@ export function parseIntegration(
   if (mode !== 'ping_post' && !isAbsent(fields.pingTimeoutMs))
     problems.at(at('pingTimeoutMs'), 'is used only with mode ping_post');
   const post = required(fields.post, at('post'), problems, (v) =>
-    parseExchange(v, at('post'), { ...context, call: mode === 'ping_post' ? 'postAfterPing' : 'post' }, problems),
+    parseExchange(
+      v,
+      at('post'),
+      { ...context, call: mode === 'ping_post' ? 'postAfterPing' : 'post', carriesBid: bidInPost },
+      problems,
+    ),
   );
   const statusLookup = isAbsent(fields.statusLookup)
     ? undefined
     : parseExchange(
         fields.statusLookup,
         at('statusLookup'),
-        { local: context.local, testUrlRequired: false, call: 'statusLookup', values },
+        { ...context, testUrlRequired: false, call: 'statusLookup' },
         problems,
       );
   if (

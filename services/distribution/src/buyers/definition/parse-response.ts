@@ -112,16 +112,23 @@ function readAccepted(
   }
 }
 
+/** Why `price` is required where the reply carries the bid of a buyer priced by bid. */
+const BID_PRICE_REQUIRED = {
+  ping: 'is required: pricing is bid',
+  post: "is required: pricing is bid, and without a ping the post's answer names the price (or use mode ping_post)",
+};
+
 /**
  * How a reply is read: `format` (json by default), `accepted: {path, equals|in|matches}`, and `price`,
  * `reason`, `reference`, `redirectUrl` each a path or `{path}`. A ping's reply has no redirect URL.
  * `priceChange` is for the post after a ping, and needs a price: what an answer naming another price
- * than the bid means.
+ * than the bid means. `carriesBid`: the reply is where a buyer priced by bid says its price.
  */
 export function parseResponse(
   value: unknown,
   path: string,
   call: 'ping' | 'post' | 'postAfterPing',
+  carriesBid: boolean,
   problems: Problems,
 ): ResponseParser | undefined {
   const fields = readObject(value, path, ['format', 'accepted', ...LOCATED, 'priceChange'], problems);
@@ -131,6 +138,8 @@ export function parseResponse(
   const accepted = required(fields.accepted, keyPath(path, 'accepted'), problems, (v) =>
     readAccepted(v, keyPath(path, 'accepted'), format, problems),
   );
+  if (carriesBid && isAbsent(fields.price))
+    problems.at(keyPath(path, 'price'), BID_PRICE_REQUIRED[call === 'ping' ? 'ping' : 'post']);
   if (call === 'ping' && !isAbsent(fields.redirectUrl))
     problems.at(keyPath(path, 'redirectUrl'), 'is used only in a post response');
   const locate = (key: (typeof LOCATED)[number]): ReplyLocator | undefined =>

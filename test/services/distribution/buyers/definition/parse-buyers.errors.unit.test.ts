@@ -546,12 +546,41 @@ describe('parseBuyerDocument: mistakes', () => {
 
     it('needs ping_post or a price in the post reply', () => {
       expect(errorsOf(minimalBuyer({ pricing: { type: 'bid' } }))).to.deep.equal([
-        { path: 'pricing', message: 'bid pricing needs mode ping_post or a post response that locates a price' },
+        {
+          path: 'integration.post.response.price',
+          message:
+            "is required: pricing is bid, and without a ping the post's answer names the price (or use mode ping_post)",
+        },
       ]);
       const priced = post({ response: { accepted: { path: '$.ok', equals: 1 }, price: '$.price' } });
       expect(
         parseBuyerDocument(minimalBuyer({ pricing: { type: 'bid' }, integration: { post: priced } })),
       ).to.have.property('buyers');
+    });
+
+    it('is reported with the other mistakes of the call that carries the bid, in one pass', () => {
+      const withHeader = post({ headers: { authorization: 'Bearer x' }, auth: { bearer: 'y' } });
+      expect(errorsOf(minimalBuyer({ pricing: { type: 'bid' }, integration: { post: withHeader } }))).to.deep.equal([
+        { path: 'integration.post.auth', message: 'conflicts with the Authorization header' },
+        {
+          path: 'integration.post.response.price',
+          message:
+            "is required: pricing is bid, and without a ping the post's answer names the price (or use mode ping_post)",
+        },
+      ]);
+      const plainPing = ping({
+        url: 'http://lender.example/ping',
+        response: { accepted: { path: '$.ok', equals: 1 } },
+      });
+      expect(
+        errorsOf(minimalBuyer({ pricing: { type: 'bid' }, integration: { ping: plainPing, post: post() } })),
+      ).to.deep.equal([
+        {
+          path: 'integration.ping.url',
+          message: 'must be an https:// URL; only a buyer marked local: true may use http://',
+        },
+        { path: 'integration.ping.response.price', message: 'is required: pricing is bid' },
+      ]);
     });
   });
 
