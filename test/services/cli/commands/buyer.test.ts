@@ -265,7 +265,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
         '    integration:',
         '      local: true',
         '      post:',
-        '        url: "http://${env:LEADFLOW_TEST_ACME_HOST}/post"',
+        '        url: "http://${env:ACME_TEST_HOST}/post"',
         '        headers: { X-Api-Key: "${secret:acme.key}" }',
         '        mapping: { state: state }',
         '        response: { accepted: { path: "$.status", equals: "accepted" } }',
@@ -273,8 +273,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
         '',
       ].join('\n');
       const file = await writeDocument('references.yaml', text);
-      const saved = { host: process.env.LEADFLOW_TEST_ACME_HOST, secrets: process.env.LEADFLOW_BUYER_SECRETS_FILE };
-      delete process.env.LEADFLOW_TEST_ACME_HOST;
+      const saved = { host: process.env.ACME_TEST_HOST, secrets: process.env.LEADFLOW_BUYER_SECRETS_FILE };
+      delete process.env.ACME_TEST_HOST;
       delete process.env.LEADFLOW_BUYER_SECRETS_FILE;
       try {
         const run = await cli.leadflow(['buyer', 'apply', '-f', file]);
@@ -282,17 +282,17 @@ describe('leadflow buyer commands against a running distribution service', () =>
           code: 1,
           stdout: '',
           stderr:
-            `${file}:6:9: buyers[0].integration.post.url: \${env:LEADFLOW_TEST_ACME_HOST}: is not set in the distribution service's environment\n` +
+            `${file}:6:9: buyers[0].integration.post.url: \${env:ACME_TEST_HOST}: is not set in the distribution service's environment\n` +
             `${file}:7:20: buyers[0].integration.post.headers["X-Api-Key"]: \${secret:acme.key}: no secrets file is configured (LEADFLOW_BUYER_SECRETS_FILE)\n` +
             `leadflow: 2 mistakes in ${file}; nothing was applied\n`,
         });
 
-        process.env.LEADFLOW_TEST_ACME_HOST = '127.0.0.1:9';
+        process.env.ACME_TEST_HOST = '127.0.0.1:9';
         process.env.LEADFLOW_BUYER_SECRETS_FILE = await writeDocument('secrets.yaml', 'acme:\n  key: key-secret-789\n');
         const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
         expect(applied.code, applied.stderr).to.equal(0);
         const shown = await cli.leadflow(['buyer', 'show', 'referencing']);
-        expect(shown.stdout).to.include('${env:LEADFLOW_TEST_ACME_HOST}');
+        expect(shown.stdout).to.include('${env:ACME_TEST_HOST}');
         expect(shown.stdout).not.to.include('key-secret-789');
         const row = await stack.service.db
           .selectFrom('buyers')
@@ -303,7 +303,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
         expect(row.definition).not.to.include('key-secret-789');
       } finally {
         for (const [name, value] of [
-          ['LEADFLOW_TEST_ACME_HOST', saved.host],
+          ['ACME_TEST_HOST', saved.host],
           ['LEADFLOW_BUYER_SECRETS_FILE', saved.secrets],
         ] as const) {
           if (value === undefined) delete process.env[name];

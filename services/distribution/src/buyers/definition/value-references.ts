@@ -8,13 +8,22 @@ import type { BuyerValues } from './buyer-values.js';
  */
 export type Reference = { kind: 'env' | 'secret'; name: string };
 
+/**
+ * The service's own settings (docs/configuration.md): its keys, tokens, database and exporter URLs. A
+ * buyer file names the URL a value is sent to, so it may not read them. Names ignore case, as some
+ * platforms' environments do.
+ */
+const SERVICE_SETTING = /^(?:LEADFLOW_|OTEL_)|^(?:DATABASE_URL|REDIS_URL)$/i;
+const SERVICE_SETTING_PROBLEM =
+  "is one of the service's own settings (LEADFLOW_*, OTEL_*, DATABASE_URL, REDIS_URL), which a buyer file may not read";
+
 const PATTERN = /\$\$\{|\$\{([^}]*)\}?/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 type Piece = string | Reference;
 
-/** The text's literal pieces and references, or the reason it is malformed (never quoting it). */
+/** The text's literal pieces and references, or the reason it is malformed or not allowed (never quoting it). */
 function pieces(text: string): { pieces: Piece[] } | { problem: string } {
   const result: Piece[] = [];
   let last = 0;
@@ -28,10 +37,14 @@ function pieces(text: string): { pieces: Piece[] } | { problem: string } {
     if (!match[0].endsWith('}')) return { problem: 'has a "${" without its "}" (write $${ for a literal ${)' };
     const [kind, ...rest] = (match[1] ?? '').split(':');
     const name = rest.join(':');
-    if (kind === 'env' && ENV_NAME.test(name)) result.push({ kind, name });
-    else if (kind === 'secret' && SECRET_KEY.test(name)) result.push({ kind, name });
-    else
+    if (kind === 'env' && ENV_NAME.test(name)) {
+      if (SERVICE_SETTING.test(name)) return { problem: `\${env:${name}}: ${SERVICE_SETTING_PROBLEM}` };
+      result.push({ kind, name });
+    } else if (kind === 'secret' && SECRET_KEY.test(name)) {
+      result.push({ kind, name });
+    } else {
       return { problem: 'has a reference that is not ${env:NAME} or ${secret:key.path} (write $${ for a literal ${)' };
+    }
   }
   result.push(text.slice(last));
   return { pieces: result.filter((piece) => piece !== '') };

@@ -231,6 +231,48 @@ describe('parseBuyerDocument: request formats, references and priceChange', () =
       ).not.to.include('x y');
     });
 
+    it("refuses references to the service's own settings, set or not, naming only the reference", () => {
+      const values = new EnvironmentValues({
+        LEADFLOW_PII_KEYS: 'k1:pii-key-value',
+        LEADFLOW_HMAC_KEY: 'hmac-key-value',
+        DATABASE_URL: 'mysql://root:db-password@db/leadflow',
+        REDIS_URL: 'redis://:redis-password@cache',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=otel-token',
+      });
+      const errors = errorsOf(
+        withPost({
+          url: 'https://collector.example/${env:LEADFLOW_PII_KEYS}',
+          headers: { 'X-A': '${env:DATABASE_URL}', 'X-B': '${env:REDIS_URL}' },
+          auth: { bearer: '${env:leadflow_hmac_key}' },
+          mapping: {
+            ssn: 'ssn',
+            a: { value: '${env:OTEL_EXPORTER_OTLP_HEADERS}' },
+            b: { value: '${env:LEADFLOW_ADMIN_TOKEN}' },
+          },
+        }),
+        values,
+      );
+      const problem =
+        "is one of the service's own settings (LEADFLOW_*, OTEL_*, DATABASE_URL, REDIS_URL), which a buyer file may not read";
+      expect(errors).to.deep.equal([
+        { path: 'integration.post.url', message: `\${env:LEADFLOW_PII_KEYS}: ${problem}` },
+        { path: 'integration.post.headers["X-A"]', message: `\${env:DATABASE_URL}: ${problem}` },
+        { path: 'integration.post.headers["X-B"]', message: `\${env:REDIS_URL}: ${problem}` },
+        { path: 'integration.post.auth.bearer', message: `\${env:leadflow_hmac_key}: ${problem}` },
+        { path: 'integration.post.mapping.a.value', message: `\${env:OTEL_EXPORTER_OTLP_HEADERS}: ${problem}` },
+        { path: 'integration.post.mapping.b.value', message: `\${env:LEADFLOW_ADMIN_TOKEN}: ${problem}` },
+      ]);
+      expect(JSON.stringify(errors)).not.to.match(/pii-key-value|hmac-key-value|db-password|redis-password|otel-token/);
+      // Other variables, such as one that only starts like a setting, are the operator's.
+      const own = withPost({
+        url: 'https://${env:LEADFLOWING_HOST}/post',
+        headers: { 'X-C': '${env:DATABASE_URL_OF_ACME}' },
+        mapping: { ssn: 'ssn' },
+      });
+      const allowed = new EnvironmentValues({ LEADFLOWING_HOST: 'acme.example', DATABASE_URL_OF_ACME: 'x' });
+      expect(buyerOf(own, allowed).integration.post.url).to.equal('https://${env:LEADFLOWING_HOST}/post');
+    });
+
     it('refuses malformed references and takes $${ as a literal', () => {
       expect(
         errorsOf(
