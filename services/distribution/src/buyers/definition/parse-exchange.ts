@@ -1,3 +1,4 @@
+import { checkDestination, isLoopbackName } from '../integration/destination.js';
 import { PLACEHOLDER_NAME, placeholderNames, templateProblem } from '../integration/xml-body.js';
 import type { HttpExchange, RequestFormat } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
@@ -102,6 +103,14 @@ function checkUrl(text: string, path: string, local: boolean, problems: Problems
   // Credentials in a URL end up in logs; auth keeps them apart.
   if (url.username !== '' || url.password !== '')
     return problems.at(path, 'must not hold a user name or password; use auth');
+  // What every call would refuse (a non-public IP literal), or a name that is this host. Other names are
+  // checked on the addresses they resolve to when each call connects.
+  if (!local && ('refused' in checkDestination(text, false) || isLoopbackName(url.hostname))) {
+    return problems.at(
+      path,
+      'must be on a public address; only a buyer marked local: true may use a private, loopback, link-local or reserved address, or localhost',
+    );
+  }
   return text;
 }
 

@@ -81,6 +81,12 @@ function ipv4Of(high: number, low: number): string {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
+/** `localhost` and the names under it, which always mean this host (RFC 6761), whatever DNS says. */
+export function isLoopbackName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
 export type DestinationRefusal = 'invalid_url' | 'not_allowed';
 
 /**

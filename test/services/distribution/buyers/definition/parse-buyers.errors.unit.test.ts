@@ -1,4 +1,5 @@
 import { buyerDocument } from '@leadflow/distribution/src/buyers/definition/buyer-document';
+import { type BuyerValues, EnvironmentValues } from '@leadflow/distribution/src/buyers/definition/buyer-values';
 import { parseBuyerDocument } from '@leadflow/distribution/src/buyers/definition/parse-buyers';
 import type { Problem } from '@leadflow/distribution/src/buyers/definition/problems';
 import { expect } from 'chai';
@@ -6,8 +7,8 @@ import { parse } from 'yaml';
 import { minimalBuyer } from '../../../../support/buyer-documents.js';
 import { buyerFixture } from '../../../../support/buyer-fixtures.js';
 
-function errorsOf(document: unknown): Problem[] {
-  const result = parseBuyerDocument(document);
+function errorsOf(document: unknown, values?: BuyerValues): Problem[] {
+  const result = parseBuyerDocument(document, values);
   if (!('errors' in result)) return expect.fail('expected errors, got buyers');
   return result.errors;
 }
@@ -175,6 +176,48 @@ describe('parseBuyerDocument: mistakes', () => {
     it('may be http:// for a local buyer', () => {
       const document = minimalBuyer({ integration: { local: true, post: post({ url: 'http://10.0.0.5:8080/post' }) } });
       expect(parseBuyerDocument(document)).to.have.property('buyers');
+    });
+
+    it('must not be a non-public address or localhost unless the buyer is local, as every call would refuse it', () => {
+      const refusal =
+        'must be on a public address; only a buyer marked local: true may use a private, loopback, link-local or reserved address, or localhost';
+      for (const url of [
+        'https://127.0.0.1/',
+        'https://10.0.0.1/x',
+        'https://169.254.169.254/latest/meta-data',
+        'https://[::1]/',
+        'https://[::ffff:127.0.0.1]/',
+        'https://2130706433/',
+        'https://0x7f.0.0.1/',
+        'https://localhost/',
+        'https://LOCALHOST.:8443/',
+        'https://api.localhost/',
+      ]) {
+        const everyCall = minimalBuyer({
+          integration: {
+            statusLookup: post({ url, mapping: { ref: 'attemptId' } }),
+            post: post({ url, testUrl: url }),
+          },
+        });
+        expect(errorsOf(everyCall), url).to.deep.equal([
+          { path: 'integration.post.url', message: refusal },
+          { path: 'integration.post.testUrl', message: refusal },
+          { path: 'integration.statusLookup.url', message: refusal },
+        ]);
+        const local = minimalBuyer({ integration: { local: true, post: post({ url }) } });
+        expect(parseBuyerDocument(local), url).to.have.property('buyers');
+      }
+      // A public address, and a name: names are checked on what they resolve to, at each call.
+      for (const url of ['https://93.184.216.34/leads', 'https://[2606:4700:4700::1111]/', 'https://intranet.corp/']) {
+        expect(parseBuyerDocument(minimalBuyer({ integration: { post: post({ url }) } })), url).to.have.property(
+          'buyers',
+        );
+      }
+      // What a reference resolves to is checked the same way.
+      const referenced = minimalBuyer({ integration: { post: post({ url: 'https://${env:ACME_HOST}/post' }) } });
+      expect(errorsOf(referenced, new EnvironmentValues({ ACME_HOST: '192.168.1.20' }))).to.deep.equal([
+        { path: 'integration.post.url', message: refusal },
+      ]);
     });
 
     it('must be absolute and carry no credentials', () => {

@@ -1,4 +1,8 @@
-import { checkDestination, isPublicAddress } from '@leadflow/distribution/src/buyers/integration/destination';
+import {
+  checkDestination,
+  isLoopbackName,
+  isPublicAddress,
+} from '@leadflow/distribution/src/buyers/integration/destination';
 import { expect } from 'chai';
 
 describe('checkDestination', () => {
@@ -115,5 +119,16 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress('64:ff9b::8.8.8.8')).to.equal(true);
     expect(isPublicAddress('64:ff9b::808:808')).to.equal(true);
     expect(isPublicAddress('2002:808:808::1')).to.equal(true);
+  });
+});
+
+describe('isLoopbackName', () => {
+  it('is true for localhost and the names under it, whatever the case or a final dot', () => {
+    for (const name of ['localhost', 'LocalHost', 'localhost.', 'api.localhost', 'a.b.localhost.']) {
+      expect(isLoopbackName(name), name).to.equal(true);
+    }
+    for (const name of ['localhost.example', 'notlocalhost', 'mylocalhost', '127.0.0.1', 'example.com']) {
+      expect(isLoopbackName(name), name).to.equal(false);
+    }
   });
 });
