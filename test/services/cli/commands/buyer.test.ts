@@ -292,7 +292,10 @@ describe('leadflow buyer commands against a running distribution service', () =>
         const applied = await cli.leadflow(['buyer', 'apply', '-f', file]);
         expect(applied.code, applied.stderr).to.equal(0);
         const shown = await cli.leadflow(['buyer', 'show', 'referencing']);
+        // A URL's references as written; a header value redacted, reference or not.
         expect(shown.stdout).to.include('${env:ACME_TEST_HOST}');
+        expect(shown.stdout).to.include('X-Api-Key: "[redacted]"');
+        expect(shown.stdout).not.to.include('${secret:acme.key}');
         expect(shown.stdout).not.to.include('key-secret-789');
         const row = await stack.service.db
           .selectFrom('buyers')
