@@ -31,6 +31,16 @@ function windowLine(response: GetTreeSettingsResponse): [string, string] {
   return ['ping window', `${msOfDuration(effective.pingWindow)} ms  ${source}`];
 }
 
+/** Where each setting in effect comes from; a tier's own window only ever from the document, left out without one. */
+function sources(response: GetTreeSettingsResponse): Record<string, unknown> {
+  const tiers = (response.effective?.tiers ?? []).map(({ tier }) => ({ tier, pingWindow: 'document' as Source }));
+  return {
+    routing: routingSource(response),
+    pingWindow: pingWindowSource(response),
+    ...(tiers.length > 0 ? { tiers } : {}),
+  };
+}
+
 /**
  * `{applied, effective, sources}`: `applied` without the routing mode a document left out (rather than
  * ROUTING_MODE_UNSPECIFIED), and where each setting in effect comes from, as the text says.
@@ -41,7 +51,7 @@ function treeJson(response: GetTreeSettingsResponse): unknown {
   return {
     applied,
     effective: TreeSettings.toJSON(response.effective ?? TreeSettings.create()),
-    sources: { routing: routingSource(response), pingWindow: pingWindowSource(response) },
+    sources: sources(response),
   };
 }
 
@@ -62,7 +72,8 @@ export const tree: Command<void> = {
     "out is the service's environment (LEADFLOW_ROUTING_MODE, LEADFLOW_PING_WINDOW_MS), and a window set",
     "nowhere is learned from the bidders' answer times. The effective settings are those of the instance",
     'that answered. With --json, prints {"applied": ..., "effective": ..., "sources": ...}: applied holds only',
-    'what the document set; sources says where each setting in effect comes from (document, environment, learned).',
+    'what the document set; sources says where each setting in effect comes from (document, environment, learned),',
+    "a tier's own window in sources.tiers, as effective.tiers lists them.",
   ],
   options: {},
   positionals: [],

@@ -131,7 +131,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(await cli.json('buyer', 'tree')).to.deep.equal({
         applied: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
         effective: { routing: 'ROUTING_MODE_PRICE_GROUPS', tiers },
-        sources: { routing: 'document', pingWindow: 'learned' },
+        sources: { routing: 'document', pingWindow: 'learned', tiers: [{ tier: 2, pingWindow: 'document' }] },
       });
 
       const reset = await writeDocument('reset.yaml', 'tree: {}\n');
