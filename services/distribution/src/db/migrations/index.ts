@@ -13,6 +13,7 @@ import * as salesBuyerIndex from './2026_11_23_1600_sales_buyer_index.js';
 import * as treeSettings from './2026_11_26_0001_tree_settings.js';
 import * as leadReturns from './2026_11_28_0001_lead_returns.js';
 import * as publisherPostbacks from './2026_11_28_0002_publisher_postbacks.js';
+import * as binaryIdentifiers from './2026_11_28_0003_binary_identifiers.js';
 
 /** Every migration in order; names are frozen once released. Data migrations need the deployment's keys. */
 export const migrations = (ring: KeyRing): Record<string, Migration> => ({
@@ -29,4 +30,5 @@ export const migrations = (ring: KeyRing): Record<string, Migration> => ({
   '2026_11_26_0001_tree_settings': treeSettings,
   '2026_11_28_0001_lead_returns': leadReturns,
   '2026_11_28_0002_publisher_postbacks': publisherPostbacks,
+  '2026_11_28_0003_binary_identifiers': binaryIdentifiers,
 });
