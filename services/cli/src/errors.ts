@@ -5,9 +5,35 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Why the service refused a call (google.rpc.ErrorInfo): its stable reason and the values that go with it. */
+export interface ServiceRefusal {
+  reason: string;
+  metadata: Record<string, string>;
+}
+
 /** A command that could not be carried out; the message is one line for the operator, exit code 1. */
 export class CliFailure extends Error {
   override name = 'CliFailure';
+  constructor(
+    message: string,
+    /** Set when the service refused the call, for a command to word the refusal in its own terms. */
+    readonly refusal?: ServiceRefusal,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `error` in the command's words when it is the service's refusal `reason` (the service names its API's
+ * fields, a command its options); any other error as it is.
+ */
+export function reworded(
+  error: unknown,
+  reason: string,
+  message: (metadata: Record<string, string>) => string,
+): unknown {
+  if (!(error instanceof CliFailure) || error.refusal?.reason !== reason) return error;
+  return new CliFailure(message(error.refusal.metadata), error.refusal);
 }
 
 /**

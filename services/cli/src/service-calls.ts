@@ -26,6 +26,7 @@ import { ConfigError } from '@leadflow/service-kit/config';
 import { bearerTokenInterceptor, deadlineInterceptor } from '@leadflow/service-kit/grpc-client-interceptors';
 import { grpcChannelCredentials } from '@leadflow/service-kit/grpc-tls';
 import { callMethod } from '@leadflow/service-kit/grpc-unary';
+import { readRichStatus } from '@leadflow/service-kit/rich-status';
 import { describeCallError } from './call-errors.js';
 import type { Connection } from './connection.js';
 import { CliFailure } from './errors.js';
@@ -238,7 +239,11 @@ export class ServiceCalls {
     return callMethod(this.admin, method, request).catch((error: ServiceError) => {
       const serviceReached = this.admin.getChannel().getConnectivityState(false) === connectivityState.READY;
       const deadlineMs = deadlineMsOf(method.path);
-      throw new CliFailure(describeCallError(error, this.connection, { deadlineMs, serviceReached }));
+      const errorInfo = readRichStatus(error.metadata)?.errorInfo;
+      throw new CliFailure(
+        describeCallError(error, this.connection, { deadlineMs, serviceReached }),
+        errorInfo && { reason: errorInfo.reason, metadata: errorInfo.metadata },
+      );
     });
   }
 }

@@ -28,6 +28,8 @@ export interface StatusErrorDetails {
   violations?: readonly FieldViolation[];
   /** google.rpc.RetryInfo: how long a caller should wait before retrying. */
   retryDelayMs?: number;
+  /** google.rpc.ErrorInfo metadata: the values a caller needs to word the failure its own way (lowerCamelCase keys). */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -52,11 +54,12 @@ export class StatusError extends Error {
 export function invalidField(
   field: string,
   description: string,
-  options: { message?: string; reason?: string; violationReason?: string } = {},
+  options: { message?: string; reason?: string; violationReason?: string; metadata?: Record<string, string> } = {},
 ): StatusError {
   return new StatusError('invalid_argument', options.message ?? `${field} ${description}`, {
     reason: options.reason ?? 'INVALID_ARGUMENT',
     violations: [{ field, description, reason: options.violationReason ?? 'FIELD_INVALID' }],
+    metadata: options.metadata,
   });
 }
 

@@ -2,7 +2,7 @@ import { ResolveLeadResponse } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { LeadRecord, ListLeadsResponse, UnconfirmedLead } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { leadStatuses } from '@leadflow/service-kit/admin-enums';
 import type { CommandArgs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { reworded, UsageError } from '../errors.js';
 import { dollars } from '../format.js';
 import { buyerNames, leadsTable, leadText, unconfirmedTable } from '../lead-text.js';
 import type { ServiceCalls } from '../service-calls.js';
@@ -174,7 +174,8 @@ const resolve: Command<{ leadId: string; sold: boolean; chargeCents: number }> =
   summary: 'settle an unconfirmed lead with what its buyer says: sold to it, or not',
   details: [
     '--sold           the buyer holds the lead: the sale, its ledger entries and the reports follow',
-    '--price DOLLARS  with --sold, what the buyer pays, for a buyer that names its price only in its answer',
+    '--price DOLLARS  with --sold, what the buyer pays, for a buyer that names its price only in its answer;',
+    "                 refused for a lead whose post carried the buyer's price (fixed, rules or a ping's bid)",
     "--not-sold       the buyer does not hold it: the lead is rejected and the buyer's caps are given back",
     'With --json, prints {"leadId", "status" (LEAD_STATUS_SOLD or LEAD_STATUS_REJECTED), "buyerId", "payoutCents"}.',
   ],
@@ -188,7 +189,14 @@ const resolve: Command<{ leadId: string; sold: boolean; chargeCents: number }> =
     return { leadId: args.positionals[0]!, sold, chargeCents: chargeCents ?? 0 };
   },
   async run(calls, input) {
-    const resolved = await calls.resolveLead(input);
+    const resolved = await calls.resolveLead(input).catch((error: unknown) => {
+      throw reworded(
+        error,
+        'PRICE_ALREADY_SET',
+        ({ chargeCents }) =>
+          `--price is only for a buyer that names its price in its answer: this lead's post carried the buyer's price, ${dollars(Number(chargeCents))}; resolve it without --price`,
+      );
+    });
     const text =
       leadStatuses.nameOf(resolved.status) === 'sold'
         ? `Lead ${resolved.leadId} is sold to ${resolved.buyerId}; the publisher's payout is ${dollars(resolved.payoutCents)}.\n`

@@ -33,11 +33,11 @@ const STORAGE_UNAVAILABLE = new StatusError('unavailable', 'storage is unavailab
 /** The answer to a failed call: its status, and google.rpc.Status details in the trailers. */
 export function failedCallStatus(error: StatusError): StatusObject {
   const code = STATUS_OF[error.code];
-  const { reason, violations, retryDelayMs } = error.details;
+  const { reason, violations, retryDelayMs, metadata: values } = error.details;
   const metadata = richStatusMetadata({
     code,
     message: error.message,
-    errorInfo: { reason: reason ?? status[code], domain: ERROR_DOMAIN, metadata: {} },
+    errorInfo: { reason: reason ?? status[code], domain: ERROR_DOMAIN, metadata: { ...values } },
     badRequest: violations?.length
       ? { fieldViolations: violations.map((violation) => ({ ...violation, localizedMessage: undefined })) }
       : undefined,

@@ -84,6 +84,8 @@ export class LeadResolution {
     );
     if (!post || (postId !== undefined && post.id !== postId))
       throw new StatusError('failed_precondition', 'the lead has no post awaiting an answer');
+    if (verdict.sold && verdict.chargeCents !== undefined && post.chargeCents !== null)
+      throw priceAlreadySet(post.chargeCents);
     const now = Date.now();
     if (post.state === 'accepted') return this.sell(lead, post, undefined, now);
     if (!verdict.sold) return this.decline(lead, post, verdict.reference, resolver, now);
@@ -167,6 +169,18 @@ export class LeadResolution {
       throw new StatusError('failed_precondition', "the buyer's payout policy gives no payout for this price");
     return payout;
   }
+}
+
+/**
+ * A price given for a post that carried one (a fixed or rules price, a ping's bid, or its answer's): the sale
+ * is at the post's price, so a price given is a mistake, never silently dropped.
+ */
+function priceAlreadySet(postChargeCents: number): StatusError {
+  return invalidField('charge_cents', "must be 0: the post carried the buyer's price", {
+    message: `the post carried the buyer's price (${postChargeCents} cents): give no price`,
+    reason: 'PRICE_ALREADY_SET',
+    metadata: { chargeCents: String(postChargeCents) },
+  });
 }
 
 function eventLead(lead: StoredLead) {

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
+import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
+import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
+import { personLead } from '../../../support/selling.js';
+import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
+
+/** A buyer whose posts never get an answer: each lead posted to it is held for it, unconfirmed. */
+function silentBuyer(name: string, url: string, pricing: Record<string, unknown>, price?: string) {
+  return {
+    name,
+    pricing,
+    integration: {
+      mode: 'direct_post',
+      local: true,
+      timeoutMs: 300,
+      post: {
+        url,
+        mapping: { leadId: 'leadId', email: 'email' },
+        response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, ...(price && { price }) },
+      },
+    },
+  };
+}
+
+describe('leadflow lead resolve: the price of a held lead', () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let buyers: TestBuyerServer;
+  let cli: StackCli;
+  let publisherKey: string;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database);
+    cli = stackCli(stack);
+    buyers = await startBuyerServer();
+    buyers.behave('/silent', { kind: 'hang' });
+    publisherKey = (await stack.createPublisher()).key;
+  });
+  after(async () => {
+    await stack?.close();
+    await buyers?.close();
+    await database?.drop();
+  });
+
+  /** A lead held for the only buyer, `buyer`. */
+  async function heldLead(buyer: Record<string, unknown>): Promise<string> {
+    await stack.applyBuyers([buyer]);
+    const answer = await stack.submit(publisherKey, personLead());
+    expect(answer.outcome?.$case).to.equal('unconfirmed');
+    await stack.applyBuyers([{ ...buyer, active: false }]);
+    return answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
+  }
+
+  it('refuses --price for a buyer whose post carried its price, naming that price, and sells at it without', async () => {
+    const leadId = await heldLead(silentBuyer('fixed-500', buyers.url('/silent'), { type: 'fixed', price: '500.00' }));
+
+    const refused = await cli.leadflow(['lead', 'resolve', leadId, '--sold', '--price', '600']);
+    expect(refused).to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr:
+        "leadflow: --price is only for a buyer that names its price in its answer: this lead's post carried the " +
+        "buyer's price, $500.00; resolve it without --price\n",
+    });
+    expect((await cli.json('lead', 'show', leadId)).status, 'still held').to.equal('LEAD_STATUS_UNCONFIRMED');
+
+    const sold = await cli.leadflow(['lead', 'resolve', leadId, '--sold']);
+    expect(sold.code).to.equal(0);
+    expect(sold.stdout).to.include("the publisher's payout is $400.00");
+  });
+
+  it('sells at --price for a buyer that names its price in its answer', async () => {
+    const leadId = await heldLead(silentBuyer('names-its-price', buyers.url('/silent'), { type: 'bid' }, '$.price'));
+    const resolved = await cli.json('lead', 'resolve', leadId, '--sold', '--price', '42.50');
+    expect(resolved).to.include({ leadId, status: 'LEAD_STATUS_SOLD', payoutCents: 3400 });
+  });
+});
