@@ -27,7 +27,7 @@ function attemptTable(attempts: BuyerAttempt[], buyerName: (id: string) => strin
   return (
     '\nBuyer attempts:\n' +
     table(
-      ['KIND', 'BUYER', 'STARTED', 'LATENCY', 'HTTP', 'OUTCOME', 'BID', 'PRICE', 'REFERENCE', 'REASON'],
+      ['KIND', 'BUYER', 'STARTED', 'LATENCY', 'HTTP', 'OUTCOME', 'BID', 'PRICE', 'REFERENCE', 'REASON', 'RESOLVED BY'],
       attempts.map((attempt) => {
         const kind = attemptKinds.nameOf(attempt.kind);
         // A skip made no call: only its buyer, time and reason say anything.
@@ -43,6 +43,7 @@ function attemptTable(attempts: BuyerAttempt[], buyerName: (id: string) => strin
           amount(attempt.priceCents),
           attempt.reference || '-',
           attempt.reason || '-',
+          attempt.resolvedBy || '-',
         ];
       }),
     )

@@ -265,6 +265,16 @@ export interface BuyerAttempt {
   priceCents: number;
   /** The buyer's own reference for the lead. */
   reference: string;
+  /**
+   * For a post settled after its call rather than by its answer in time, who
+   * or what settled it: "operator" (ResolveLead), "status_lookup" (the
+   * buyer's status lookup), "late_answer" (the buyer's answer after the
+   * sale's deadline), "settle_after" (the buyer's settleAfter passed), or
+   * "timeout_policy" (the buyer's onTimeout counted no answer as a decline).
+   * The outcome of a post settled as sold or not sold is the settlement's
+   * (ACCEPTED or REJECTED). Empty for every other attempt.
+   */
+  resolvedBy: string;
 }
 
 export interface GetLeadRequest {
@@ -1257,6 +1267,7 @@ function createBaseBuyerAttempt(): BuyerAttempt {
     bidCents: 0,
     priceCents: 0,
     reference: "",
+    resolvedBy: "",
   };
 }
 
@@ -1291,6 +1302,9 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     }
     if (message.reference !== "") {
       writer.uint32(82).string(message.reference);
+    }
+    if (message.resolvedBy !== "") {
+      writer.uint32(90).string(message.resolvedBy);
     }
     return writer;
   },
@@ -1388,6 +1402,14 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
             message.reference = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.resolvedBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1432,6 +1454,11 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
         ? globalThis.Number(object.price_cents)
         : 0,
       reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      resolvedBy: isSet(object.resolvedBy)
+        ? globalThis.String(object.resolvedBy)
+        : isSet(object.resolved_by)
+        ? globalThis.String(object.resolved_by)
+        : "",
     };
   },
 
@@ -1467,6 +1494,9 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     if (message.reference !== undefined) {
       obj.reference = message.reference;
     }
+    if (message.resolvedBy !== undefined) {
+      obj.resolvedBy = message.resolvedBy;
+    }
     return obj;
   },
 
@@ -1487,6 +1517,7 @@ export const BuyerAttempt: MessageFns<BuyerAttempt> = {
     message.bidCents = object.bidCents ?? 0;
     message.priceCents = object.priceCents ?? 0;
     message.reference = object.reference ?? "";
+    message.resolvedBy = object.resolvedBy ?? "";
     return message;
   },
 };

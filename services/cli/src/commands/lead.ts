@@ -18,6 +18,8 @@ const show: Command<{ leadId: string }> = {
     'The service masks SSN, date of birth, bank and license numbers before they leave it.',
     'Every buyer considered is listed in order: each ping and post with its latency, HTTP status,',
     "outcome, bid or price in dollars and the buyer's reference; each buyer skipped with the reason.",
+    "A held lead's post, once settled, shows the settlement as its outcome and RESOLVED BY who settled it:",
+    "operator, status_lookup, late_answer or settle_after (timeout_policy: the buyer's onTimeout declined it).",
     'With --json, prints the lead as the service returns it (proto3 JSON), amounts in integer cents.',
   ],
   options: {},

@@ -52,9 +52,10 @@ function leadFilter(request: ListLeadsRequest): LeadFilter {
 /** The admin service's lead methods: look-ups (masked) and the settling of unconfirmed leads. */
 export function adminLeadHandlers(deps: AdminLeadDependencies, admin: UnaryMethods): LeadMethods {
   const { lookup, resolution, returns, cipher } = deps;
-  const shown = async ({ lead, attempts }: FoundLead) => {
+  const shown = async ({ lead, attempts, settlements }: FoundLead) => {
     const leadReturn = await returns.ofLead(lead.id);
-    return { lead: { ...leadView(lead, attempts, cipher), leadReturn: leadReturn && leadReturnView(leadReturn) } };
+    const view = leadView(lead, attempts, cipher, settlements);
+    return { lead: { ...view, leadReturn: leadReturn && leadReturnView(leadReturn) } };
   };
   return {
     getLead: admin('GetLead', async (request: GetLeadRequest) => shown(await lookup.get(request.leadId))),

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { invalidField, StatusError } from '../errors.js';
-import type { AttemptRecord } from './attempt-record.js';
+import type { AttemptRecord, PostSettlement } from './attempt-record.js';
 import type { LeadFilter, LeadListCursor } from './lead.repository.js';
 import * as repository from './lead.repository.js';
 import type { StoredLead } from './stored-lead.js';
@@ -8,6 +8,7 @@ import type { StoredLead } from './stored-lead.js';
 export interface FoundLead {
   lead: StoredLead;
   attempts: AttemptRecord[];
+  settlements: PostSettlement[];
 }
 
 /** Stored leads as operators look them up: by id, by the clickid a ticket quotes, or a filtered list. */
@@ -42,6 +43,10 @@ export class LeadLookup {
   }
 
   private async withAttempts(lead: StoredLead): Promise<FoundLead> {
-    return { lead, attempts: await repository.listBuyerAttempts(this.db, lead.id) };
+    const [attempts, settlements] = await Promise.all([
+      repository.listBuyerAttempts(this.db, lead.id),
+      repository.listPostSettlements(this.db, lead.id),
+    ]);
+    return { lead, attempts, settlements };
   }
 }

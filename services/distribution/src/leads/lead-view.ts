@@ -3,7 +3,7 @@ import type { BuyerAttempt, LeadRecord } from '@leadflow/proto/leadflow/admin/v1
 import { attemptKinds, attemptOutcomes, leadStatuses } from '@leadflow/service-kit/admin-enums';
 import { durationOfMs, timestampOfMs } from '@leadflow/service-kit/proto-time';
 import type { PiiCipher } from '../security/pii-cipher.js';
-import type { AttemptRecord } from './attempt-record.js';
+import type { AttemptRecord, PostSettlement } from './attempt-record.js';
 import type { StoredLead } from './stored-lead.js';
 
 /**
@@ -39,19 +39,31 @@ function maskSensitive(field: string, value: string): string | undefined {
   }
 }
 
-function attemptView(attempt: AttemptRecord): BuyerAttempt {
+/**
+ * One line of the audit trail. A post settled after its call shows who settled it and, when that made it a
+ * sale or not, the settlement as its outcome: the call's own line says only that no answer came in time.
+ */
+function attemptView(attempt: AttemptRecord, settlement: PostSettlement | undefined): BuyerAttempt {
+  const settledAs = settlement?.state === 'accepted' || settlement?.state === 'rejected' ? settlement.state : undefined;
+  const priceCents = settledAs === 'accepted' ? settlement?.chargeCents : attempt.priceCents;
   return {
     buyerId: attempt.buyerId,
     startTime: new Date(attempt.startedAt),
     duration: durationOfMs(attempt.durationMs),
-    outcome: attemptOutcomes.valueOf(attempt.outcome),
+    outcome: attemptOutcomes.valueOf(settledAs ?? attempt.outcome),
     httpStatus: attempt.httpStatus ?? 0,
     reason: attempt.reason ?? '',
     kind: attemptKinds.valueOf(attempt.kind),
     bidCents: attempt.bidCents ?? 0,
-    priceCents: attempt.priceCents ?? 0,
+    priceCents: priceCents ?? 0,
     reference: attempt.reference ?? '',
+    resolvedBy: settlement?.resolvedBy ?? '',
   };
+}
+
+/** How `attempt` was settled, when it is a post settled after its call (a lead is posted to a buyer once). */
+function settlementOf(attempt: AttemptRecord, settlements: readonly PostSettlement[]): PostSettlement | undefined {
+  return attempt.kind === 'post' ? settlements.find((settled) => settled.buyerId === attempt.buyerId) : undefined;
 }
 
 const PURGED = '[purged]';
@@ -71,8 +83,13 @@ function fieldsView(lead: StoredLead, cipher: PiiCipher): Record<string, string>
   return Object.fromEntries(Object.entries(all).map(([field, value]) => [field, maskSensitive(field, value) ?? value]));
 }
 
-/** A stored lead as operators see it: personal fields masked. */
-export function leadView(lead: StoredLead, attempts: AttemptRecord[], cipher: PiiCipher): LeadRecord {
+/** A stored lead as operators see it: personal fields masked, its posts as they were settled. */
+export function leadView(
+  lead: StoredLead,
+  attempts: AttemptRecord[],
+  cipher: PiiCipher,
+  settlements: readonly PostSettlement[] = [],
+): LeadRecord {
   const fields = fieldsView(lead, cipher);
   return {
     leadId: lead.id,
@@ -90,7 +107,7 @@ export function leadView(lead: StoredLead, attempts: AttemptRecord[], cipher: Pi
     processingTime: lead.processingMs === null ? undefined : durationOfMs(lead.processingMs),
     fields,
     tracking: JSON.parse(lead.trackingJson),
-    attempts: attempts.map(attemptView),
+    attempts: attempts.map((attempt) => attemptView(attempt, settlementOf(attempt, settlements))),
     // Returns are another room's: the admin handlers add the lead's.
     leadReturn: undefined,
   };

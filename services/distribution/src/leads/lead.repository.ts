@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { insertRows, rowsInsert } from '../db/insert-rows.js';
 import { ReusableQuery } from '../db/reusable-query.js';
 import type { BuyerAttemptRow, LeadRow, LeadStatus, LeadUpdate, NewLeadRow, NewSaleRow } from '../db/schema.js';
-import type { AttemptRecord } from './attempt-record.js';
+import type { AttemptRecord, PostSettlement } from './attempt-record.js';
 import type { Sale } from './sale.js';
 import type { LeadChange, StoredLead, UnconfirmedLead } from './stored-lead.js';
 
@@ -370,6 +370,22 @@ export async function listBuyerAttempts(db: Db, leadId: string): Promise<Attempt
     .orderBy('id')
     .execute();
   return rows.map(attemptOfRow);
+}
+
+/** The lead's posts settled after their call, for its audit trail; a lead and a buyer have one post at most. */
+export async function listPostSettlements(db: Db, leadId: string): Promise<PostSettlement[]> {
+  const rows = await db
+    .selectFrom('lead_posts')
+    .select(['buyer_id', 'state', 'charge_cents', 'resolved_by'])
+    .where('lead_id', '=', leadId)
+    .where('resolved_by', 'is not', null)
+    .execute();
+  return rows.map((row) => ({
+    buyerId: row.buyer_id,
+    state: row.state,
+    chargeCents: row.charge_cents === null ? null : Number(row.charge_cents),
+    resolvedBy: row.resolved_by!,
+  }));
 }
 
 function saleRow(sale: Sale): NewSaleRow {

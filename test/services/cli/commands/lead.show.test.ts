@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import { buyerFixture } from '../../../support/buyer-fixtures.js';
+import { type BuyerBehaviour, startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { validLeadBody } from '../../../support/leads.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { type ScriptedLender, startScriptedLender } from '../../../support/scripted-lender.js';
+import { personLead } from '../../../support/selling.js';
 import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 /**
  * Three buyers a California lead meets in order: trail-texas (tier 1) takes only Texas, trail-down (tier 1)
@@ -93,11 +96,13 @@ describe('leadflow lead show: the audit trail', () => {
     expect(text).to.match(/^status:\s+sold$/m);
     expect(text).to.match(new RegExp(`^buyer:\\s+trail-bidder \\(${ids['trail-bidder']}\\)$`, 'm'));
     expect(text).to.match(/^payout:\s+\$25\.20$/m);
-    expect(text).to.match(/^KIND\s+BUYER\s+STARTED\s+LATENCY\s+HTTP\s+OUTCOME\s+BID\s+PRICE\s+REFERENCE\s+REASON$/m);
+    expect(text).to.match(
+      /^KIND\s+BUYER\s+STARTED\s+LATENCY\s+HTTP\s+OUTCOME\s+BID\s+PRICE\s+REFERENCE\s+REASON\s+RESOLVED BY$/m,
+    );
     const time = '\\d{4}-\\d\\d-\\d\\dT\\S+Z';
     const latency = '\\d+\\.\\d ms';
     expect(text).to.match(
-      new RegExp(`^skip\\s+trail-texas\\s+${time}\\s+-\\s+-\\s+skipped\\s+-\\s+-\\s+-\\s+filtered$`, 'm'),
+      new RegExp(`^skip\\s+trail-texas\\s+${time}\\s+-\\s+-\\s+skipped\\s+-\\s+-\\s+-\\s+filtered\\s+-$`, 'm'),
     );
     expect(text).to.match(
       new RegExp(`^post\\s+trail-down\\s+${time}\\s+${latency}\\s+500\\s+error\\s+-\\s+-\\s+-\\s+\\S`, 'm'),
@@ -127,5 +132,135 @@ describe('leadflow lead show: the audit trail', () => {
     ]) {
       expect(text).not.to.include(value);
     }
+  });
+});
+
+/** The sale's deadline; a late buyer's post timeout outlives it, the others' end well within it. */
+const SELL_DEADLINE_MS = 1500;
+
+/** A $500 direct-post buyer at `url` whose posts time out in 300 ms, unless `integration` says otherwise. */
+function heldFor(name: string, url: string, integration: Record<string, unknown> = {}) {
+  return {
+    name,
+    pricing: { type: 'fixed', price: '500.00' },
+    integration: {
+      mode: 'direct_post',
+      local: true,
+      timeoutMs: 300,
+      ...integration,
+      post: {
+        url,
+        mapping: { leadId: 'leadId', email: 'email' },
+        response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' } },
+      },
+    },
+  };
+}
+
+describe("leadflow lead show: how a held lead's post was settled", () => {
+  let database: TestDatabase;
+  let stack: TestDistribution;
+  let buyers: TestBuyerServer;
+  let cli: StackCli;
+  let publisherKey: string;
+
+  before(async () => {
+    database = await sqliteDatabase();
+    stack = await startTestDistribution(database, {
+      env: { LEADFLOW_SELL_DEADLINE_MS: String(SELL_DEADLINE_MS), LEADFLOW_RECONCILE_INTERVAL_MS: '100' },
+    });
+    cli = stackCli(stack);
+    buyers = await startBuyerServer();
+    buyers.behave('/silent', { kind: 'hang' });
+    buyers.behave('/status', { kind: 'reject' });
+    publisherKey = (await stack.createPublisher()).key;
+  });
+  after(async () => {
+    await stack?.close();
+    await buyers?.close();
+    await database?.drop();
+  });
+
+  /** Submits a lead to `buyer` alone, which holds it; the buyer is paused after, out of the next tests' way. */
+  async function heldLead(buyer: Record<string, unknown>): Promise<string> {
+    await stack.applyBuyers([buyer]);
+    const answer = await stack.submit(publisherKey, personLead());
+    expect(answer.outcome?.$case).to.equal('unconfirmed');
+    await stack.applyBuyers([{ ...buyer, active: false }]);
+    return answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
+  }
+
+  /** The lead once settled: its post's line, as --json and as the text show it. */
+  async function settledPost(leadId: string) {
+    await waitUntil(
+      'the held lead settled',
+      async () => (await cli.json('lead', 'show', leadId)).status !== 'LEAD_STATUS_UNCONFIRMED',
+      15_000,
+    );
+    const lead = await cli.json('lead', 'show', leadId);
+    const text = (await cli.leadflow(['lead', 'show', leadId])).stdout;
+    return {
+      lead,
+      post: lead.attempts.find((attempt: { kind: string }) => attempt.kind === 'ATTEMPT_KIND_POST'),
+      line: text.split('\n').find((line) => line.startsWith('post ')) ?? '',
+      header: text.split('\n').find((line) => line.startsWith('KIND ')) ?? '',
+    };
+  }
+
+  it("shows an operator's sale: the post accepted at its price, resolved by the operator", async () => {
+    const leadId = await heldLead(heldFor('settled-by-operator', buyers.url('/silent')));
+    expect((await cli.leadflow(['lead', 'resolve', leadId, '--sold'])).code).to.equal(0);
+
+    const { lead, post, line, header } = await settledPost(leadId);
+    expect(lead.status).to.equal('LEAD_STATUS_SOLD');
+    expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_ACCEPTED', priceCents: 50000, resolvedBy: 'operator' });
+    expect(header).to.match(/\sREASON\s+RESOLVED BY$/);
+    expect(line).to.match(/\saccepted\s+-\s+\$500\.00\s.*\soperator$/);
+  });
+
+  it("shows the buyer's status lookup: the post rejected, resolved by status_lookup", async () => {
+    const leadId = await heldLead(
+      heldFor('settled-by-lookup', buyers.url('/silent'), {
+        statusLookup: {
+          url: buyers.url('/status'),
+          mapping: { ref: 'attemptId' },
+          response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' } },
+        },
+      }),
+    );
+    const { lead, post, line } = await settledPost(leadId);
+    expect(lead.status).to.equal('LEAD_STATUS_REJECTED');
+    expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_REJECTED', resolvedBy: 'status_lookup' });
+    expect(line).to.match(/\srejected\s.*\sstatus_lookup$/);
+  });
+
+  it("shows the buyer's settleAfter: the post rejected, resolved by settle_after", async () => {
+    const leadId = await heldLead(heldFor('settled-after', buyers.url('/silent'), { settleAfter: '1s' }));
+    const { lead, post, line } = await settledPost(leadId);
+    expect(lead.status).to.equal('LEAD_STATUS_REJECTED');
+    expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_REJECTED', resolvedBy: 'settle_after' });
+    expect(line).to.match(/\srejected\s.*\ssettle_after$/);
+  });
+
+  it("shows the buyer's late answer: the post accepted, resolved by late_answer", async () => {
+    let answer: (behaviour: BuyerBehaviour) => void = () => undefined;
+    buyers.behave('/late', { kind: 'later', answer: new Promise((resolve) => (answer = resolve)) });
+    const leadId = await heldLead(heldFor('settled-late', buyers.url('/late'), { timeoutMs: SELL_DEADLINE_MS * 3 }));
+    answer({ kind: 'accept' });
+
+    const { lead, post, line } = await settledPost(leadId);
+    expect(lead.status).to.equal('LEAD_STATUS_SOLD');
+    expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_ACCEPTED', priceCents: 50000, resolvedBy: 'late_answer' });
+    expect(line).to.match(/\saccepted\s.*\slate_answer$/);
+  });
+
+  it('shows no resolver for a post answered in time', async () => {
+    buyers.behave('/accepts', { kind: 'accept' });
+    await stack.applyBuyers([heldFor('answers-in-time', buyers.url('/accepts'))]);
+    const answer = await stack.submit(publisherKey, personLead());
+    const leadId = answer.outcome?.$case === 'sold' ? answer.outcome.value.leadId : '';
+    const { post, line } = await settledPost(leadId);
+    expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_ACCEPTED', resolvedBy: '' });
+    expect(line).to.match(/\saccepted\s.*\s-$/);
   });
 });
