@@ -15,6 +15,10 @@ import { NO_BUYER_ACCEPTED, type SaleWinner } from './lead-seller.js';
 import { releaseHolds } from './post-journal.js';
 import { LeadNotRecordable, recordSale } from './sale-record.js';
 
+/** Why a lead closed by its buyer's settleAfter was not sold: the buyer never said, one way or the other. */
+const NOT_CONFIRMED_IN_TIME =
+  'The buyer did not confirm the lead within its settlement time; the lead was closed as not sold';
+
 export interface Resolution {
   leadId: string;
   status: 'sold' | 'rejected';
@@ -139,6 +143,7 @@ export class LeadResolution {
     now: number,
   ): Promise<Resolution> {
     const buyer = lead.test ? undefined : await this.buyers.get(post.buyerId);
+    const reason = resolver === 'settle_after' ? NOT_CONFIRMED_IN_TIME : NO_BUYER_ACCEPTED;
     // The holds go back in the settlement's transaction: a lead seen rejected holds nothing.
     await settledOnce(() =>
       this.db.transaction().execute(async (trx) => {
@@ -147,16 +152,12 @@ export class LeadResolution {
           repository.settlementUpdate(trx, lead.id, {
             status: 'rejected',
             completedAt: now,
-            reason: NO_BUYER_ACCEPTED,
+            reason,
           }),
         ]);
         if (!answered.numAffectedRows || !settled.numAffectedRows) throw new LeadNotRecordable();
         if (buyer) await releaseHolds(trx, lead.id, buyer, lead.person);
-        await enqueuePublisherEvent(
-          trx,
-          { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason: NO_BUYER_ACCEPTED },
-          now,
-        );
+        await enqueuePublisherEvent(trx, { ...eventLead(lead), status: 'rejected', payoutCents: 0, reason }, now);
       }),
     );
     return { leadId: lead.id, status: 'rejected', buyerId: post.buyerId, payoutCents: 0 };

@@ -229,7 +229,7 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
       }),
     );
     const { lead, post, line } = await settledPost(leadId);
-    expect(lead.status).to.equal('LEAD_STATUS_REJECTED');
+    expect(lead).to.include({ status: 'LEAD_STATUS_REJECTED', reason: 'No buyer accepted the lead' });
     expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_REJECTED', resolvedBy: 'status_lookup' });
     expect(line).to.match(/\srejected\s.*\sstatus_lookup$/);
   });
@@ -238,6 +238,9 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
     const leadId = await heldLead(heldFor('settled-after', buyers.url('/silent'), { settleAfter: '1s' }));
     const { lead, post, line } = await settledPost(leadId);
     expect(lead.status).to.equal('LEAD_STATUS_REJECTED');
+    expect(lead.reason, 'the buyer never answered: its settleAfter closed the lead').to.equal(
+      'The buyer did not confirm the lead within its settlement time; the lead was closed as not sold',
+    );
     expect(post).to.include({ outcome: 'ATTEMPT_OUTCOME_REJECTED', resolvedBy: 'settle_after' });
     expect(line).to.match(/\srejected\s.*\ssettle_after$/);
   });
