@@ -3,9 +3,10 @@ import { parseCalendarDate } from '@leadflow/core/calendar-date';
 import { startOfDay } from '@leadflow/core/day-start';
 import { canonicalTimeZone } from '@leadflow/core/zoned-time';
 import { REPORT_GROUPINGS, type ReportGroupingName } from '@leadflow/distribution';
+import type { Duration } from '@leadflow/proto/google/protobuf/duration';
 import { type GetReportRequest, GetReportResponse, type ReportRow } from '@leadflow/proto/leadflow/admin/v1/reports';
 import { reportGroupings } from '@leadflow/service-kit/admin-enums';
-import { msOfDuration, timestampOfMs } from '@leadflow/service-kit/proto-time';
+import { durationOfMs, msOfDuration, timestampOfMs } from '@leadflow/service-kit/proto-time';
 import type { CommandArgs } from '../args.js';
 import { csvLine } from '../csv.js';
 import { UsageError } from '../errors.js';
@@ -60,6 +61,30 @@ function parse(args: CommandArgs): ReportInput {
 const signed = (cents: number, format: (cents: number) => string) => (cents < 0 ? `-${format(-cents)}` : format(cents));
 const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
+// Rates to 4 decimals, times to 2 decimals of a millisecond: the digits beyond are floating-point noise
+// (1817.36 ms is 1817.3600000000001 once read back from a Duration).
+const rounded = (rate: number) => Number(rate.toFixed(4));
+const milliseconds = (duration: Duration | undefined) => Number(msOfDuration(duration).toFixed(2));
+
+const roundedDuration = (duration: Duration | undefined) => duration && durationOfMs(milliseconds(duration));
+
+/** A row of the report rounded as every format prints it. */
+function roundedRow(row: ReportRow): ReportRow {
+  return {
+    ...row,
+    soldRate: rounded(row.soldRate),
+    buyerAcceptRate: rounded(row.buyerAcceptRate),
+    returnRate: rounded(row.returnRate),
+    processingTimeP50: roundedDuration(row.processingTimeP50),
+    processingTimeP95: roundedDuration(row.processingTimeP95),
+  };
+}
+
+/** `--json` and `--format json`: the service's answer, rounded. */
+function reportJson(report: Report): unknown {
+  return GetReportResponse.toJSON({ rows: report.rows.map(roundedRow), total: roundedRow(report.total) });
+}
+
 const FIGURE_HEADERS = [
   'LEADS',
   'SOLD',
@@ -89,8 +114,8 @@ function figureCells(row: ReportRow): string[] {
     signed(row.revenueCents, dollars),
     signed(row.payoutCents, dollars),
     signed(row.marginCents, dollars),
-    msOfDuration(row.processingTimeP50).toFixed(1),
-    msOfDuration(row.processingTimeP95).toFixed(1),
+    milliseconds(row.processingTimeP50).toFixed(2),
+    milliseconds(row.processingTimeP95).toFixed(2),
     String(row.posts),
     percent(row.buyerAcceptRate),
     String(row.timeouts),
@@ -142,27 +167,25 @@ const CSV_HEADER = [
   'net_margin_usd',
 ];
 
-const rate = (value: number) => String(Number(value.toFixed(4)));
-
 function csvCells(row: ReportRow): string[] {
   return [
     row.key,
     row.name,
     String(row.leads),
     String(row.sold),
-    rate(row.soldRate),
+    String(rounded(row.soldRate)),
     signed(row.revenueCents, formatCents),
     signed(row.payoutCents, formatCents),
     signed(row.marginCents, formatCents),
-    String(msOfDuration(row.processingTimeP50)),
-    String(msOfDuration(row.processingTimeP95)),
+    String(milliseconds(row.processingTimeP50)),
+    String(milliseconds(row.processingTimeP95)),
     String(row.posts),
-    rate(row.buyerAcceptRate),
+    String(rounded(row.buyerAcceptRate)),
     String(row.timeouts),
     String(row.errors),
     String(row.unknownOutcomes),
     String(row.returns),
-    rate(row.returnRate),
+    String(rounded(row.returnRate)),
     signed(row.returnedRevenueCents, formatCents),
     signed(row.returnedPayoutCents, formatCents),
     signed(row.returnedMarginCents, formatCents),
@@ -183,7 +206,7 @@ function render(input: ReportInput, report: Report): string {
     case 'table':
       return reportTable(input.groupBy, report);
     case 'json':
-      return jsonOutput(GetReportResponse.toJSON(report));
+      return jsonOutput(reportJson(report));
     case 'csv':
       return reportCsv(report);
   }
@@ -205,7 +228,8 @@ const report: Command<ReportInput> = {
     '--timezone ZONE    the IANA time zone of days, hours and dates (default UTC), e.g. America/New_York',
     '--include-test     count test leads too; they are never charged',
     '--format FORMAT    table (default), json (the answer as the service gives it, amounts in cents; the same',
-    '                   as --json) or csv (a header line, amounts in dollars, rates from 0 to 1, the total last)',
+    '                   as --json) or csv (a header line, amounts in dollars, rates from 0 to 1, the total last);',
+    '                   rates have at most 4 decimals, milliseconds 2',
     'Revenue, payouts and margin are the ledger entries of the leads created in the range, to the cent: gross,',
     "then NET after the leads' returns (docs/returns.md). RETURNS are the sold leads returned, RETURN % of those sold.",
     'TIMEOUTS are the pings and posts left unanswered; UNKNOWN, the posts among them (the buyer may have the lead).',
@@ -222,7 +246,7 @@ const report: Command<ReportInput> = {
   parse,
   async run(calls, input) {
     const answer = await calls.getReport(input.request);
-    return { json: GetReportResponse.toJSON(answer), text: render(input, answer) };
+    return { json: reportJson(answer), text: render(input, answer) };
   },
 };
 

@@ -1,7 +1,8 @@
 import { durationJson } from '@leadflow/cli/src/json-output';
 import { ReportRow } from '@leadflow/proto/leadflow/admin/v1/reports';
-import { msOfDuration } from '@leadflow/service-kit/proto-time';
+import { durationOfMs, msOfDuration } from '@leadflow/service-kit/proto-time';
 import { expect } from 'chai';
+import { validLeadBody } from '../../../support/leads.js';
 import {
   ACME,
   BRIGHT,
@@ -93,14 +94,17 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(row[2], "Night Owl's February leads").to.equal(String(FEBRUARY_PROCESSING_MS.length));
   });
 
-  it('prints the JSON answer with --json and with --format json, amounts in cents, durations as strings', async () => {
+  it('prints the JSON answer with --json and with --format json, amounts in cents, durations as strings, rates rounded', async () => {
     const json = await cli.json('report', '--by', 'buyer', '--include-test');
     const answer = await market.report({ groupBy: 'buyer', includeTest: true });
     // The proto JSON mapping's Duration: seconds with 3, 6 or 9 fractional digits (or none).
     const asJson = (row: ReportRow) => ({
       ...(ReportRow.toJSON(row) as object),
-      processingTimeP50: durationJson(row.processingTimeP50!),
-      processingTimeP95: durationJson(row.processingTimeP95!),
+      soldRate: Number(row.soldRate.toFixed(4)),
+      buyerAcceptRate: Number(row.buyerAcceptRate.toFixed(4)),
+      returnRate: Number(row.returnRate.toFixed(4)),
+      processingTimeP50: durationJson(durationOfMs(Number(msOfDuration(row.processingTimeP50).toFixed(2)))),
+      processingTimeP95: durationJson(durationOfMs(Number(msOfDuration(row.processingTimeP95).toFixed(2)))),
     });
     expect(json).to.deep.equal({ rows: answer.rows.map(asJson), total: asJson(answer.total!) });
     expect(json.total.processingTimeP50).to.match(/^\d+(\.\d{3}|\.\d{6}|\.\d{9})?s$/);
@@ -136,8 +140,8 @@ describeEachDatabase('reports: leadflow report', (database) => {
     ]);
     expect(total.slice(8, 15)).to.deep.equal(
       [
-        msOfDuration(report.total!.processingTimeP50),
-        msOfDuration(report.total!.processingTimeP95),
+        Number(msOfDuration(report.total!.processingTimeP50).toFixed(2)),
+        Number(msOfDuration(report.total!.processingTimeP95).toFixed(2)),
         report.total!.posts,
         Number(report.total!.buyerAcceptRate.toFixed(4)),
         report.total!.timeouts,
@@ -228,6 +232,36 @@ describeEachDatabase('reports: leadflow report', (database) => {
     expect(await usage(['--by', 'day', '--timezone', 'Mars/Olympus_Mons'])).to.equal(
       'leadflow: --timezone must be an IANA time zone such as America/New_York',
     );
+  });
+
+  it('rounds what it prints: milliseconds to 2 decimals, rates to 4, in CSV, JSON and the table', async () => {
+    // A test lead of its own, alone in its hour, whose processing time reads back as 1817.3600000000001 ms.
+    const { key } = await market.stack.createPublisher();
+    const answer = await market.stack.submit(key, validLeadBody({ testMode: '1' }));
+    const leadId = answer.outcome?.$case === 'sold' ? answer.outcome.value.leadId : '';
+    await market.stack.service.db
+      .updateTable('leads')
+      .set({ created_at: Date.parse('2025-06-01T10:20:00Z'), processing_ms: 1817.36 })
+      .where('id', '=', leadId)
+      .execute();
+    const hour = ['report', '--by', 'hour', '--from', '2025-06-01', '--to', '2025-06-02', '--include-test'];
+
+    const csv = csvCells((await cli.leadflow([...hour, '--format', 'csv'])).stdout.split('\n')[1]!);
+    const cell = (name: string) => csv[CSV_HEADER.split(',').indexOf(name)];
+    expect([cell('processing_p50_ms'), cell('processing_p95_ms')]).to.deep.equal(['1817.36', '1817.36']);
+    const table = (await cli.leadflow(hour)).stdout.split('\n')[1]!.split(/\s{2,}/);
+    expect(table.slice(7, 9)).to.deep.equal(['1817.36', '1817.36']);
+
+    const decimals = (value: number) => String(value).split('.')[1]?.length ?? 0;
+    const ownHour = await cli.json(...hour);
+    expect(ownHour.total.processingTimeP50, 'to 10 µs, as the proto JSON mapping writes it').to.equal('1.817360s');
+    const json = await cli.json('report', '--by', 'hour', '--include-test');
+    for (const row of [...json.rows, json.total]) {
+      for (const time of [row.processingTimeP50, row.processingTimeP95])
+        expect(time, `${row.key}: ${time}`).to.match(/^\d+(\.\d{3}|\.\d{5}0)?s$/);
+      for (const rate of [row.soldRate, row.buyerAcceptRate, row.returnRate])
+        expect(decimals(rate), `${row.key}: ${rate}`).to.be.at.most(4);
+    }
   });
 
   it('is listed in the help and explains itself', async () => {
