@@ -40,10 +40,10 @@ export class CommandArgs {
     return value;
   }
 
-  /** A whole number from `min` up, or undefined when the option is absent. */
-  wholeNumber(name: string, min: number): number | undefined {
+  /** A whole number from `min` to `max`, or undefined when the option is absent. */
+  wholeNumber(name: string, min: number, max = INT32_MAX): number | undefined {
     const raw = this.string(name);
-    return raw === undefined ? undefined : parseWholeNumber(`--${name}`, raw, min);
+    return raw === undefined ? undefined : parseWholeNumber(`--${name}`, raw, min, max);
   }
 
   /** Dollars with at most two decimals as integer cents, or undefined when the option is absent. */
@@ -66,11 +66,14 @@ export class CommandArgs {
   }
 }
 
-/** `what` names the value in the message: an option ("--rate-limit") or a positional ("N"). */
-export function parseWholeNumber(what: string, raw: string, min: number): number {
+/**
+ * `what` names the value in the message: an option ("--rate-limit") or a positional ("N"); `max` is the
+ * service's own limit where it has one (the message then gives the range the service would accept).
+ */
+export function parseWholeNumber(what: string, raw: string, min: number, max = INT32_MAX): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= INT32_MAX)) {
-    throw new UsageError(`${what} must be a whole number from ${min} to ${INT32_MAX}`);
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`${what} must be a whole number from ${min} to ${max}`);
   }
   return value;
 }

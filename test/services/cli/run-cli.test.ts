@@ -126,9 +126,9 @@ describe('leadflow CLI against a running distribution service', () => {
     });
 
     it("passes on the service's own validation message", async () => {
-      const run = await leadflow(['publisher', 'create', '--name', 'x', '--payout-share', '20000']);
+      const run = await leadflow(['publisher', 'create', '--name', 'x'.repeat(201)]);
       expect(run.code).to.equal(1);
-      expect(run.stderr).to.equal('leadflow: invalid argument: payout share must be 1 to 10000 basis points\n');
+      expect(run.stderr).to.equal('leadflow: invalid argument: name must be 1 to 200 characters\n');
     });
   });
 
@@ -280,7 +280,16 @@ describe('leadflow CLI usage', () => {
       /^leadflow: Unknown option '--colour'/,
     );
     expect(await usageOf('publisher', 'create', '--name', 'x', '--rate-limit', '0')).to.equal(
-      'leadflow: --rate-limit must be a whole number from 1 to 2147483647',
+      'leadflow: --rate-limit must be a whole number from 1 to 1000000',
+    );
+    expect(await usageOf('publisher', 'create', '--name', 'x', '--rate-limit', '1000001')).to.equal(
+      'leadflow: --rate-limit must be a whole number from 1 to 1000000',
+    );
+    expect(await usageOf('publisher', 'create', '--name', 'x', '--payout-share', '10001')).to.equal(
+      'leadflow: --payout-share must be a whole number from 1 to 10000',
+    );
+    expect(await usageOf('pii', 'reencrypt', '--batch-size', '10001')).to.equal(
+      'leadflow: --batch-size must be a whole number from 1 to 10000',
     );
     expect(await usageOf('publisher', 'create', '--name')).to.equal(
       "leadflow: Option '--name <value>' argument missing",
@@ -288,7 +297,7 @@ describe('leadflow CLI usage', () => {
     expect(await usageOf('publisher', 'rotate-key')).to.equal('leadflow: missing PUBLISHER_ID');
     expect(await usageOf('publisher', 'revoke-key', 'a', 'b')).to.equal('leadflow: unexpected argument "b"');
     expect(await usageOf('publisher', 'set-rate-limit', 'pub_x', 'lots')).to.equal(
-      'leadflow: N must be a whole number from 1 to 2147483647',
+      'leadflow: N must be a whole number from 1 to 1000000',
     );
     expect(await usageOf('buyer', 'apply')).to.equal('leadflow: --file is required');
     expect(await usageOf('buyer', 'upsert')).to.equal('leadflow: unknown command "buyer upsert"');

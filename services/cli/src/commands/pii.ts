@@ -1,4 +1,4 @@
-import { rotateLocalPiiKey, SECRETS_FILE } from '@leadflow/distribution';
+import { MAX_REENCRYPT_BATCH, rotateLocalPiiKey, SECRETS_FILE } from '@leadflow/distribution';
 import { dataDir, PII_RETENTION_DAYS } from '@leadflow/service-kit/config';
 import type { CommandArgs } from '../args.js';
 import { CliFailure, UsageError } from '../errors.js';
@@ -56,7 +56,7 @@ const reencrypt: Command<{ batchSize: number }> = {
   synopsis: '[--batch-size N]',
   summary: "re-encrypt every stored lead's sensitive fields with the active PII key",
   details: [
-    '--batch-size N   leads per transaction (default 500)',
+    `--batch-size N   leads per transaction, 1 to ${MAX_REENCRYPT_BATCH} (default 500)`,
     "The active key is the first of the service's key ring. Safe while leads arrive, and resumable: a run",
     'stopped halfway leaves every lead readable, and the next run re-encrypts only what is left.',
     'Rotating the key in production: put a new key first in LEADFLOW_PII_KEYS on every distribution instance',
@@ -67,7 +67,7 @@ const reencrypt: Command<{ batchSize: number }> = {
   options: { 'batch-size': { type: 'string' } },
   positionals: [],
   // Zero asks the service for its default.
-  parse: (args) => ({ batchSize: args.wholeNumber('batch-size', 1) ?? 0 }),
+  parse: (args) => ({ batchSize: args.wholeNumber('batch-size', 1, MAX_REENCRYPT_BATCH) ?? 0 }),
   async run(calls, input) {
     const { reencrypted, activeKeyId } = await calls.reencryptSensitiveData(input.batchSize);
     return {

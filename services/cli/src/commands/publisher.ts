@@ -1,3 +1,4 @@
+import { PAYOUT_SHARE_BPS, RATE_LIMIT_PER_MINUTE } from '@leadflow/distribution';
 import { type Publisher, PublisherKey } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { parseWholeNumber } from '../args.js';
 import { UsageError } from '../errors.js';
@@ -75,8 +76,9 @@ const create: Command<{
   summary: 'create a publisher and issue its first key',
   details: [
     '--name NAME          the publisher, as operators know it',
-    '--rate-limit N       leads per rolling minute (default 60)',
-    '--payout-share BPS   share of the buyer price paid to the publisher, in basis points (default 8000)',
+    `--rate-limit N       leads per rolling minute, ${RATE_LIMIT_PER_MINUTE.min} to ${RATE_LIMIT_PER_MINUTE.max} (default 60)`,
+    `--payout-share BPS   share of the buyer price paid to the publisher, in basis points, ${PAYOUT_SHARE_BPS.min} to ${PAYOUT_SHARE_BPS.max}`,
+    '                     (10000 is all of it; default 8000)',
     "--clawback TERMS     how much of a returned lead's payout is taken back: full (default), none (the network",
     '                     absorbs it) or a percentage such as 50%',
     'With --json, prints {"id": ..., "key": ...}.',
@@ -91,8 +93,8 @@ const create: Command<{
   parse: (args) => ({
     name: args.requiredString('name'),
     // Zero asks the service for its default.
-    rateLimitPerMinute: args.wholeNumber('rate-limit', 1) ?? 0,
-    payoutShareBps: args.wholeNumber('payout-share', 1) ?? 0,
+    rateLimitPerMinute: args.wholeNumber('rate-limit', RATE_LIMIT_PER_MINUTE.min, RATE_LIMIT_PER_MINUTE.max) ?? 0,
+    payoutShareBps: args.wholeNumber('payout-share', PAYOUT_SHARE_BPS.min, PAYOUT_SHARE_BPS.max) ?? 0,
     clawbackBps:
       args.string('clawback') === undefined ? undefined : parseClawback('--clawback', args.string('clawback')!),
   }),
@@ -171,12 +173,19 @@ const setRateLimit: Command<{ publisherId: string; rateLimitPerMinute: number }>
   name: 'set-rate-limit',
   synopsis: 'PUBLISHER_ID N',
   summary: "set a publisher's limit of leads per rolling minute",
-  details: ['N is a whole number of leads per rolling 60 seconds.'],
+  details: [
+    `N is a whole number of leads per rolling 60 seconds, ${RATE_LIMIT_PER_MINUTE.min} to ${RATE_LIMIT_PER_MINUTE.max}.`,
+  ],
   options: {},
   positionals: ['PUBLISHER_ID', 'N'],
   parse: (args) => ({
     publisherId: args.positionals[0],
-    rateLimitPerMinute: parseWholeNumber('N', args.positionals[1], 1),
+    rateLimitPerMinute: parseWholeNumber(
+      'N',
+      args.positionals[1],
+      RATE_LIMIT_PER_MINUTE.min,
+      RATE_LIMIT_PER_MINUTE.max,
+    ),
   }),
   async run(calls, input) {
     const publisher = await calls.setPublisherRateLimit(input.publisherId, input.rateLimitPerMinute);

@@ -9,6 +9,7 @@ import type { Publisher, PublisherKeyInfo, PublisherWithKeys } from './publisher
 import type { LiveKey } from './publisher.repository.js';
 import * as repository from './publisher.repository.js';
 import { generatePublisherKey, hashesMatch, hashPublisherKey, publisherKeyHint } from './publisher-key.js';
+import { PAYOUT_SHARE_BPS, RATE_LIMIT_PER_MINUTE } from './publisher-limits.js';
 
 export const DEFAULT_PAYOUT_SHARE_BPS = 8000;
 /** A returned lead's payout is taken back in full unless the publisher's terms say otherwise. */
@@ -31,9 +32,19 @@ export interface NewPublisher {
 }
 
 function validateRateLimit(rateLimitPerMinute: number): void {
-  if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1 || rateLimitPerMinute > 1_000_000) {
-    throw invalidField('rate_limit_per_minute', 'must be a whole number from 1 to 1000000', {
-      message: 'rate limit must be a whole number from 1 to 1000000',
+  const { min, max } = RATE_LIMIT_PER_MINUTE;
+  if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < min || rateLimitPerMinute > max) {
+    throw invalidField('rate_limit_per_minute', `must be a whole number from ${min} to ${max}`, {
+      message: `rate limit must be a whole number from ${min} to ${max}`,
+    });
+  }
+}
+
+function validatePayoutShare(payoutShareBps: number): void {
+  const { min, max } = PAYOUT_SHARE_BPS;
+  if (!Number.isInteger(payoutShareBps) || payoutShareBps < min || payoutShareBps > max) {
+    throw invalidField('payout_share_bps', `must be ${min} to ${max} basis points`, {
+      message: `payout share must be ${min} to ${max} basis points`,
     });
   }
 }
@@ -74,11 +85,7 @@ export class PublisherService {
     const rateLimitPerMinute = input.rateLimitPerMinute || DEFAULT_RATE_LIMIT_PER_MINUTE;
     validateRateLimit(rateLimitPerMinute);
     const payoutShareBps = input.payoutShareBps || DEFAULT_PAYOUT_SHARE_BPS;
-    if (!Number.isInteger(payoutShareBps) || payoutShareBps < 1 || payoutShareBps > 10_000) {
-      throw invalidField('payout_share_bps', 'must be 1 to 10000 basis points', {
-        message: 'payout share must be 1 to 10000 basis points',
-      });
-    }
+    validatePayoutShare(payoutShareBps);
     const clawbackBps = input.clawbackBps ?? DEFAULT_CLAWBACK_BPS;
     validateClawback(clawbackBps);
     const now = Date.now();

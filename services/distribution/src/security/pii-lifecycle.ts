@@ -9,7 +9,7 @@ import { reencryptPostbackSecrets } from './postback-secrets-reencrypt.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_REENCRYPT_BATCH = 500;
 /** Leads per re-encryption transaction at most: bounds the locks one transaction holds. */
-const MAX_REENCRYPT_BATCH = 10_000;
+export const MAX_REENCRYPT_BATCH = 10_000;
 
 /**
  * The sensitive fields' life after intake: purged after the retention period,
