@@ -3,7 +3,7 @@ import { type ReturnLeadRequest, ReturnLeadResponse } from '@leadflow/proto/lead
 import type { LeadReturn } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { parseCents } from '../args.js';
 import { type CsvRecord, csvRecords } from '../csv-rows.js';
-import { CliFailure, UsageError } from '../errors.js';
+import { CliFailure, reworded, UsageError } from '../errors.js';
 import { dollars, table } from '../format.js';
 import { readText } from '../source-document.js';
 import type { Command } from './command.js';
@@ -20,6 +20,15 @@ function returnSummary(leadReturn: LeadReturn): string {
   return (
     `buyer credited ${dollars(leadReturn.creditCents)}, publisher's payout clawed back ` +
     `${dollars(leadReturn.clawbackCents)}, borne by the network ${dollars(leadReturn.marginCents)}`
+  );
+}
+
+/** The service's refusal of a credit over the charge, in the words of the option or column that gave it. */
+function creditOverCharge(error: unknown, what: string): unknown {
+  return reworded(
+    error,
+    'CREDIT_OVER_CHARGE',
+    ({ chargeCents }) => `${what} must be at most ${dollars(Number(chargeCents))}, what the buyer was charged`,
   );
 }
 
@@ -70,7 +79,9 @@ const returnLead: Command<LeadReturnInput> = {
     };
   },
   async run(calls, input) {
-    const answer = await calls.returnLead(input.request);
+    const answer = await calls.returnLead(input.request).catch((error: unknown) => {
+      throw creditOverCharge(error, '--amount');
+    });
     const leadReturn = answer.leadReturn!;
     const what = input.request.dryRun
       ? 'would be returned'
@@ -190,7 +201,8 @@ const importReturns: Command<ImportInput> = {
         const outcome = input.dryRun ? 'would_record' : answer.alreadyRecorded ? 'already_recorded' : 'recorded';
         const leadReturn = answer.leadReturn!;
         reports.push({ line, outcome, leadId: leadReturn.leadId, reason: '', leadReturn });
-      } catch (error) {
+      } catch (caught) {
+        const error = creditOverCharge(caught, 'amount');
         if (!(error instanceof CliFailure)) throw error;
         reports.push({
           line,

@@ -166,6 +166,7 @@ export class LeadReturns {
     if (creditCents > sale.chargeCents) {
       throw invalidField('credit_cents', 'must be at most what the buyer was charged', {
         reason: 'CREDIT_OVER_CHARGE',
+        metadata: { chargeCents: String(sale.chargeCents) },
       });
     }
     const since = capPeriodStart(terms, now);

@@ -162,7 +162,22 @@ describeEachDatabase('returns: the money after the sale', (database) => {
       .where('lead_id', '=', a[5]!.leadId)
       .execute();
     await refusal([a[5]!.leadId, '--reason', 'fraud'], 'until 7 days after its day of sale');
-    await refusal([a[1]!.leadId, '--reason', 'fraud', '--amount', '40.01'], 'at most what the buyer was charged');
+    const overCharge = await cli.leadflow(['lead', 'return', a[1]!.leadId, '--reason', 'fraud', '--amount', '40.01']);
+    expect(overCharge, "in the command's terms: its option, dollars").to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr: 'leadflow: --amount must be at most $40.00, what the buyer was charged\n',
+    });
+    const overChargeRow = await cli.leadflow([
+      'returns',
+      'import',
+      await writeTemp(`lead_id,reason,amount\n${a[1]!.leadId},fraud,40.01\n`),
+      '--json',
+    ]);
+    expect(JSON.parse(overChargeRow.stdout).rows[0]).to.include({
+      outcome: 'refused',
+      reason: 'amount must be at most $40.00, what the buyer was charged',
+    });
 
     // A partial credit: the payout clawed back in the same share.
     const partial = await cli.json('lead', 'return', a[1]!.leadId, '--reason', 'duplicate', '--amount', '10.00');
