@@ -288,6 +288,24 @@ describe('leadflow CLI usage', () => {
     expect(await usageOf('publisher', 'create', '--name', 'x', '--payout-share', '10001')).to.equal(
       'leadflow: --payout-share must be a whole number from 1 to 10000',
     );
+    expect(await usageOf('publisher', 'create', '--name', 'x', '--rate-limit', '-5')).to.equal(
+      'leadflow: --rate-limit must be a whole number from 1 to 1000000',
+    );
+    expect(await usageOf('publisher', 'set-rate-limit', 'pub_x', '-5')).to.equal(
+      'leadflow: N must be a whole number from 1 to 1000000',
+    );
+    expect(await usageOf('lead', 'return', 'lead_x', '--reason', 'fraud', '--amount', '-5')).to.equal(
+      'leadflow: --amount must be above 0',
+    );
+    expect(await usageOf('lead', 'resolve', 'lead_x', '--sold', '--price', '-42.50')).to.equal(
+      'leadflow: --price must be above 0',
+    );
+    expect(await usageOf('lead', 'resolve', 'lead_x', '--sold', '--price', '0')).to.equal(
+      'leadflow: --price must be above 0',
+    );
+    expect(await usageOf('lead', 'resolve', 'lead_x', '--not-sold', '-5')).to.equal(
+      'leadflow: unexpected argument "-5"',
+    );
     expect(await usageOf('pii', 'reencrypt', '--batch-size', '10001')).to.equal(
       'leadflow: --batch-size must be a whole number from 1 to 10000',
     );

@@ -3,7 +3,7 @@ import { type ReturnLeadRequest, ReturnLeadResponse } from '@leadflow/proto/lead
 import type { LeadReturn } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { parseCents } from '../args.js';
 import { type CsvRecord, csvRecords } from '../csv-rows.js';
-import { CliFailure, reworded, UsageError } from '../errors.js';
+import { CliFailure, reworded } from '../errors.js';
 import { dollars, table } from '../format.js';
 import { readText } from '../source-document.js';
 import type { Command } from './command.js';
@@ -64,7 +64,6 @@ const returnLead: Command<LeadReturnInput> = {
     const leadId = args.positionals[0]!;
     const reason = args.requiredString('reason');
     const creditCents = args.cents('amount') ?? 0;
-    if (args.string('amount') !== undefined && creditCents <= 0) throw new UsageError('--amount must be above 0');
     return {
       request: {
         requestId: args.string('request-id') ?? contentRequestId('cli', [leadId, reason, creditCents]),
@@ -114,7 +113,6 @@ function rowRequest(record: CsvRecord, header: Column[], dryRun: boolean): Retur
     } catch (error) {
       return (error as Error).message;
     }
-    if (creditCents <= 0) return 'amount must be above 0';
   }
   return {
     requestId: contentRequestId('csv', [leadId, clickid, buyer, reason, creditCents]),
