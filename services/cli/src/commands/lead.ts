@@ -1,8 +1,8 @@
-import { ResolveLeadResponse } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { type BuyerSummary, ResolveLeadResponse } from '@leadflow/proto/leadflow/admin/v1/admin';
 import { LeadRecord, ListLeadsResponse, UnconfirmedLead } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { leadStatuses } from '@leadflow/service-kit/admin-enums';
 import type { CommandArgs } from '../args.js';
-import { reworded, UsageError } from '../errors.js';
+import { CliFailure, reworded, UsageError } from '../errors.js';
 import { dollars } from '../format.js';
 import { buyerNames, leadsTable, leadText, unconfirmedTable } from '../lead-text.js';
 import type { ServiceCalls } from '../service-calls.js';
@@ -109,12 +109,24 @@ function parseList(args: CommandArgs): ListInput {
   };
 }
 
+/** The id of the buyer a filter names by id or name; a name no buyer has is a mistake, not a filter matching nothing. */
+function buyerIdOf(buyers: BuyerSummary[], buyer: string): string {
+  if (buyer === '') return '';
+  const found = buyers.find((candidate) => candidate.id === buyer || candidate.name === buyer);
+  if (!found) throw new CliFailure(`not found: no buyer has the id or name "${buyer}"`);
+  return found.id;
+}
+
+async function checkPublisher(calls: ServiceCalls, publisherId: string): Promise<void> {
+  if (publisherId === '') return;
+  const publishers = await calls.listPublishers();
+  if (!publishers.some((publisher) => publisher.id === publisherId))
+    throw new CliFailure(`not found: no publisher has the id "${publisherId}"`);
+}
+
 async function listLeads(calls: ServiceCalls, input: Extract<ListInput, { unconfirmed: false }>) {
-  const buyers = await calls.listBuyers();
-  const buyerId =
-    input.buyer === ''
-      ? ''
-      : (buyers.find((buyer) => buyer.id === input.buyer || buyer.name === input.buyer)?.id ?? input.buyer);
+  const [buyers] = await Promise.all([calls.listBuyers(), checkPublisher(calls, input.publisherId)]);
+  const buyerId = buyerIdOf(buyers, input.buyer);
   const page = await calls.listLeads({
     pageSize: input.limit,
     pageToken: input.pageToken,
@@ -136,8 +148,8 @@ const list: Command<ListInput> = {
   summary: "list leads, newest first, by status, publisher, buyer and time; or those awaiting a buyer's confirmation",
   details: [
     `--status S      one of ${LEAD_STATUSES.join(', ')}`,
-    "--publisher ID  one publisher's leads",
-    '--buyer B       the leads sold to a buyer (id or name)',
+    "--publisher ID  one publisher's leads (an id no publisher has: not found, exit 1)",
+    '--buyer B       the leads sold to a buyer, by id or name (one no buyer has: not found, exit 1)',
     '--from T        created at or after T: a day (2026-11-01, from its start in UTC) or a time (2026-11-01T14:00:00Z)',
     '--to T          created before T, written the same way',
     `--limit N       at most N leads (default ${DEFAULT_LIST_LIMIT}; 100 with --unconfirmed)`,

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { testBuyer } from '../../../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { validLeadBody } from '../../../support/leads.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
@@ -84,6 +85,23 @@ describe('leadflow lead find and lead list', () => {
     expect((await cli.leadflow(['lead', 'list', '--unconfirmed', '--status', 'sold'])).stderr).to.include(
       '--status does not go with --unconfirmed',
     );
+  });
+
+  it('names a buyer or publisher it does not know, exit 1, rather than list no leads', async () => {
+    expect(await cli.leadflow(['lead', 'list', '--buyer', 'nosuchbuyer'])).to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr: 'leadflow: not found: no buyer has the id or name "nosuchbuyer"\n',
+    });
+    expect(await cli.leadflow(['lead', 'list', '--publisher', 'pub_nope', '--json'])).to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr: 'leadflow: not found: no publisher has the id "pub_nope"\n',
+    });
+    const [buyerId] = Object.values(await stack.applyBuyers([testBuyer('known-buyer', 'https://lender.example/post')]));
+    for (const buyer of ['known-buyer', buyerId!]) {
+      expect(await cli.leadflow(['lead', 'list', '--buyer', buyer])).to.deep.include({ code: 0, stderr: '' });
+    }
   });
 
   it('still lists unconfirmed leads with --unconfirmed', async () => {
