@@ -84,6 +84,19 @@ function localServicePort(env: Env): number {
   }
 }
 
+const ADDRESS_FORM = 'HOST:PORT, such as 127.0.0.1:50051';
+
+/**
+ * Whether an address names where to dial: HOST:PORT ([IPv6]:PORT), also as grpc-js writes a target
+ * (`dns:///host:port`, `ipv4:a:port,b:port`), or a `unix:` socket. Anything else would be dialled as a name
+ * and fail with whatever the transport says of it.
+ */
+function isDialable(address: string): boolean {
+  if (/^unix(-abstract)?:\S/.test(address)) return true;
+  const port = /^\S+:(\d{1,5})$/.exec(address)?.[1];
+  return port !== undefined && Number(port) >= 1 && Number(port) <= 65_535;
+}
+
 /** `--address`, else LEADFLOW_ADMIN_ADDRESS, else the local service's port, as the service itself reads it. */
 function resolveAddress(
   env: Env,
@@ -91,10 +104,13 @@ function resolveAddress(
   overTls: boolean,
 ): { address: string; source: string } {
   if (addressFlag !== undefined) {
-    if (addressFlag === '') throw new UsageError('--address must be HOST:PORT');
+    if (!isDialable(addressFlag)) throw new UsageError(`--address must be ${ADDRESS_FORM}`);
     return { address: addressFlag, source: '--address' };
   }
-  if (env.LEADFLOW_ADMIN_ADDRESS) return { address: env.LEADFLOW_ADMIN_ADDRESS, source: 'LEADFLOW_ADMIN_ADDRESS' };
+  if (env.LEADFLOW_ADMIN_ADDRESS) {
+    if (!isDialable(env.LEADFLOW_ADMIN_ADDRESS)) throw new CliFailure(`LEADFLOW_ADMIN_ADDRESS must be ${ADDRESS_FORM}`);
+    return { address: env.LEADFLOW_ADMIN_ADDRESS, source: 'LEADFLOW_ADMIN_ADDRESS' };
+  }
   // Over TLS the local service is dialled by name: Node warns when TLS names a server by an IP address (RFC 6066).
   return {
     address: `${overTls ? 'localhost' : '127.0.0.1'}:${localServicePort(env)}`,

@@ -158,6 +158,25 @@ describe('leadflow CLI against a running distribution service', () => {
       expect(run.code).to.equal(0);
     });
 
+    it('refuses an address that is not HOST:PORT before anything connects, and takes a grpc-js target', async () => {
+      const env = { LEADFLOW_ADMIN_TOKEN: stack.service.adminToken };
+      for (const address of ['nonsense', '127.0.0.1', 'localhost:0', 'localhost:99999', 'host name:50051']) {
+        expect(await leadflow(['buyer', 'list', '--address', address], env), address).to.deep.equal({
+          code: 2,
+          stdout: '',
+          stderr:
+            "leadflow: --address must be HOST:PORT, such as 127.0.0.1:50051\nRun 'leadflow buyer list --help' for usage.\n",
+        });
+      }
+      expect(await leadflow(['buyer', 'list'], { ...env, LEADFLOW_ADMIN_ADDRESS: 'nonsense' })).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: 'leadflow: LEADFLOW_ADMIN_ADDRESS must be HOST:PORT, such as 127.0.0.1:50051\n',
+      });
+      const target = await leadflow(['buyer', 'list', '--address', `ipv4:${stack.address}`], env);
+      expect(target.code, target.stderr).to.equal(0);
+    });
+
     it('says so when no admin token can be found', async () => {
       const emptyDir = path.join(database.env.LEADFLOW_DATA_DIR, 'no-such-dir');
       const run = await leadflow(['publisher', 'list'], {
