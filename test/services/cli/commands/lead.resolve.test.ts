@@ -1,27 +1,14 @@
 import { expect } from 'chai';
 import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
+import { testBuyer } from '../../../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { personLead } from '../../../support/selling.js';
 import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
 
-/** A buyer whose posts never get an answer: each lead posted to it is held for it, unconfirmed. */
-function silentBuyer(name: string, url: string, pricing: Record<string, unknown>, price?: string) {
-  return {
-    name,
-    pricing,
-    integration: {
-      mode: 'direct_post',
-      local: true,
-      timeoutMs: 300,
-      post: {
-        url,
-        mapping: { leadId: 'leadId', email: 'email' },
-        response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, ...(price && { price }) },
-      },
-    },
-  };
-}
+/** A buyer at `url` whose posts time out in 300 ms: each lead posted to it is held for it, unconfirmed. */
+const silentBuyer = (name: string, url: string, settings: Record<string, unknown>) =>
+  testBuyer(name, url, { ...settings, integration: { timeoutMs: 300 } });
 
 describe('leadflow lead resolve: the price of a held lead', () => {
   let database: TestDatabase;
@@ -54,7 +41,8 @@ describe('leadflow lead resolve: the price of a held lead', () => {
   }
 
   it('refuses --price for a buyer whose post carried its price, naming that price, and sells at it without', async () => {
-    const leadId = await heldLead(silentBuyer('fixed-500', buyers.url('/silent'), { type: 'fixed', price: '500.00' }));
+    const fixed = { pricing: { type: 'fixed', price: '500.00' } };
+    const leadId = await heldLead(silentBuyer('fixed-500', buyers.url('/silent'), fixed));
 
     const refused = await cli.leadflow(['lead', 'resolve', leadId, '--sold', '--price', '600']);
     expect(refused).to.deep.equal({
@@ -72,7 +60,11 @@ describe('leadflow lead resolve: the price of a held lead', () => {
   });
 
   it('sells at --price for a buyer that names its price in its answer', async () => {
-    const leadId = await heldLead(silentBuyer('names-its-price', buyers.url('/silent'), { type: 'bid' }, '$.price'));
+    const namesItsPrice = {
+      pricing: { type: 'bid' },
+      post: { response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, price: '$.price' } },
+    };
+    const leadId = await heldLead(silentBuyer('names-its-price', buyers.url('/silent'), namesItsPrice));
     const resolved = await cli.json('lead', 'resolve', leadId, '--sold', '--price', '42.50');
     expect(resolved).to.include({ leadId, status: 'LEAD_STATUS_SOLD', payoutCents: 3400 });
   });

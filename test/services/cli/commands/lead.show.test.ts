@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { buyerFixture } from '../../../support/buyer-fixtures.js';
 import { type BuyerBehaviour, startBuyerServer, type TestBuyerServer } from '../../../support/buyer-server.js';
+import { testBuyer } from '../../../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { validLeadBody } from '../../../support/leads.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
@@ -138,24 +139,12 @@ describe('leadflow lead show: the audit trail', () => {
 /** The sale's deadline; a late buyer's post timeout outlives it, the others' end well within it. */
 const SELL_DEADLINE_MS = 1500;
 
-/** A $500 direct-post buyer at `url` whose posts time out in 300 ms, unless `integration` says otherwise. */
-function heldFor(name: string, url: string, integration: Record<string, unknown> = {}) {
-  return {
-    name,
+/** A $500 buyer at `url` whose posts time out in 300 ms, unless `integration` says otherwise. */
+const heldFor = (name: string, url: string, integration: Record<string, unknown> = {}) =>
+  testBuyer(name, url, {
     pricing: { type: 'fixed', price: '500.00' },
-    integration: {
-      mode: 'direct_post',
-      local: true,
-      timeoutMs: 300,
-      ...integration,
-      post: {
-        url,
-        mapping: { leadId: 'leadId', email: 'email' },
-        response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' } },
-      },
-    },
-  };
-}
+    integration: { timeoutMs: 300, ...integration },
+  });
 
 describe("leadflow lead show: how a held lead's post was settled", () => {
   let database: TestDatabase;
