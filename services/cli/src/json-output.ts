@@ -31,6 +31,32 @@ function withDurationStrings(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, withDurationStrings(entry)]));
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+
+/** `json` (the toJSON of `message`) with the lists and maps `message` holds empty put back, at every depth. */
+function withEmptyCollections(message: unknown, json: unknown): unknown {
+  if (Array.isArray(message) && Array.isArray(json))
+    return json.map((entry, index) => withEmptyCollections(message[index], entry));
+  if (!isPlainObject(message) || !isPlainObject(json)) return json;
+  const filled: Record<string, unknown> = { ...json };
+  for (const [field, value] of Object.entries(message)) {
+    if (field in filled) filled[field] = withEmptyCollections(value, filled[field]);
+    else if (Array.isArray(value)) filled[field] = [];
+    else if (isPlainObject(value) && Object.keys(value).length === 0) filled[field] = {};
+  }
+  return filled;
+}
+
+/**
+ * A message as `--json` prints it: its toJSON, with the empty lists and maps ts-proto's toJSON leaves out
+ * put back. Every field is then there, as scalars are at their zero value, and a script's
+ * `jq '.leads[]'` works on an empty answer too.
+ */
+export function messageJson<T>(type: { toJSON(message: T): unknown }, message: T): unknown {
+  return withEmptyCollections(message, type.toJSON(message));
+}
+
 /** What `--json` prints: `value` (messages' toJSON and plain objects) with every Duration as the proto JSON mapping writes it. */
 export function jsonOutput(value: unknown): string {
   return `${JSON.stringify(withDurationStrings(value), null, 2)}\n`;

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { durationJson, jsonOutput } from '@leadflow/cli/src/json-output';
+import { durationJson, jsonOutput, messageJson } from '@leadflow/cli/src/json-output';
 import { TreeSettings } from '@leadflow/proto/leadflow/admin/v1/admin';
-import { LeadRecord } from '@leadflow/proto/leadflow/admin/v1/leads';
+import { LeadRecord, ListLeadsResponse } from '@leadflow/proto/leadflow/admin/v1/leads';
 import { expect } from 'chai';
 import { REPOSITORY_ROOT } from '../../support/workspaces.js';
 
-describe("the CLI's --json: durations as the proto JSON mapping writes them", () => {
+describe("the CLI's --json: every field of a message, durations as the proto JSON mapping writes them", () => {
   it('writes seconds with 0, 3, 6 or 9 fractional digits, then s', () => {
     expect(durationJson({ seconds: 1, nanos: 910_000_000 })).to.equal('1.910s');
     expect(durationJson({ seconds: 0, nanos: 450_000_000 })).to.equal('0.450s');
@@ -32,6 +32,15 @@ describe("the CLI's --json: durations as the proto JSON mapping writes them", ()
       },
       count: 2,
     });
+  });
+
+  it("puts back the empty lists and maps ts-proto's toJSON leaves out, at every depth, and only those", () => {
+    const page = ListLeadsResponse.fromPartial({ leads: [{ leadId: 'lead_1', fields: { state: 'CA' } }] });
+    const json = messageJson(ListLeadsResponse, page) as { leads: Record<string, unknown>[] };
+    expect(json.leads[0]).to.deep.include({ leadId: 'lead_1', fields: { state: 'CA' }, tracking: {}, attempts: [] });
+    expect(json.leads[0]).not.to.have.property('leadReturn');
+    expect(json.leads[0]).not.to.have.property('createTime');
+    expect(messageJson(ListLeadsResponse, ListLeadsResponse.create())).to.deep.equal({ leads: [], nextPageToken: '' });
   });
 
   // The string form is chosen by shape: it holds while a Duration is the only {seconds, nanos} the CLI prints.

@@ -3,6 +3,7 @@ import { ApplyBuyersRequest, ApplyBuyersResponse, type DocumentError } from '@le
 import { applyActions } from '@leadflow/service-kit/admin-enums';
 import { documentRefused, mistakesOutput } from '../document-mistakes.js';
 import { columns } from '../format.js';
+import { messageJson } from '../json-output.js';
 import { nonFiniteNumbers } from '../non-finite-numbers.js';
 import { readSourceDocument, type SourceDocument } from '../source-document.js';
 import type { Command, CommandOutput } from './command.js';
@@ -111,6 +112,6 @@ export const apply: Command<ApplyInput> = {
       const mistakes = errors.map((error) => ({ error, position: input.document.locate(error.path) }));
       return mistakesOutput(input.document.name, mistakes);
     }
-    return { json: ApplyBuyersResponse.toJSON(response), text: appliedText(response, input) };
+    return { json: messageJson(ApplyBuyersResponse, response), text: appliedText(response, input) };
   },
 };

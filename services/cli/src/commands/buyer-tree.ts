@@ -2,6 +2,7 @@ import { type GetTreeSettingsResponse, TreeSettings } from '@leadflow/proto/lead
 import { routingModes } from '@leadflow/service-kit/admin-enums';
 import { msOfDuration } from '@leadflow/service-kit/proto-time';
 import { fields } from '../format.js';
+import { messageJson } from '../json-output.js';
 import type { Command } from './command.js';
 
 const FROM_DOCUMENT = '(buyers document)';
@@ -46,11 +47,11 @@ function sources(response: GetTreeSettingsResponse): Record<string, unknown> {
  * ROUTING_MODE_UNSPECIFIED), and where each setting in effect comes from, as the text says.
  */
 function treeJson(response: GetTreeSettingsResponse): unknown {
-  const applied = TreeSettings.toJSON(response.applied ?? TreeSettings.create()) as Record<string, unknown>;
+  const applied = messageJson(TreeSettings, response.applied ?? TreeSettings.create()) as Record<string, unknown>;
   if (!response.applied?.routing) delete applied.routing;
   return {
     applied,
-    effective: TreeSettings.toJSON(response.effective ?? TreeSettings.create()),
+    effective: messageJson(TreeSettings, response.effective ?? TreeSettings.create()),
     sources: sources(response),
   };
 }

@@ -3,6 +3,7 @@ import { buyerModes, circuitStates, pricings } from '@leadflow/service-kit/admin
 import { msOfDuration } from '@leadflow/service-kit/proto-time';
 import { stringify } from 'yaml';
 import { dollars, fields, table, timestamp } from '../format.js';
+import { messageJson } from '../json-output.js';
 import { apply } from './buyer-apply.js';
 import { tree } from './buyer-tree.js';
 import type { Command } from './command.js';
@@ -103,7 +104,7 @@ const list: Command<void> = {
   async run(calls) {
     const buyers = await calls.listBuyers();
     return {
-      json: { buyers: buyers.map((buyer) => BuyerSummary.toJSON(buyer)) },
+      json: { buyers: buyers.map((buyer) => messageJson(BuyerSummary, buyer)) },
       text: buyers.length === 0 ? 'No buyers.\n' : buyerTable(buyers),
     };
   },
@@ -128,7 +129,7 @@ const show: Command<{ buyer: string }> = {
   async run(calls, input) {
     const { summary, definition } = await calls.getBuyer(input.buyer);
     return {
-      json: { summary: BuyerSummary.toJSON(summary), definition },
+      json: { summary: messageJson(BuyerSummary, summary), definition },
       text: `${summaryFields(summary)}\n${stringify({ definition })}`,
     };
   },
@@ -150,7 +151,7 @@ function setActive(active: boolean): Command<{ buyer: string }> {
     async run(calls, input) {
       const summary = await calls.setBuyerActive(input.buyer, active);
       return {
-        json: BuyerSummary.toJSON(summary),
+        json: messageJson(BuyerSummary, summary),
         text: active
           ? `Resumed buyer ${named(summary)}: it is offered leads again (within a second on every instance).\n`
           : `Paused buyer ${named(summary)}: it is offered no more leads (within a second on every instance).\n`,

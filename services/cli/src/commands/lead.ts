@@ -4,6 +4,7 @@ import { leadStatuses } from '@leadflow/service-kit/admin-enums';
 import type { CommandArgs } from '../args.js';
 import { CliFailure, reworded, UsageError } from '../errors.js';
 import { dollars } from '../format.js';
+import { messageJson } from '../json-output.js';
 import { buyerNames, leadsTable, leadText, unconfirmedTable } from '../lead-text.js';
 import type { ServiceCalls } from '../service-calls.js';
 import type { Command } from './command.js';
@@ -28,7 +29,7 @@ const show: Command<{ leadId: string }> = {
   async run(calls, input) {
     // Buyers by name for people; the JSON keeps the ids.
     const [lead, buyers] = await Promise.all([calls.getLead(input.leadId), calls.listBuyers()]);
-    return { json: LeadRecord.toJSON(lead), text: leadText(lead, buyerNames(buyers)) };
+    return { json: messageJson(LeadRecord, lead), text: leadText(lead, buyerNames(buyers)) };
   },
 };
 
@@ -47,7 +48,7 @@ const find: Command<{ clickid: string; publisherId: string }> = {
   parse: (args) => ({ clickid: args.requiredString('clickid'), publisherId: args.string('publisher') ?? '' }),
   async run(calls, input) {
     const [lead, buyers] = await Promise.all([calls.findLead(input.clickid, input.publisherId), calls.listBuyers()]);
-    return { json: LeadRecord.toJSON(lead), text: leadText(lead, buyerNames(buyers)) };
+    return { json: messageJson(LeadRecord, lead), text: leadText(lead, buyerNames(buyers)) };
   },
 };
 
@@ -137,7 +138,7 @@ async function listLeads(calls: ServiceCalls, input: Extract<ListInput, { unconf
     endTime: input.to,
   });
   const more = page.nextPageToken ? `\nMore leads: add --page-token ${page.nextPageToken}\n` : '';
-  return { json: ListLeadsResponse.toJSON(page), text: leadsTable(page.leads, buyerNames(buyers)) + more };
+  return { json: messageJson(ListLeadsResponse, page), text: leadsTable(page.leads, buyerNames(buyers)) + more };
 }
 
 const list: Command<ListInput> = {
@@ -175,7 +176,7 @@ const list: Command<ListInput> = {
     if (!input.unconfirmed) return listLeads(calls, input);
     const [leads, buyers] = await Promise.all([calls.listUnconfirmedLeads(input.limit), calls.listBuyers()]);
     return {
-      json: { leads: leads.map((lead) => UnconfirmedLead.toJSON(lead)) },
+      json: { leads: leads.map((lead) => messageJson(UnconfirmedLead, lead)) },
       text: unconfirmedTable(leads, buyerNames(buyers)),
     };
   },
@@ -215,7 +216,7 @@ const resolve: Command<{ leadId: string; sold: boolean; chargeCents: number }> =
       leadStatuses.nameOf(resolved.status) === 'sold'
         ? `Lead ${resolved.leadId} is sold to ${resolved.buyerId}; the publisher's payout is ${dollars(resolved.payoutCents)}.\n`
         : `Lead ${resolved.leadId} is not sold: rejected, and ${resolved.buyerId}'s caps are given back.\n`;
-    return { json: ResolveLeadResponse.toJSON(resolved), text };
+    return { json: messageJson(ResolveLeadResponse, resolved), text };
   },
 };
 

@@ -1,6 +1,7 @@
 import { PostbackDelivery, PostbackState, type PublisherPostback } from '@leadflow/proto/leadflow/admin/v1/postbacks';
 import { UsageError } from '../errors.js';
 import { fields, table, timestamp } from '../format.js';
+import { messageJson } from '../json-output.js';
 import type { Command } from './command.js';
 
 const SECRET_ADVICE =
@@ -105,7 +106,7 @@ const postbacks: Command<{ publisherId: string; limit: number }> = {
   async run(calls, input) {
     const deliveries = await calls.listPostbackDeliveries(input.publisherId, input.limit);
     return {
-      json: { deliveries: deliveries.map((delivery) => PostbackDelivery.toJSON(delivery)) },
+      json: { deliveries: deliveries.map((delivery) => messageJson(PostbackDelivery, delivery)) },
       text:
         deliveries.length === 0
           ? 'No postback events.\n'

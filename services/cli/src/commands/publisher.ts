@@ -3,6 +3,7 @@ import { type Publisher, PublisherKey } from '@leadflow/proto/leadflow/admin/v1/
 import { parseWholeNumber } from '../args.js';
 import { UsageError } from '../errors.js';
 import { table } from '../format.js';
+import { messageJson } from '../json-output.js';
 import type { Command } from './command.js';
 
 const CLAWBACK_CHOICES = 'full, none (absorbed by the network) or a percentage such as 50%';
@@ -162,7 +163,7 @@ const revokeKey: Command<{ keyId: string }> = {
   async run(calls, input) {
     const key = await calls.revokePublisherKey(input.keyId);
     return {
-      json: PublisherKey.toJSON(key),
+      json: messageJson(PublisherKey, key),
       text: `Revoked key ${describeKey(key)}; it stops working within seconds.\n`,
     };
   },

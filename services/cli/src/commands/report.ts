@@ -11,7 +11,7 @@ import type { CommandArgs } from '../args.js';
 import { csvLine } from '../csv.js';
 import { UsageError } from '../errors.js';
 import { dollars, table } from '../format.js';
-import { jsonOutput } from '../json-output.js';
+import { jsonOutput, messageJson } from '../json-output.js';
 import type { Report } from '../service-calls.js';
 import type { Command } from './command.js';
 
@@ -82,7 +82,7 @@ function roundedRow(row: ReportRow): ReportRow {
 
 /** `--json` and `--format json`: the service's answer, rounded. */
 function reportJson(report: Report): unknown {
-  return GetReportResponse.toJSON({ rows: report.rows.map(roundedRow), total: roundedRow(report.total) });
+  return messageJson(GetReportResponse, { rows: report.rows.map(roundedRow), total: roundedRow(report.total) });
 }
 
 const FIGURE_HEADERS = [

@@ -5,6 +5,7 @@ import { parseCents } from '../args.js';
 import { type CsvRecord, csvRecords } from '../csv-rows.js';
 import { CliFailure, reworded } from '../errors.js';
 import { dollars, table } from '../format.js';
+import { messageJson } from '../json-output.js';
 import { readText } from '../source-document.js';
 import type { Command } from './command.js';
 
@@ -88,7 +89,7 @@ const returnLead: Command<LeadReturnInput> = {
         ? `was already returned (${leadReturn.returnId})`
         : `is returned (${leadReturn.returnId})`;
     return {
-      json: ReturnLeadResponse.toJSON(answer),
+      json: messageJson(ReturnLeadResponse, answer),
       text: `Lead ${leadReturn.leadId} ${what} for "${leadReturn.reason}": ${returnSummary(leadReturn)}.\n`,
     };
   },
@@ -234,7 +235,7 @@ const importReturns: Command<ImportInput> = {
         rows: reports.map((row) => ({
           ...row,
           leadReturn:
-            row.leadReturn && ReturnLeadResponse.toJSON({ leadReturn: row.leadReturn, alreadyRecorded: false }),
+            row.leadReturn && messageJson(ReturnLeadResponse, { leadReturn: row.leadReturn, alreadyRecorded: false }),
         })),
         recorded: count('recorded'),
         alreadyRecorded: count('already_recorded'),

@@ -89,6 +89,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
           { id: idA, name: 'apply-a', action: 'APPLY_ACTION_UNCHANGED', paused: false },
           { id: idB, name: 'apply-b', action: 'APPLY_ACTION_UPDATED', paused: false },
         ],
+        errors: [],
       });
       expect((await buyerNamed('apply-b')).tier).to.equal(3);
     });
@@ -103,8 +104,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
       });
       // What applies, as the text says: no mode the document never set, and where each setting comes from.
       const untouched = {
-        applied: {},
-        effective: { routing: 'ROUTING_MODE_STRICT_TIERS' },
+        applied: { tiers: [] },
+        effective: { routing: 'ROUTING_MODE_STRICT_TIERS', tiers: [] },
         sources: { routing: 'environment', pingWindow: 'learned' },
       };
       expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
@@ -193,8 +194,8 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(json.code).to.equal(1);
       expect(json.stderr).to.equal('');
       const answer = JSON.parse(json.stdout);
-      // Proto3 JSON leaves an empty list out.
-      expect(answer.buyers).to.equal(undefined);
+      // An empty list is there, as every field is.
+      expect(answer.buyers).to.deep.equal([]);
       expect(answer.errors.find((error: { path: string }) => error.path === 'buyers[1].tier')).to.include({
         line: 12,
         column: 5,

@@ -64,7 +64,10 @@ describe('leadflow lead find and lead list', () => {
   });
 
   it('filters by status and time, and refuses what it cannot send', async () => {
-    expect((await cli.json('lead', 'list', '--status', 'sold')).leads).to.equal(undefined);
+    expect(await cli.json('lead', 'list', '--status', 'sold'), 'an empty list is there').to.deep.equal({
+      leads: [],
+      nextPageToken: '',
+    });
     const rejected = await cli.json(
       'lead',
       'list',
