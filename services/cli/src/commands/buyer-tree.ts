@@ -34,11 +34,10 @@ function windowLine(response: GetTreeSettingsResponse): [string, string] {
 
 /** Where each setting in effect comes from; a tier's own window only ever from the document, left out without one. */
 function sources(response: GetTreeSettingsResponse): Record<string, unknown> {
-  const tiers = (response.effective?.tiers ?? []).map(({ tier }) => ({ tier, pingWindow: 'document' as Source }));
   return {
     routing: routingSource(response),
     pingWindow: pingWindowSource(response),
-    ...(tiers.length > 0 ? { tiers } : {}),
+    tiers: (response.effective?.tiers ?? []).map(({ tier }) => ({ tier, pingWindow: 'document' as Source })),
   };
 }
 

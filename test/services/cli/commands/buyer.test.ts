@@ -106,7 +106,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
       const untouched = {
         applied: { tiers: [] },
         effective: { routing: 'ROUTING_MODE_STRICT_TIERS', tiers: [] },
-        sources: { routing: 'environment', pingWindow: 'learned' },
+        sources: { routing: 'environment', pingWindow: 'learned', tiers: [] },
       };
       expect(await cli.json('buyer', 'tree')).to.deep.equal(untouched);
       const tree = 'tree:\n  routing: price_groups\n  tiers:\n    - { tier: 2, pingWindowMs: 450 }\n';
