@@ -1,7 +1,8 @@
-import type { DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
+import { ApplyBuyersResponse, type DocumentError } from '@leadflow/proto/leadflow/admin/v1/admin';
 import type { CommandOutput } from './commands/command.js';
 import type { Position } from './document-locations.js';
 import { FailedCommand } from './errors.js';
+import { messageJson } from './json-output.js';
 
 /** A mistake in a document (the service's, or one found before sending), and where it is when that can be told. */
 export interface Mistake {
@@ -33,12 +34,14 @@ function mistakesText(file: string, mistakes: Mistake[]): string {
 }
 
 /**
- * A document refused, whoever found its mistakes: each on a line of stderr, or with --json
- * `{errors: [{path, message, line, column}]}` on stdout; exit code 1.
+ * A buyer document refused, whoever found its mistakes: each on a line of stderr, or with --json the
+ * apply's answer, nothing applied, `{buyers: [], errors: [{path, message, line, column}]}`, on stdout;
+ * exit code 1.
  */
 export function mistakesOutput(file: string, mistakes: Mistake[]): CommandOutput {
+  const nothingApplied = messageJson(ApplyBuyersResponse, ApplyBuyersResponse.create()) as object;
   return {
-    json: { errors: mistakes.map(({ error, position }) => ({ ...error, ...position })) },
+    json: { ...nothingApplied, errors: mistakes.map(({ error, position }) => ({ ...error, ...position })) },
     text: mistakesText(file, mistakes),
     failed: true,
   };

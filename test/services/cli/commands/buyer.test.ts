@@ -415,6 +415,7 @@ describe('leadflow buyer commands against a running distribution service', () =>
       expect(json.code).to.equal(1);
       expect(json.stderr).to.equal('');
       expect(JSON.parse(json.stdout)).to.deep.equal({
+        buyers: [],
         errors: [
           {
             path: '',
