@@ -1,4 +1,4 @@
-import { checkDestination } from '../buyers/integration/destination.js';
+import { checkDestination, isLoopbackName } from '../buyers/integration/destination.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import { invalidField } from '../errors.js';
 import type { PublisherService } from '../publishers/publisher.service.js';
@@ -26,12 +26,14 @@ export class PublisherPostbacks {
     if (url !== '' && url.length > 2048) throw invalidField('url', 'must be at most 2048 characters');
     if (url !== '') {
       const destination = checkDestination(url, local);
-      if ('refused' in destination) {
+      // As for a buyer: localhost is this host whatever DNS says, so only a local receiver may name it.
+      if ('refused' in destination || (!local && isLoopbackName(new URL(url).hostname))) {
+        const refusal = 'refused' in destination ? destination.refused : 'not_allowed';
         throw invalidField(
           'url',
-          destination.refused === 'invalid_url'
+          refusal === 'invalid_url'
             ? 'must be an absolute http(s) URL'
-            : 'must be https on a public address, without credentials (http:// and private addresses need local)',
+            : 'must be https on a public address, without credentials (http://, private addresses and localhost need local)',
         );
       }
     }

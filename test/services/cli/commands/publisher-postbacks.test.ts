@@ -19,6 +19,11 @@ describe("leadflow publisher update, postback-secret and postbacks: a publisher'
     const refused = await cli.leadflow(['publisher', 'update', publisher.id, '--postback-url', 'http://10.0.0.7/hook']);
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include('url must be https on a public address');
+    for (const thisHost of ['https://localhost/hook', 'https://hooks.LOCALHOST./lf']) {
+      const loopback = await cli.leadflow(['publisher', 'update', publisher.id, '--postback-url', thisHost]);
+      expect(loopback.code, thisHost).to.equal(1);
+      expect(loopback.stderr).to.include('url must be https on a public address');
+    }
 
     const set = await cli.json('publisher', 'update', publisher.id, '--postback-url', 'https://hooks.example.com/lf');
     expect(set).to.deep.equal({ publisherId: publisher.id, url: 'https://hooks.example.com/lf', local: false });
