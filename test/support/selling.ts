@@ -466,3 +466,19 @@ export async function expectBalancedLedger(db: Db, leadIds: readonly string[]): 
   });
   return sales;
 }
+
+/**
+ * Submits a lead to `buyer` alone, whose post goes unanswered, so the lead is held for it; the buyer is
+ * paused after, out of the next tests' way. The held lead's id.
+ */
+export async function heldLead(
+  stack: TestDistribution,
+  publisherKey: string,
+  buyer: Record<string, unknown>,
+): Promise<string> {
+  await stack.applyBuyers([buyer]);
+  const answer = await stack.submit(publisherKey, personLead());
+  expect(answer.outcome?.$case).to.equal('unconfirmed');
+  await stack.applyBuyers([{ ...buyer, active: false }]);
+  return answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
+}

@@ -3,7 +3,7 @@ import { startBuyerServer, type TestBuyerServer } from '../../../support/buyer-s
 import { testBuyer } from '../../../support/buyers.js';
 import { startTestDistribution, type TestDistribution } from '../../../support/distribution.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
-import { personLead } from '../../../support/selling.js';
+import { heldLead } from '../../../support/selling.js';
 import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
 
 /** A buyer at `url` whose posts time out in 300 ms: each lead posted to it is held for it, unconfirmed. */
@@ -31,18 +31,9 @@ describe('leadflow lead resolve: the price of a held lead', () => {
     await database?.drop();
   });
 
-  /** A lead held for the only buyer, `buyer`. */
-  async function heldLead(buyer: Record<string, unknown>): Promise<string> {
-    await stack.applyBuyers([buyer]);
-    const answer = await stack.submit(publisherKey, personLead());
-    expect(answer.outcome?.$case).to.equal('unconfirmed');
-    await stack.applyBuyers([{ ...buyer, active: false }]);
-    return answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
-  }
-
   it('refuses --price for a buyer whose post carried its price, naming that price, and sells at it without', async () => {
     const fixed = { pricing: { type: 'fixed', price: '500.00' } };
-    const leadId = await heldLead(silentBuyer('fixed-500', buyers.url('/silent'), fixed));
+    const leadId = await heldLead(stack, publisherKey, silentBuyer('fixed-500', buyers.url('/silent'), fixed));
 
     const refused = await cli.leadflow(['lead', 'resolve', leadId, '--sold', '--price', '600']);
     expect(refused).to.deep.equal({
@@ -64,7 +55,11 @@ describe('leadflow lead resolve: the price of a held lead', () => {
       pricing: { type: 'bid' },
       post: { response: { format: 'json', accepted: { path: '$.accepted', equals: 'true' }, price: '$.price' } },
     };
-    const leadId = await heldLead(silentBuyer('names-its-price', buyers.url('/silent'), namesItsPrice));
+    const leadId = await heldLead(
+      stack,
+      publisherKey,
+      silentBuyer('names-its-price', buyers.url('/silent'), namesItsPrice),
+    );
     const resolved = await cli.json('lead', 'resolve', leadId, '--sold', '--price', '42.50');
     expect(resolved).to.include({ leadId, status: 'LEAD_STATUS_SOLD', payoutCents: 3400 });
   });

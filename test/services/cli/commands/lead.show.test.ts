@@ -6,7 +6,7 @@ import { startTestDistribution, type TestDistribution } from '../../../support/d
 import { validLeadBody } from '../../../support/leads.js';
 import { type StackCli, stackCli } from '../../../support/run-leadflow.js';
 import { type ScriptedLender, startScriptedLender } from '../../../support/scripted-lender.js';
-import { personLead } from '../../../support/selling.js';
+import { heldLead, personLead } from '../../../support/selling.js';
 import { sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
 import { waitUntil } from '../../../support/wait-until.js';
 
@@ -170,15 +170,6 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
     await database?.drop();
   });
 
-  /** Submits a lead to `buyer` alone, which holds it; the buyer is paused after, out of the next tests' way. */
-  async function heldLead(buyer: Record<string, unknown>): Promise<string> {
-    await stack.applyBuyers([buyer]);
-    const answer = await stack.submit(publisherKey, personLead());
-    expect(answer.outcome?.$case).to.equal('unconfirmed');
-    await stack.applyBuyers([{ ...buyer, active: false }]);
-    return answer.outcome?.$case === 'unconfirmed' ? answer.outcome.value.leadId : '';
-  }
-
   /** The lead once settled: its post's line, as --json and as the text show it. */
   async function settledPost(leadId: string) {
     await waitUntil(
@@ -197,7 +188,7 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
   }
 
   it("shows an operator's sale: the post accepted at its price, resolved by the operator", async () => {
-    const leadId = await heldLead(heldFor('settled-by-operator', buyers.url('/silent')));
+    const leadId = await heldLead(stack, publisherKey, heldFor('settled-by-operator', buyers.url('/silent')));
     expect((await cli.leadflow(['lead', 'resolve', leadId, '--sold'])).code).to.equal(0);
 
     const { lead, post, line, header } = await settledPost(leadId);
@@ -209,6 +200,8 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
 
   it("shows the buyer's status lookup: the post rejected, resolved by status_lookup", async () => {
     const leadId = await heldLead(
+      stack,
+      publisherKey,
       heldFor('settled-by-lookup', buyers.url('/silent'), {
         statusLookup: {
           url: buyers.url('/status'),
@@ -224,7 +217,11 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
   });
 
   it("shows the buyer's settleAfter: the post rejected, resolved by settle_after", async () => {
-    const leadId = await heldLead(heldFor('settled-after', buyers.url('/silent'), { settleAfter: '1s' }));
+    const leadId = await heldLead(
+      stack,
+      publisherKey,
+      heldFor('settled-after', buyers.url('/silent'), { settleAfter: '1s' }),
+    );
     const { lead, post, line } = await settledPost(leadId);
     expect(lead.status).to.equal('LEAD_STATUS_REJECTED');
     expect(lead.reason, 'the buyer never answered: its settleAfter closed the lead').to.equal(
@@ -237,7 +234,11 @@ describe("leadflow lead show: how a held lead's post was settled", () => {
   it("shows the buyer's late answer: the post accepted, resolved by late_answer", async () => {
     let answer: (behaviour: BuyerBehaviour) => void = () => undefined;
     buyers.behave('/late', { kind: 'later', answer: new Promise((resolve) => (answer = resolve)) });
-    const leadId = await heldLead(heldFor('settled-late', buyers.url('/late'), { timeoutMs: SELL_DEADLINE_MS * 3 }));
+    const leadId = await heldLead(
+      stack,
+      publisherKey,
+      heldFor('settled-late', buyers.url('/late'), { timeoutMs: SELL_DEADLINE_MS * 3 }),
+    );
     answer({ kind: 'accept' });
 
     const { lead, post, line } = await settledPost(leadId);
