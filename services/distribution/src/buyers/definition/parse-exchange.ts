@@ -1,4 +1,5 @@
 import { checkDestination, isLoopbackName } from '../integration/destination.js';
+import { isHeaderValue } from '../integration/http-request-bytes.js';
 import { PLACEHOLDER_NAME, placeholderNames, templateProblem } from '../integration/xml-body.js';
 import type { HttpExchange, RequestFormat } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
@@ -133,12 +134,10 @@ function parseHeaders(
     seen.add(lower);
     if (typeof headerValue !== 'string') problems.at(at, 'must be a string');
     else if (
-      withReferences(
-        headerValue,
-        at,
-        values,
-        problems,
-        (resolved) => !LINE_BREAK.test(resolved) || refused(at, 'must not contain line breaks', problems),
+      withReferences(headerValue, at, values, problems, (resolved) =>
+        LINE_BREAK.test(resolved)
+          ? refused(at, 'must not contain line breaks', problems)
+          : isHeaderValue(resolved) || refused(at, 'must hold only printable Latin-1 characters', problems),
       )
     ) {
       entries.push([name, headerValue]);

@@ -1,13 +1,16 @@
-// node:http(s) rather than fetch: agents of our own (keep-alive, and separate pools for local buyers
-// and the others), a lookup hook that checks the address a name resolves to when the connection is
-// made, the declared Content-Length checked before reading, and `complete` telling a cut-off body from
-// a whole one. Nothing here logs: URLs and bodies carry keys and PII.
+// A client of our own on node:net and node:tls (buyer-connections.ts, http-reply-reader.ts) rather than
+// node:http or fetch: keep-alive pools of our own (local buyers apart from the others), a lookup hook that
+// checks the address a name resolves to when the connection is made, the declared Content-Length checked
+// before reading, a cut-off body told from a whole one, and a fraction of node:http's cost per call, which
+// a tree of a hundred buyers pays a hundred times a lead. Nothing here logs: URLs and bodies carry keys
+// and PII.
 import { lookup as dnsLookup } from 'node:dns';
-import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { TtlCache } from '@leadflow/service-kit/ttl-cache';
+import { type BuyerConnection, ConnectionPool, type ConnectionUser, type Origin } from './buyer-connections.js';
 import { checkDestination, type DestinationRefusal, isPublicAddress } from './destination.js';
+import { HttpReplyReader, type ReadProgress, type ReplyProblem } from './http-reply-reader.js';
+import { InvalidHeaderError, requestBytes } from './http-request-bytes.js';
 import type { BuyerRequest } from './request-builder.js';
 
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
@@ -52,18 +55,12 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-// Idle sockets are closed after 4 s, below the 5 s keep-alive of Node servers and the minute of common
-// proxies, so a reused socket is seldom one the buyer is closing at that moment; LIFO lets the spare
-// ones age out.
-const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' } as const;
-const AGENTS = {
-  local: { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) },
-  remote: new https.Agent({ ...AGENT_OPTIONS, lookup: publicOnlyLookup }),
-};
+const POOLS = { local: new ConnectionPool(), remote: new ConnectionPool(publicOnlyLookup) };
 
 /**
  * One HTTP exchange with a buyer. Never throws and never follows redirects (a 3xx is a reply like any
- * other). A connection given up on (timeout, too large, abort) is destroyed, never reused.
+ * other). A connection given up on (timeout, too large, abort, a malformed reply) is destroyed, never
+ * reused.
  */
 export async function sendToBuyer(request: BuyerRequest, options: TransportOptions): Promise<TransportResult> {
   const started = performance.now();
@@ -71,11 +68,11 @@ export async function sendToBuyer(request: BuyerRequest, options: TransportOptio
   return { ...outcome, latencyMs: Math.round(performance.now() - started) };
 }
 
-/** Where a request goes, as node:http takes it: parsing the URL anew was a good part of a call's cost. */
+/** Where a request goes: parsing the URL anew was a good part of a call's cost. */
 interface Target {
-  protocol: 'http:' | 'https:';
-  hostname: string;
-  port: string | undefined;
+  origin: Origin;
+  /** The Host header: the URL's host, with its port unless it is the scheme's default. */
+  host: string;
   path: string;
 }
 
@@ -96,16 +93,19 @@ function targetOf(url: string, local: boolean, configured: boolean): TargetOrRef
   const known = configured ? targets.get(url) : undefined;
   if (known) return known;
   const destination = checkDestination(url, local);
-  const target: TargetOrRefusal =
-    'refused' in destination
-      ? destination
-      : {
-          protocol: destination.url.protocol as Target['protocol'],
-          // node:http wants an IPv6 literal without its brackets.
-          hostname: destination.url.hostname.replace(/^\[(.*)\]$/, '$1'),
-          port: destination.url.port || undefined,
-          path: `${destination.url.pathname}${destination.url.search}`,
-        };
+  let target: TargetOrRefusal;
+  if ('refused' in destination) target = destination;
+  else {
+    const { protocol, hostname, port, host, pathname, search } = destination.url;
+    const secure = protocol === 'https:';
+    const portNumber = port === '' ? (secure ? 443 : 80) : Number(port);
+    target = {
+      // The connection wants an IPv6 literal without its brackets.
+      origin: { key: `${protocol}//${host}`, secure, host: hostname.replace(/^\[(.*)\]$/, '$1'), port: portNumber },
+      host,
+      path: `${pathname}${search}`,
+    };
+  }
   if (configured) targets.set(url, target);
   return target;
 }
@@ -114,61 +114,92 @@ function exchange(request: BuyerRequest, options: TransportOptions): Promise<Out
   const target = targetOf(request.url, options.local, request.body !== undefined);
   if ('refused' in target) return Promise.resolve({ kind: 'failed', error: target.refused });
   if (options.signal?.aborted) return Promise.resolve({ kind: 'timeout' });
-  const maxBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-
+  let bytes: Buffer;
+  try {
+    bytes = requestBytes(request, target.path, target.host);
+  } catch (error) {
+    // An invalid header name or value (the operator's configuration): nothing is sent.
+    if (error instanceof InvalidHeaderError) return Promise.resolve({ kind: 'failed', error: 'other' });
+    throw error;
+  }
+  const connection = (options.local ? POOLS.local : POOLS.remote).take(target.origin);
   return new Promise((resolve) => {
-    let outgoing: ClientRequest | undefined;
-    let settled = false;
-    const settle = (outcome: Outcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', abort);
-      if (outcome.kind !== 'reply') outgoing?.destroy();
-      resolve(outcome);
-    };
-    const abort = () => settle({ kind: 'timeout' });
-    const timer = setTimeout(abort, options.timeoutMs);
-    options.signal?.addEventListener('abort', abort, { once: true });
-
-    const readReply = (reply: IncomingMessage) => {
-      if (Number(reply.headers['content-length']) > maxBytes) return settle({ kind: 'failed', error: 'too_large' });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      reply.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) return settle({ kind: 'failed', error: 'too_large' });
-        chunks.push(chunk);
-      });
-      reply.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
-      reply.on('close', () => {
-        if (!reply.complete) return settle({ kind: 'failed', error: 'reset' });
-        // A reply mostly comes in one chunk: decoded as it is, not copied first.
-        const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-        settle({ kind: 'reply', status: reply.statusCode ?? 0, contentType: reply.headers['content-type'], body });
-      });
-    };
-
-    try {
-      const client = target.protocol === 'https:' ? https : http;
-      outgoing = client.request({
-        ...target,
-        method: request.method,
-        // A GET has no body, and then no Content-Length: some servers refuse a GET that declares one.
-        headers:
-          request.body === undefined
-            ? request.headers
-            : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        agent: options.local ? AGENTS.local[target.protocol] : AGENTS.remote,
-      });
-    } catch {
-      // Invalid header names or values (the operator's configuration) throw before anything is sent.
-      return settle({ kind: 'failed', error: 'other' });
-    }
-    outgoing.on('response', readReply);
-    outgoing.on('error', (error) => settle({ kind: 'failed', error: failureOf(error) }));
-    outgoing.end(request.body);
+    const call = new ReplyWait(connection, request.method === 'HEAD', options, resolve);
+    connection.use(call);
+    // Written at once: on a connection still opening it waits in the socket, and goes nowhere if the
+    // call is given up on before the connection is up.
+    connection.socket.write(bytes);
   });
+}
+
+const FAILURES: Record<ReplyProblem, TransportFailure> = {
+  too_large: 'too_large',
+  cut_off: 'reset',
+  malformed: 'other',
+};
+
+/** One call on a connection: reads the reply, and settles once, on the reply, a failure or the time. */
+class ReplyWait implements ConnectionUser {
+  private readonly reader: HttpReplyReader;
+  private readonly timer: NodeJS.Timeout;
+  private settled = false;
+  private readonly abort = () => this.fail({ kind: 'timeout' });
+
+  constructor(
+    private readonly connection: BuyerConnection,
+    headRequest: boolean,
+    private readonly options: TransportOptions,
+    private readonly resolve: (outcome: Outcome) => void,
+  ) {
+    this.reader = new HttpReplyReader(options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, headRequest);
+    this.timer = setTimeout(this.abort, options.timeoutMs);
+    options.signal?.addEventListener('abort', this.abort, { once: true });
+  }
+
+  onData(chunk: Buffer): void {
+    this.progress(this.reader.push(chunk));
+  }
+
+  onEnd(): void {
+    this.progress(this.reader.end());
+  }
+
+  onError(error: NodeJS.ErrnoException): void {
+    this.fail({ kind: 'failed', error: failureOf(error) });
+  }
+
+  private progress(progress: ReadProgress): void {
+    if (!progress.done) return;
+    if ('problem' in progress) {
+      this.fail({ kind: 'failed', error: FAILURES[progress.problem] });
+      return;
+    }
+    const { reply } = progress;
+    if (!this.finish()) return;
+    if (reply.reusable) this.connection.release();
+    else this.connection.destroy();
+    this.resolve({
+      kind: 'reply',
+      status: reply.status,
+      contentType: reply.contentType,
+      body: reply.body.toString('utf8'),
+    });
+  }
+
+  private fail(outcome: Outcome): void {
+    if (!this.finish()) return;
+    this.connection.destroy();
+    this.resolve(outcome);
+  }
+
+  /** False when the call has already settled. */
+  private finish(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.options.signal?.removeEventListener('abort', this.abort);
+    return true;
+  }
 }
 
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$)/;

@@ -534,6 +534,7 @@ describe('parseBuyerDocument: mistakes', () => {
               Host: SECRET,
               Authorization: SECRET,
               'X-Num': 7,
+              'X-Euro': `${SECRET} €`,
             },
             auth: { bearer: `${SECRET} with spaces` },
           }),
@@ -550,6 +551,7 @@ describe('parseBuyerDocument: mistakes', () => {
         { path: 'integration.post.headers["Bad Header"]', message: 'is not a valid header name' },
         { path: 'integration.post.headers.Host', message: 'is set by leadflow' },
         { path: 'integration.post.headers["X-Num"]', message: 'must be a string' },
+        { path: 'integration.post.headers["X-Euro"]', message: 'must hold only printable Latin-1 characters' },
         { path: 'integration.post.auth.bearer', message: 'must be a token of printable characters without spaces' },
       ]);
       expect(JSON.stringify(errors)).not.to.contain('SECRET');

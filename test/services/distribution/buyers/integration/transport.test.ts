@@ -1,3 +1,11 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { BuyerRequest } from '@leadflow/distribution/src/buyers/integration/request-builder';
 import {
   DEFAULT_MAX_REPLY_BYTES,
@@ -6,6 +14,7 @@ import {
 } from '@leadflow/distribution/src/buyers/integration/transport';
 import { expect } from 'chai';
 import { type Handler, json, type LocalServer, startLocalServer } from '../../../../support/local-server.js';
+import { makeCertificates } from '../../../../support/tls-certificates.js';
 
 const LOCAL: TransportOptions = { timeoutMs: 5_000, local: true };
 // Bounds for timing checks: wide enough that a loaded CI machine cannot make them fail.
@@ -250,4 +259,133 @@ describe('sendToBuyer against real HTTP servers', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(buyer.requests.map((request) => request.path)).to.deep.equal(['/next']);
   });
+
+  it('reads a chunked reply and keeps its connection', async () => {
+    const buyer = await serve((_, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"status":');
+      setTimeout(() => response.end('"accepted"}'), 20);
+    });
+    for (let call = 0; call < 2; call++)
+      expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'reply', body: '{"status":"accepted"}' });
+    expect(buyer.connections()).to.equal(1);
+  });
+
+  it('opens a new connection after a reply that closes its own, or once the buyer closed an idle one', async () => {
+    let calls = 0;
+    const buyer = await serve((_, response) => {
+      calls += 1;
+      const socket = response.socket;
+      if (calls === 1) response.setHeader('connection', 'close');
+      json(response, 200, { status: 'accepted' });
+      if (calls === 2) setTimeout(() => socket?.destroy(), 20);
+    });
+    for (let call = 0; call < 3; call++) {
+      expect(await sendToBuyer(post(buyer.url()), LOCAL)).to.include({ kind: 'reply', status: 200 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(buyer.connections()).to.equal(3);
+  });
+
+  describe('against buyers that break HTTP', () => {
+    let raw: Server | undefined;
+    let accepted = 0;
+    /** A TCP server that answers the first bytes of its `index`th request with `reply(socket, index)`. */
+    const serveRaw = async (reply: (socket: Socket, index: number) => void) => {
+      accepted = 0;
+      let index = 0;
+      raw = createTcpServer((socket) => {
+        accepted += 1;
+        socket.on('data', () => reply(socket, index++));
+        socket.on('error', () => undefined);
+      });
+      raw.listen(0, '127.0.0.1');
+      await once(raw, 'listening');
+      return `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`;
+    };
+    afterEach(async () => {
+      raw?.close();
+      raw = undefined;
+    });
+
+    it('reports a malformed reply as a failure and never reuses its connection', async () => {
+      const url = await serveRaw((socket, index) =>
+        socket.write(
+          index === 0
+            ? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'
+            : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+        ),
+      );
+      expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'failed', error: 'other' });
+      expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'reply', body: 'ok' });
+      expect(accepted).to.equal(2);
+    });
+
+    it('drops an idle connection its buyer writes on, and calls on a new one', async () => {
+      const url = await serveRaw((socket) => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale'), 20);
+      });
+      expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'reply', body: 'ok' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'reply', body: 'ok' });
+      expect(accepted).to.equal(2);
+    });
+
+    it('gives up on a buyer that never ends its headers, within their bound', async () => {
+      const url = await serveRaw((socket) => {
+        socket.write('HTTP/1.1 200 OK\r\n');
+        const pump = () => {
+          while (!socket.destroyed && socket.write('X-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n'));
+          if (!socket.destroyed) socket.once('drain', pump);
+        };
+        pump();
+      });
+      expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'failed', error: 'other' });
+    });
+  });
+
+  it('calls an https buyer, keeping its connection and resuming its TLS session', async function () {
+    this.timeout(60_000);
+    const certificates = await makeCertificates();
+    const tlsServer = createHttpsServer(
+      {
+        cert: readFileSync(certificates.distribution.cert),
+        key: readFileSync(certificates.distribution.key),
+      },
+      (_, response) => json(response, 200, { status: 'accepted' }),
+    );
+    const sessions: boolean[] = [];
+    tlsServer.on('secureConnection', (socket: TLSSocket) => sessions.push(socket.isSessionReused()));
+    tlsServer.listen(0, '127.0.0.1');
+    await once(tlsServer, 'listening');
+    const url = `https://localhost:${(tlsServer.address() as AddressInfo).port}/leads`;
+    // The buyer's CA is trusted the way an operator adds one: NODE_EXTRA_CA_CERTS, read at start.
+    const script = `
+      const { sendToBuyer } = await import(${JSON.stringify(TRANSPORT)});
+      const call = () => sendToBuyer({ url: ${JSON.stringify(url)}, method: 'POST', headers: {}, body: '{}' }, { timeoutMs: 10000, local: true });
+      const results = [await call(), await call()];
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+      results.push(await call());
+      console.log(JSON.stringify(results.map((result) => result.kind === 'reply' ? result.body : result)));
+      process.exit(0);`;
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--conditions=source', '--import=tsx', '--input-type=module', '--eval', script],
+        { env: { ...process.env, NODE_EXTRA_CA_CERTS: certificates.distribution.ca } },
+      );
+      expect(JSON.parse(stdout)).to.deep.equal(Array(3).fill('{"status":"accepted"}'));
+      // Two connections: the second call reused the first, the third came after it was idle for 4 s.
+      expect(sessions).to.deep.equal([false, true]);
+    } finally {
+      tlsServer.closeAllConnections();
+      tlsServer.close();
+      await certificates.remove();
+    }
+  });
 });
+
+const TRANSPORT = fileURLToPath(
+  new URL('../../../../../services/distribution/src/buyers/integration/transport.ts', import.meta.url),
+);
