@@ -192,8 +192,9 @@ async function serve(
     () => pingLatencies.all(),
     (buyerId) => buyers.knownName(buyerId),
   );
-  const { diskWaits } = commitDurability(db);
+  const { diskWaits, timeSyncs } = commitDurability(db);
   if (diskWaits) metrics.countDiskWaits(diskWaits);
+  if (timeSyncs) metrics.timeStoreSyncs(timeSyncs);
   const treeDefaults = { routing: config.routingMode, pingWindowMs: config.pingWindowMs };
   const resolution = new LeadResolution(db, buyers, publishers);
   const lateAnswers = new LateAnswers({ resolution, logger, metrics, maxLingering: MAX_LINGERING_POSTS });

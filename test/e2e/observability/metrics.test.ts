@@ -136,6 +136,14 @@ describe('observability: Prometheus metrics of the gateway and the distribution 
     // At least each post's intent and each lead's outcome; an fsync serves one wait or several.
     expect(waits).to.be.at.least(6);
     expect(syncs).to.be.within(1, waits);
+    // The fsyncs since the service began serving timed (those of its start are counted above only), each
+    // well under a minute.
+    const timed = sampled(distributionText, 'leadflow_store_sync_seconds_count')!;
+    expect(timed).to.be.within(1, syncs);
+    expect(sampled(distributionText, 'leadflow_store_sync_seconds_sum'))
+      .to.be.above(0)
+      .and.below(timed * 60);
+    expect(sampled(distributionText, 'leadflow_store_sync_seconds_bucket', { le: '+Inf' })).to.equal(timed);
   });
 
   it('distribution: counts buyer attempts and skips of live leads by buyer, and caps reached', () => {

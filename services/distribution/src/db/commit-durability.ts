@@ -10,6 +10,8 @@ export interface CommitDurability {
   syncLater(): void;
   /** How often committers waited for the disk, and the fsyncs that served them; none on MySQL. */
   diskWaits?(): DiskWaits;
+  /** `observe` hears how long each of those fsyncs took; none on MySQL. */
+  timeSyncs?(observe: (seconds: number) => void): void;
 }
 
 /** Counted since the store opened. */

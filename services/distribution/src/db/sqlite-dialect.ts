@@ -106,6 +106,7 @@ export class DurableSqliteDialect implements Dialect, CommitDurability {
     readonly createDriver: () => Driver,
     readonly syncLater: () => void,
     readonly diskWaits: () => DiskWaits,
+    readonly timeSyncs: (observe: (seconds: number) => void) => void,
   ) {}
 
   createQueryCompiler(): QueryCompiler {
@@ -164,5 +165,6 @@ export function sqliteDialect(dataDir: string, parts: SqliteParts = {}): Durable
       unsynced.syncLater = true;
     },
     () => wal.diskWaits,
+    (observe) => wal.timeSyncs(observe),
   );
 }

@@ -15,6 +15,7 @@ export class WalSync {
   private queued: Promise<void> | undefined;
   /** Counted since start. */
   readonly diskWaits: DiskWaits = { waits: 0, syncs: 0 };
+  private readonly syncObservers: ((seconds: number) => void)[] = [];
 
   constructor(private readonly syncFile: FileSync) {}
 
@@ -31,10 +32,18 @@ export class WalSync {
     return this.queued;
   }
 
+  /** `observe` hears how long each fsync took, once it has ended (failed or not). */
+  timeSyncs(observe: (seconds: number) => void): void {
+    this.syncObservers.push(observe);
+  }
+
   private start(): Promise<void> {
     this.diskWaits.syncs += 1;
+    const started = performance.now();
     const running = this.syncFile().finally(() => {
       if (this.running === running) this.running = undefined;
+      const seconds = (performance.now() - started) / 1000;
+      for (const observe of this.syncObservers) observe(seconds);
     });
     this.running = running;
     return running;

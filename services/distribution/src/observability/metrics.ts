@@ -10,6 +10,9 @@ import type { LateAnswerOutcome } from '../selling/late-answers.js';
 import type { PostFigures } from '../selling/post-figures.js';
 import { BuyerNameLabels } from './buyer-labels.js';
 
+/** A WAL fsync takes a fraction of a millisecond on an idle SSD and tens of milliseconds on a busy disk. */
+const STORE_SYNC_BUCKETS_SECONDS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1];
+
 const CIRCUIT_LEVEL: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /**
@@ -256,6 +259,17 @@ export class DistributionMetrics {
   pendingPostbacks(count: number, oldestAgeMs: number): void {
     this.postbacksPending.set(count);
     this.oldestPendingPostback.set(oldestAgeMs / 1000);
+  }
+
+  /** Times each fsync of the embedded store's write-ahead log: the disk's share of a lead's commits. */
+  timeStoreSyncs(timeSyncs: (observe: (seconds: number) => void) => void): void {
+    const syncs = new Histogram({
+      name: 'leadflow_store_sync_seconds',
+      help: "Time each fsync of the embedded store's write-ahead log took, in seconds, since the service began serving: what a commit that waits for the disk waits for",
+      buckets: STORE_SYNC_BUCKETS_SECONDS,
+      registers: [this.registry],
+    });
+    timeSyncs((seconds) => syncs.observe(seconds));
   }
 
   /**

@@ -91,6 +91,24 @@ describe('SQLite commits are on disk before their caller hears of them', () => {
     ).to.deep.equal({ waits: 4, syncs: 2 });
   });
 
+  it('times each fsync for the metrics, once it has ended, failed or not', async () => {
+    const timed: number[] = [];
+    dialect.timeSyncs((seconds) => timed.push(seconds));
+    const first = tracked(db.insertInto('notes').values({ id: 1, body: 'a' }).execute());
+    await until(() => syncs.pending.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(timed, 'nothing while the fsync runs').to.deep.equal([]);
+    syncs.pending.shift()!.resolve();
+    await first.promise;
+    const second = tracked(db.insertInto('notes').values({ id: 2, body: 'b' }).execute());
+    await until(() => syncs.pending.length === 1);
+    syncs.pending.shift()!.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    await second.promise.catch(() => undefined);
+    expect(timed).to.have.length(2);
+    expect(timed[0]).to.be.at.least(0.025).and.below(10);
+    expect(timed[1]).to.be.at.least(0).and.below(10);
+  });
+
   it('fails the commit of a caller whose fsync failed', async () => {
     const write = tracked(db.insertInto('notes').values({ id: 1, body: 'a' }).execute());
     await until(() => syncs.pending.length === 1);
