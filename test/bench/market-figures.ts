@@ -1,6 +1,7 @@
 import type { BuyerAttemptOutcome } from '@leadflow/distribution';
 import type { Answer } from './answer-tally.js';
 import type { DiskWaitFigures } from './disk-waits.js';
+import type { StageFigures } from './service-stages.js';
 import { ascending, percentile, round } from './stats.js';
 
 /** One ping or post of a lead, as the audit trail keeps it. */
@@ -65,6 +66,8 @@ export interface MarketFigures {
   calls: { pings: number; posts: number; errors: number; timeouts: number };
   /** The embedded store's commits that waited for the disk; set by the scenario, none on MySQL. */
   diskWaits?: DiskWaitFigures;
+  /** The distribution service's fsyncs, event-loop delay and collection pauses over the run. */
+  stages?: StageFigures;
 }
 
 /**

@@ -25,6 +25,7 @@ import { type MarketFigures, marketFigures } from './market-figures.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
 import { withScratchDatabase } from './scratch-database.js';
 import { seedPublishersAndBuyers } from './seed.js';
+import { ServiceStagesMeter } from './service-stages.js';
 import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';
 import { withTempDir } from './temp-dir.js';
 
@@ -155,6 +156,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     });
     const processes = [...leadflow.processes, simulator];
     const diskWaits = new DiskWaitMeter(leadflow.metricsUrl);
+    const stages = new ServiceStagesMeter(leadflow.metricsUrl);
     const result = await measureProcesses(processes, leadflow.readyUrl, async (window) => {
       const keys = await seedPublishersAndBuyers(leadflow, marketBuyersDocument(variant.market, simulatorBaseUrl));
       const target = {
@@ -163,7 +165,9 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
         expectedStatuses: ['sold', 'rejected'] as const,
         clickidPrefix: CLICKID_PREFIX,
       };
-      return applyLoad(target, settings, windows(window, diskWaits));
+      // The stages first: prom-client resets its event-loop histogram at each scrape, so their reading at the
+      // end must be the first after the run.
+      return applyLoad(target, settings, windows(window, stages, diskWaits));
     });
     const { answers } = result.load;
     const stored = await readStoredLeads(dataDir, databaseUrl, new Set(answers.map((answer) => answer.leadId)));
@@ -175,6 +179,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
     const market = {
       ...marketFigures(answers, stored),
       diskWaits: diskWaitFigures(diskWaits.counted, answers.length, posts),
+      stages: stages.figures,
     };
     return { ...result, market, takes, capture: captureOf(takes) };
   });

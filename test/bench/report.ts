@@ -5,6 +5,7 @@ import { MARKETS, POST_TIMEOUT_MS, SELL_DEADLINE_MS } from './market.js';
 import { captureFigures, describeCaptures } from './market-report.js';
 import type { MarketResult } from './market-scenario.js';
 import type { ScenarioResult } from './scenario.js';
+import type { StageFigures } from './service-stages.js';
 
 /** The bar at half load: leadflow's own overhead p99, and processingTime p99 over the buyer wait p99. */
 const OVERHEAD_P99_MAX_MS = 10;
@@ -47,6 +48,18 @@ export function describeScenario(title: string, result: ScenarioResult): string 
 }
 
 /** The market's own figures, under its scenario line. */
+function describeStages(stages: StageFigures): string {
+  const ms = (value: number | undefined) => (value === undefined ? '-' : `${value}`);
+  const pauses = Object.entries(stages.gcPauses)
+    .map(([kind, { count, meanMs }]) => `${kind} ${count} x ${meanMs} ms`)
+    .join(', ');
+  return (
+    `  distribution service: fsync p50 ${ms(stages.syncP50Ms)} p90 ${ms(stages.syncP90Ms)} p99 ${ms(stages.syncP99Ms)} ms; ` +
+    `event-loop delay p50 ${ms(stages.eventLoopDelayP50Ms)} p99 ${ms(stages.eventLoopDelayP99Ms)} ms; ` +
+    `collection pauses ${pauses || 'none'}`
+  );
+}
+
 export function describeMarket({ market, captures }: MarketResult): string {
   const { calls } = market;
   return [
@@ -64,6 +77,7 @@ export function describeMarket({ market, captures }: MarketResult): string {
       ? `  commits that waited for the disk: ${market.diskWaits.waitsPerLead} per lead, ` +
         `${market.diskWaits.waitsPerPost ?? '-'} per post; fsyncs ${market.diskWaits.syncsPerLead} per lead`
       : '  commits that waited for the disk: not counted (MySQL)',
+    market.stages ? describeStages(market.stages) : "  the distribution service's stages: not read",
     describeCaptures(captures),
   ].join('\n');
 }
@@ -131,6 +145,19 @@ function marketFigures(result: MarketResult): Record<string, unknown> {
     disk_waits_per_lead: market.diskWaits?.waitsPerLead ?? null,
     disk_waits_per_post: market.diskWaits?.waitsPerPost ?? null,
     syncs_per_lead: market.diskWaits?.syncsPerLead ?? null,
+    store_sync_p50_ms: market.stages?.syncP50Ms ?? null,
+    store_sync_p90_ms: market.stages?.syncP90Ms ?? null,
+    store_sync_p99_ms: market.stages?.syncP99Ms ?? null,
+    event_loop_delay_p50_ms: market.stages?.eventLoopDelayP50Ms ?? null,
+    event_loop_delay_p99_ms: market.stages?.eventLoopDelayP99Ms ?? null,
+    gc_pauses: market.stages
+      ? Object.fromEntries(
+          Object.entries(market.stages.gcPauses).map(([kind, pause]) => [
+            kind,
+            { count: pause.count, mean_ms: pause.meanMs },
+          ]),
+        )
+      : null,
     bar: {
       overhead_p99_ok: overheadP99Ms === undefined ? null : overheadP99Ms <= OVERHEAD_P99_MAX_MS,
       processing_p99_ok:
