@@ -8,7 +8,10 @@ export interface StageFigures {
   syncP50Ms: number | undefined;
   syncP90Ms: number | undefined;
   syncP99Ms: number | undefined;
-  /** The event loop's delay over the run (prom-client resets it at each scrape), ms. */
+  /**
+   * The event loop's delay over the run (prom-client resets it at each scrape), ms: how much later than
+   * asked its sampling timer ran.
+   */
   eventLoopDelayP50Ms: number | undefined;
   eventLoopDelayP99Ms: number | undefined;
   /** Collection pauses on the main thread, by kind (minor = scavenge, major = mark-compact): count and mean ms. */
@@ -38,8 +41,10 @@ export class ServiceStagesMeter implements MeasuredWindow {
 
 export function stageFigures(before: readonly Sample[], after: readonly Sample[]): StageFigures {
   const syncs = bucketDeltas(before, after, 'leadflow_store_sync_seconds_bucket');
-  const lag = (quantile: string) =>
-    msOf(after.find((sample) => sample.name === `nodejs_eventloop_lag_${quantile}_seconds`)?.value);
+  const lag = (quantile: string) => {
+    const interval = after.find((sample) => sample.name === `nodejs_eventloop_lag_${quantile}_seconds`)?.value;
+    return interval === undefined ? undefined : msOf(Math.max(interval - EVENT_LOOP_SAMPLING_SECONDS, 0));
+  };
   return {
     syncP50Ms: quantileMs(syncs, 0.5),
     syncP90Ms: quantileMs(syncs, 0.9),
@@ -51,6 +56,12 @@ export function stageFigures(before: readonly Sample[], after: readonly Sample[]
 }
 
 const msOf = (seconds: number | undefined) => (seconds === undefined ? undefined : round(seconds * 1000));
+
+/**
+ * prom-client samples the event loop every 10 ms (its default precision, which the services keep) and records
+ * each whole interval between samples: the delay is what exceeds it.
+ */
+const EVENT_LOOP_SAMPLING_SECONDS = 0.01;
 
 /** Cumulative counts by upper bound (seconds), as counted between the two readings. */
 function bucketDeltas(before: readonly Sample[], after: readonly Sample[], name: string): [number, number][] {
