@@ -174,9 +174,15 @@ describeEachDatabase("publishers are told of their leads' outcomes after the ans
     ];
     await receiver.stop();
     for (const [index, lead] of leads.entries()) await admin(stack.distribution).resolve(lead.leadId, index !== 1);
-    await waitUntil('every event tried at least twice', async () => {
+    // A try counts from its claim: an event is waiting, its tries ended, once its next try is ahead.
+    await waitUntil('every event tried at least twice, and none being tried', async () => {
       const deliveries = await admin(stack.distribution).deliveries(publisher.id);
-      return deliveries.length === 3 && deliveries.every((delivery) => delivery.attempts >= 2);
+      return (
+        deliveries.length === 3 &&
+        deliveries.every(
+          (delivery) => delivery.attempts >= 2 && (delivery.nextAttemptTime?.getTime() ?? 0) > Date.now(),
+        )
+      );
     });
     const refused = await admin(stack.distribution).deliveries(publisher.id);
     expect(refused.map((delivery) => [delivery.state, delivery.lastError])).to.deep.equal(
