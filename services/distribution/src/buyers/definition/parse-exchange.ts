@@ -1,5 +1,5 @@
 import { checkDestination, isLoopbackName } from '../integration/destination.js';
-import { isHeaderValue } from '../integration/http-request-bytes.js';
+import { isHeaderName, isHeaderValue } from '../integration/http-request-bytes.js';
 import { PLACEHOLDER_NAME, placeholderNames, templateProblem } from '../integration/xml-body.js';
 import type { HttpExchange, RequestFormat } from './buyer-definition.js';
 import type { BuyerValues } from './buyer-values.js';
@@ -33,7 +33,6 @@ const KEYS = [
 const METHODS = ['POST', 'PUT', 'GET'] as const;
 const BODY_FORMATS = ['json', 'form', 'xml', 'soap'] as const;
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the HTTP client sets from the request itself. */
 const MANAGED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 /** Printable ASCII without spaces: what a token or a user name can hold in an Authorization header. */
@@ -128,7 +127,7 @@ function parseHeaders(
   for (const [name, headerValue] of Object.entries(value)) {
     const at = keyPath(path, name);
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) problems.at(at, 'is not a valid header name');
+    if (!isHeaderName(name)) problems.at(at, 'is not a valid header name');
     else if (MANAGED_HEADERS.has(lower)) problems.at(at, 'is set by leadflow');
     else if (seen.has(lower)) problems.at(at, 'repeats a header (names ignore case)');
     seen.add(lower);

@@ -1,3 +1,5 @@
+import { isHeaderName } from './http-request-bytes.js';
+
 /**
  * Reads one HTTP/1.x response from the bytes of a connection, as they come: the status, the Content-Type
  * and the body, framed by Content-Length, chunked transfer coding or the connection's end. Strict where
@@ -30,7 +32,6 @@ export interface ReadReply {
 export type ReadProgress = { done: false } | { done: true; reply: ReadReply } | { done: true; problem: ReplyProblem };
 
 const MORE: ReadProgress = { done: false };
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([0-9]{3})(?:[ \t][^\r\n]*)?$/;
 const DIGITS = /^[0-9]+$/;
 const HEX = /^[0-9A-Fa-f]{1,12}$/;
@@ -212,7 +213,7 @@ function parseHead(text: string, headRequest: boolean): Head | undefined {
     // No name, or a continuation line (obsolete folding): refused, as by node:http.
     if (colon <= 0) return undefined;
     const name = line.slice(0, colon);
-    if (!TOKEN.test(name)) return undefined;
+    if (!isHeaderName(name)) return undefined;
     const value = line.slice(colon + 1).trim();
     switch (name.toLowerCase()) {
       case 'content-type':

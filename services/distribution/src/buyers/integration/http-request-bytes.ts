@@ -1,6 +1,11 @@
 import type { BuyerRequest } from './request-builder.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** An HTTP token (RFC 9110): what a header's name may be. */
+export function isHeaderName(name: string): boolean {
+  return TOKEN.test(name);
+}
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** As node:http: a header value holds tabs, printable ASCII and Latin-1, sent as such; never CR, LF or NUL. */
@@ -25,7 +30,7 @@ export function requestBytes(request: BuyerRequest, path: string, host: string):
   let head = `${request.method} ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n`;
   for (const name in request.headers) {
     const value = request.headers[name]!;
-    if (!TOKEN.test(name) || !isHeaderValue(value)) throw new InvalidHeaderError();
+    if (!isHeaderName(name) || !isHeaderValue(value)) throw new InvalidHeaderError();
     head += `${name}: ${value}\r\n`;
   }
   if (request.body === undefined) return Buffer.from(`${head}\r\n`, 'latin1');
