@@ -1,10 +1,10 @@
 import { setTimeout } from 'node:timers/promises';
-import type { Transaction } from 'kysely';
 import { type CommitDurability, commitDurability } from './commit-durability.js';
 import { type Db, isTransientConflict } from './database.js';
-import type { Database } from './schema.js';
+import { executeTogether, type PlannedWrite } from './statements-together.js';
 
-export type Write<T> = (trx: Transaction<Database>) => Promise<T>;
+/** A write's code, run in the transaction `trx`. */
+export type Write<T> = (trx: Db) => Promise<T>;
 
 export interface WriteOptions {
   /**
@@ -16,7 +16,7 @@ export interface WriteOptions {
 }
 
 interface QueuedWrite {
-  write: Write<unknown>;
+  write: PlannedWrite<unknown>;
   waitsForDisk: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -35,6 +35,11 @@ const FIRST_RERUN_PAUSE_MS = 4;
  * append on SQLite, one log flush on MySQL) instead of N. Each write still
  * commits all or nothing, and a caller hears only of its own failure: when the
  * shared transaction fails, every write of the batch is run again alone.
+ *
+ * The planned writes of a batch send their statements together, before any
+ * write's own code runs: writes of different callers touch different leads, and
+ * what they share (cap counters) they change by increments, so their order in
+ * the batch changes nothing a caller can see.
  */
 export class GroupCommit {
   private queue: QueuedWrite[] = [];
@@ -45,10 +50,12 @@ export class GroupCommit {
     private readonly durability: CommitDurability = commitDurability(db),
   ) {}
 
-  run<T>(write: Write<T>, options: WriteOptions = {}): Promise<T> {
+  run<T>(write: Write<T> | PlannedWrite<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const waitsForDisk = options.waitForDisk ?? true;
-      this.queue.push({ write, waitsForDisk, resolve: resolve as (value: unknown) => void, reject });
+      const planned =
+        typeof write === 'function' ? { statements: [], finish: (_: unknown, trx: Db) => write(trx) } : write;
+      this.queue.push({ write: planned, waitsForDisk, resolve: resolve as (value: unknown) => void, reject });
       this.scheduleFlush();
     });
   }
@@ -80,8 +87,17 @@ export class GroupCommit {
   private runTogether(writes: readonly QueuedWrite[]): Promise<unknown[]> {
     return this.db.transaction().execute(async (trx) => {
       if (writes.every((queued) => !queued.waitsForDisk)) this.durability.syncLater();
+      const results = await executeTogether(
+        trx,
+        writes.flatMap((queued) => queued.write.statements),
+      );
       const done: unknown[] = [];
-      for (const queued of writes) done.push(await queued.write(trx));
+      let next = 0;
+      for (const { write } of writes) {
+        const own = results.slice(next, next + write.statements.length);
+        next += write.statements.length;
+        done.push(await write.finish(own, trx));
+      }
       return done;
     });
   }

@@ -2,6 +2,7 @@ import type { Lead } from '@leadflow/proto/leadflow/distribution/v1/distribution
 import type { Logger } from '@leadflow/service-kit/logger';
 import { inSpan } from '@leadflow/service-kit/telemetry';
 import { isDuplicateKeyError } from '../db/database.js';
+import { plannedWrite } from '../db/statements-together.js';
 import { StatusError } from '../errors.js';
 import { newId } from '../ids.js';
 import * as repository from '../leads/lead.repository.js';
@@ -78,7 +79,10 @@ export class IntakeService {
         const stored = storedLead(valid, identity, this.deps.cipher);
         // Not waited on to reach the disk: nothing but pings leaves on the strength of this row alone. A
         // post waits for its intent's fsync and an answer for its outcome's, and those cover this commit.
-        await this.deps.writes.run((trx) => repository.insertLead(trx, stored), { waitForDisk: false });
+        await this.deps.writes.run(
+          plannedWrite([repository.leadInsert(this.deps.db, stored)], () => undefined),
+          { waitForDisk: false },
+        );
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;

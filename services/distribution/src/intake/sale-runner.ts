@@ -14,7 +14,7 @@ import type { LiveKey } from '../publishers/publisher.repository.js';
 import { recoverSale } from '../selling/lead-recovery.js';
 import { AWAITING_CONFIRMATION, type LeadSeller, type SaleDecision } from '../selling/lead-seller.js';
 import { STALE_CLAIM_GRACE_MS } from '../selling/sale-claim.js';
-import { LeadNotRecordable, recordSale, recordUnsold } from '../selling/sale-record.js';
+import { LeadNotRecordable, saleWrite, unsoldWrite } from '../selling/sale-record.js';
 import { type IntakeOutcome, type IntakeResult, LEAD_IN_PROGRESS, replay, soldOutcome } from './intake-outcome.js';
 
 export interface SaleRunnerDependencies {
@@ -176,7 +176,7 @@ export class SaleRunner {
     if (winner) {
       const lead = { id: identity.id, publisherId: identity.publisherId, test };
       await this.deps.writes
-        .run((trx) => recordSale(trx, lead, winner, decision.attempts, processingMs, now))
+        .run(saleWrite(this.deps.db, lead, winner, decision.attempts, processingMs, now))
         .catch(async (error: unknown) => {
           // The acceptance must outlive the failed record: the lead's retry finishes the sale from it.
           // Should storage refuse that too, the post stays pending, and the lead waits for confirmation.
@@ -192,19 +192,17 @@ export class SaleRunner {
         });
       return;
     }
-    await this.deps.writes.run((trx) => {
-      const update = release
-        ? { claimedAt: repository.RELEASED_CLAIM_AT }
-        : decision.unconfirmed
-          ? {
-              status: 'unconfirmed' as const,
-              completedAt: now,
-              reason: AWAITING_CONFIRMATION,
-              processingMs,
-            }
-          : { status: 'rejected' as const, completedAt: now, reason: decision.reason, processingMs };
-      return recordUnsold(trx, identity.id, identity.claimToken, decision.attempts, update);
-    });
+    const update = release
+      ? { claimedAt: repository.RELEASED_CLAIM_AT }
+      : decision.unconfirmed
+        ? {
+            status: 'unconfirmed' as const,
+            completedAt: now,
+            reason: AWAITING_CONFIRMATION,
+            processingMs,
+          }
+        : { status: 'rejected' as const, completedAt: now, reason: decision.reason, processingMs };
+    await this.deps.writes.run(unsoldWrite(this.deps.db, identity.id, identity.claimToken, decision.attempts, update));
   }
 
   /**

@@ -103,6 +103,11 @@ export async function insertLead(db: Db, lead: StoredLead): Promise<void> {
   await insertRows(db, 'leads', [leadRow(lead)]);
 }
 
+/** `insertLead`'s statement, to run with others. */
+export function leadInsert(db: Db, lead: StoredLead): CompiledQuery {
+  return rowsInsert(db, 'leads', [leadRow(lead)])!;
+}
+
 export async function findLead(db: Db, id: string): Promise<StoredLead | undefined> {
   const row = await db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
   return row && leadOfRow(row);

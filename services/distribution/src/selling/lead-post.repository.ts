@@ -9,7 +9,7 @@ import type {
   LeadPostState,
   LeadPostUpdate,
 } from '../db/schema.js';
-import { executeTogether } from '../db/statements-together.js';
+import { type PlannedWrite, plannedWrite } from '../db/statements-together.js';
 import type { PersonHashes, StaleSale } from '../leads/stored-lead.js';
 import type { LeadPost } from './lead-post.js';
 
@@ -59,37 +59,41 @@ function refusalOf(lead: ClaimOfLead | undefined, claimToken: string): IntentRef
 }
 
 /**
- * Writes, in the transaction `trx`, the intent to post a lead to a buyer, or says why it may not be: the
- * lead is no longer held under this claim (another process took it over), or another post of it may
- * have reached a buyer. A lead posted to this buyer before fails the insert on the unique key of lead
- * and buyer (isDuplicateKeyError). The claim is read under the lead row's lock, so a takeover either
- * sees this intent or makes it fail.
+ * The intent to post a lead to a buyer, as a write that stores it or says why it may not: the lead is no
+ * longer held under this claim (another process took it over), or another post of it may have reached a
+ * buyer. A lead posted to this buyer before fails the insert on the unique key of lead and buyer
+ * (isDuplicateKeyError). The claim is read under the lead row's lock, so a takeover either sees this
+ * intent or makes it fail.
  *
- * The claim's read and the intent's insert go together, in one round trip on MySQL: the insert is taken
- * back, in the same transaction, when the read refuses it.
+ * The claim's read and the intent's insert go together: the insert is taken back, in the same
+ * transaction, when the read refuses it.
  */
-export async function insertIntent(trx: Db, intent: NewIntent): Promise<IntentRefusal | undefined> {
-  const [claim] = await executeTogether(trx, [
-    claimOfLead.compile(trx, { leadId: intent.leadId }),
-    rowsInsert(trx, 'lead_posts', [
-      {
-        id: intent.id,
-        lead_id: intent.leadId,
-        buyer_id: intent.buyerId,
-        state: 'pending',
-        charge_cents: intent.chargeCents ?? null,
-        payout_cents: intent.payoutCents ?? null,
-        redirect_url: null,
-        reference: null,
-        created_at: intent.createdAt,
-        answered_at: null,
-        resolved_by: null,
-      },
-    ]),
-  ]);
-  const refusal = refusalOf(claim.rows[0], intent.claimToken);
-  if (refusal) await trx.deleteFrom('lead_posts').where('id', '=', intent.id).execute();
-  return refusal;
+export function intentWrite(db: Db, intent: NewIntent): PlannedWrite<IntentRefusal | undefined> {
+  return plannedWrite(
+    [
+      claimOfLead.compile(db, { leadId: intent.leadId }),
+      rowsInsert(db, 'lead_posts', [
+        {
+          id: intent.id,
+          lead_id: intent.leadId,
+          buyer_id: intent.buyerId,
+          state: 'pending',
+          charge_cents: intent.chargeCents ?? null,
+          payout_cents: intent.payoutCents ?? null,
+          redirect_url: null,
+          reference: null,
+          created_at: intent.createdAt,
+          answered_at: null,
+          resolved_by: null,
+        },
+      ]),
+    ],
+    async ([claim], trx) => {
+      const refusal = refusalOf(claim.rows[0], intent.claimToken);
+      if (refusal) await trx.deleteFrom('lead_posts').where('id', '=', intent.id).execute();
+      return refusal;
+    },
+  );
 }
 
 export interface PostAnswer {

@@ -3,13 +3,14 @@ import type { Buyer } from '../buyers/buyer.js';
 import { type CommitDurability, commitDurability } from '../db/commit-durability.js';
 import { type Db, isDuplicateKeyError } from '../db/database.js';
 import type { GroupCommit } from '../db/group-commit.js';
+import { plannedWrite } from '../db/statements-together.js';
 import { newId } from '../ids.js';
 import type { PersonHashes } from '../leads/stored-lead.js';
 import type { SkipReason } from './attempt-log.js';
 import { adjustSpend, releaseCapacity, reserveCapacity, spendHeadroom } from './cap.repository.js';
 import type { CapPeriod } from './cap-periods.js';
 import { holdPerson, releasePerson } from './duplicates.js';
-import { type IntentRefusal, insertIntent, type PostAnswer, recordAnswer } from './lead-post.repository.js';
+import { answerUpdate, type IntentRefusal, intentWrite, type PostAnswer } from './lead-post.repository.js';
 import type { UnstoredAcceptance } from './lead-seller.js';
 
 /** The lead side of a post: who holds the lead, and what to hold of the buyer. */
@@ -87,7 +88,7 @@ export class PostJournal {
     };
     let refusal: IntentRefusal | undefined;
     try {
-      refusal = await this.writes.run((trx) => insertIntent(trx, intent));
+      refusal = await this.writes.run(intentWrite(this.db, intent));
     } catch (error) {
       if (!isDuplicateKeyError(error)) {
         // The intent's own error is the one the sale fails with; holds a failed release leaves behind
@@ -141,12 +142,12 @@ export class PostJournal {
     const recorded = await this.retrying(
       () =>
         this.writes.run(
-          async (trx) => {
-            const stored = await recordAnswer(trx, post.id, answer, Date.now(), settles);
+          plannedWrite([answerUpdate(this.db, post.id, answer, Date.now(), settles)], async ([update], trx) => {
+            const stored = (update.numAffectedRows ?? 0n) > 0n;
             if (stored && declined && post.lead.live)
               await releaseHolds(trx, post.lead.leadId, post.offer.buyer, post.lead.person);
             return stored;
-          },
+          }),
           // What comes of an answer that makes no sale is the sale's next write, which waits for the disk:
           // the next post's intent or the lead's outcome. A crash before it leaves the post without an
           // answer on disk, and the lead held, which the protocol settles as any post never answered.

@@ -1,6 +1,6 @@
 import { crashPoint } from '@leadflow/service-kit/crash-points';
 import type { Db } from '../db/database.js';
-import { executeTogether } from '../db/statements-together.js';
+import { type PlannedWrite, plannedWrite, runPlanned } from '../db/statements-together.js';
 import { newId } from '../ids.js';
 import type { AttemptRecord } from '../leads/attempt-record.js';
 import * as repository from '../leads/lead.repository.js';
@@ -27,7 +27,7 @@ export class LeadNotRecordable extends Error {}
  * post already settled otherwise, makes it throw a duplicate-key error or LeadNotRecordable, and nothing
  * is written twice. A test lead is marked sold with no money moved.
  */
-export async function recordSale(
+export function recordSale(
   trx: Db,
   lead: RecordedLead,
   winner: SaleWinner,
@@ -35,52 +35,80 @@ export async function recordSale(
   processingMs: number | null,
   now: number,
 ): Promise<void> {
+  return runPlanned(trx, saleWrite(trx, lead, winner, attempts, processingMs, now));
+}
+
+/** `recordSale` as a write for the group commit. */
+export function saleWrite(
+  db: Db,
+  lead: RecordedLead,
+  winner: SaleWinner,
+  attempts: AttemptRecord[],
+  processingMs: number | null,
+  now: number,
+): PlannedWrite<void> {
   const live = !lead.test;
-  const [answered, , , , sold] = await executeTogether(trx, [
-    winner.acceptance && answerUpdate(trx, winner.postId, winner.acceptance.answer, now),
-    repository.attemptsInsert(trx, attempts),
-    live
-      ? repository.saleInsert(trx, {
-          id: newId('sale', now),
-          leadId: lead.id,
-          publisherId: lead.publisherId,
-          buyerId: winner.buyerId,
-          chargeCents: winner.chargeCents,
-          payoutCents: winner.payoutCents,
-          marginCents: winner.chargeCents - winner.payoutCents,
-          createdAt: now,
-        })
-      : undefined,
-    live ? ledgerInsert(trx, saleEntries(lead, winner, now)) : undefined,
-    repository.settlementUpdate(trx, lead.id, {
-      status: 'sold',
-      completedAt: now,
-      buyerId: winner.buyerId,
-      payoutCents: winner.payoutCents,
-      redirectUrl: winner.redirectUrl,
-      reason: null,
-      ...(processingMs === null ? {} : { processingMs }),
-    }),
-  ]);
-  if ((answered && !answered.numAffectedRows) || !sold.numAffectedRows) throw new LeadNotRecordable();
-  if (live && winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
-  crashPoint('in-record');
+  return plannedWrite(
+    [
+      winner.acceptance && answerUpdate(db, winner.postId, winner.acceptance.answer, now),
+      repository.attemptsInsert(db, attempts),
+      live
+        ? repository.saleInsert(db, {
+            id: newId('sale', now),
+            leadId: lead.id,
+            publisherId: lead.publisherId,
+            buyerId: winner.buyerId,
+            chargeCents: winner.chargeCents,
+            payoutCents: winner.payoutCents,
+            marginCents: winner.chargeCents - winner.payoutCents,
+            createdAt: now,
+          })
+        : undefined,
+      live ? ledgerInsert(db, saleEntries(lead, winner, now)) : undefined,
+      repository.settlementUpdate(db, lead.id, {
+        status: 'sold',
+        completedAt: now,
+        buyerId: winner.buyerId,
+        payoutCents: winner.payoutCents,
+        redirectUrl: winner.redirectUrl,
+        reason: null,
+        ...(processingMs === null ? {} : { processingMs }),
+      }),
+    ],
+    async ([answered, , , , sold], trx) => {
+      if ((answered && !answered.numAffectedRows) || !sold.numAffectedRows) throw new LeadNotRecordable();
+      if (live && winner.mayHoldCapacity) await consumeCapacity(trx, lead.id, winner.buyerId, winner.chargeCents);
+      crashPoint('in-record');
+    },
+  );
 }
 
 /**
  * A lead's outcome without a sale (rejected, unconfirmed) or its claim given back for a retry, with its
  * attempts, written only while `claimToken` still holds it.
  */
-export async function recordUnsold(
+export function recordUnsold(
   trx: Db,
   leadId: string,
   claimToken: string,
   attempts: AttemptRecord[],
   update: LeadChange,
 ): Promise<void> {
-  const [, completed] = await executeTogether(trx, [
-    repository.attemptsInsert(trx, attempts),
-    repository.completionUpdate(trx, leadId, claimToken, update),
-  ]);
-  if (!completed.numAffectedRows) throw new LeadNotRecordable();
+  return runPlanned(trx, unsoldWrite(trx, leadId, claimToken, attempts, update));
+}
+
+/** `recordUnsold` as a write for the group commit. */
+export function unsoldWrite(
+  db: Db,
+  leadId: string,
+  claimToken: string,
+  attempts: AttemptRecord[],
+  update: LeadChange,
+): PlannedWrite<void> {
+  return plannedWrite(
+    [repository.attemptsInsert(db, attempts), repository.completionUpdate(db, leadId, claimToken, update)],
+    ([, completed]) => {
+      if (!completed.numAffectedRows) throw new LeadNotRecordable();
+    },
+  );
 }

@@ -7,9 +7,12 @@ import {
   SQLITE_FILE,
 } from '@leadflow/distribution/src/db/database';
 import { GroupCommit } from '@leadflow/distribution/src/db/group-commit';
+import { rowsInsert } from '@leadflow/distribution/src/db/insert-rows';
+import { plannedWrite } from '@leadflow/distribution/src/db/statements-together';
 import { loadDistributionConfig } from '@leadflow/service-kit/config';
 import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
+import type { KyselyPlugin } from 'kysely';
 import { testKeyRing } from '../../../support/key-ring.js';
 import { publisherRow } from '../../../support/publisher-row.js';
 import { describeEachDatabase, sqliteDatabase, type TestDatabase } from '../../../support/test-database.js';
@@ -64,6 +67,98 @@ describeEachDatabase('group commit of concurrent writes', (database) => {
     const stored = await ids();
     expect(stored).to.include('c2');
     expect(stored).not.to.include('c1');
+  });
+
+  describe('planned writes', () => {
+    /** The statements Kysely runs through `db` and its transactions, a multi-statement packet counting once. */
+    const countingRoundTrips = () => {
+      const counter = { roundTrips: 0 };
+      const plugin: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          counter.roundTrips++;
+          return args.result;
+        },
+      };
+      return { counted: db.withPlugin(plugin), counter };
+    };
+    const insertPublisher = (id: string, name = id) =>
+      plannedWrite([rowsInsert(db, 'publishers', [publisherRow(id, name)])], ([inserted]) =>
+        Number(inserted?.numAffectedRows),
+      );
+
+    it("sends the statements of every planned write in a batch together, then runs each one's code", async () => {
+      const { counted, counter } = countingRoundTrips();
+      const writes = new GroupCommit(counted);
+      const finished: string[] = [];
+      const results = await Promise.all(
+        ['d1', 'd2', 'd3', 'd4'].map((id) =>
+          writes.run(
+            plannedWrite(
+              [
+                rowsInsert(db, 'publishers', [publisherRow(id)]),
+                db.selectFrom('publishers').select('id').where('id', '=', id).compile(),
+              ],
+              ([, read]) => {
+                finished.push(id);
+                return read.rows.map((row) => row.id);
+              },
+            ),
+          ),
+        ),
+      );
+      expect(results).to.deep.equal([['d1'], ['d2'], ['d3'], ['d4']]);
+      expect(finished).to.deep.equal(['d1', 'd2', 'd3', 'd4']);
+      expect(await ids()).to.include.members(['d1', 'd2', 'd3', 'd4']);
+      expect(counter.roundTrips, 'one packet on MySQL, one a statement on SQLite').to.equal(
+        database().kind === 'mysql' ? 1 : 8,
+      );
+    });
+
+    it("runs a batch's writes of code after its planned statements", async () => {
+      const writes = new GroupCommit(db);
+      const results = await Promise.all([
+        writes.run(async (trx) => {
+          await trx.insertInto('publishers').values(publisherRow('e1')).execute();
+          return 'code';
+        }),
+        writes.run(insertPublisher('e2')),
+      ]);
+      expect(results).to.deep.equal(['code', 1]);
+      expect(await ids()).to.include.members(['e1', 'e2']);
+    });
+
+    it('reports a statement that fails to its write only, and commits the others', async () => {
+      const writes = new GroupCommit(db);
+      const outcomes = await Promise.allSettled([
+        writes.run(insertPublisher('f1')),
+        writes.run(insertPublisher('f1', 'again')),
+        writes.run(insertPublisher('f2')),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      expect(isDuplicateKeyError((outcomes[1] as PromiseRejectedResult).reason)).to.equal(true);
+      const names = await db.selectFrom('publishers').select('name').where('id', 'in', ['f1', 'f2']).execute();
+      expect(names.map((row) => row.name).sort()).to.deep.equal(['f1', 'f2']);
+    });
+
+    it('takes back all of a planned write whose code fails, and none of the others', async () => {
+      const writes = new GroupCommit(db);
+      const failing = writes.run(
+        plannedWrite([rowsInsert(db, 'publishers', [publisherRow('g1')])], () => {
+          throw new Error('write refused');
+        }),
+      );
+      const other = writes.run(insertPublisher('g2'));
+      const error = await failing.then(
+        () => undefined,
+        (reason: Error) => reason,
+      );
+      expect(error?.message).to.equal('write refused');
+      expect(await other).to.equal(1);
+      const stored = await ids();
+      expect(stored).to.include('g2');
+      expect(stored).not.to.include('g1');
+    });
   });
 });
 

@@ -1,10 +1,10 @@
 import { createDatabase, type Db, isDuplicateKeyError, migrateToLatest } from '@leadflow/distribution/src/db/database';
 import { rowsInsert } from '@leadflow/distribution/src/db/insert-rows';
 import type { LeadPostState } from '@leadflow/distribution/src/db/schema';
-import { executeTogether } from '@leadflow/distribution/src/db/statements-together';
+import { executeTogether, runPlanned } from '@leadflow/distribution/src/db/statements-together';
 import { insertLead } from '@leadflow/distribution/src/leads/lead.repository';
 import type { StoredLead } from '@leadflow/distribution/src/leads/stored-lead';
-import { insertIntent, type NewIntent } from '@leadflow/distribution/src/selling/lead-post.repository';
+import { intentWrite, type NewIntent } from '@leadflow/distribution/src/selling/lead-post.repository';
 import { loadDistributionConfig } from '@leadflow/service-kit/config';
 import { expect } from 'chai';
 import { testKeyRing } from '../../../support/key-ring.js';
@@ -129,7 +129,7 @@ describeEachDatabase('statements sent together', (database) => {
         .where('lead_id', '=', leadId)
         .where('buyer_id', '=', buyerId)
         .execute();
-    const open = (value: NewIntent) => db.transaction().execute((trx) => insertIntent(trx, value));
+    const open = (value: NewIntent) => db.transaction().execute((trx) => runPlanned(trx, intentWrite(trx, value)));
 
     it('is written while the claim holds, no other post is open and the buyer had none', async () => {
       await insertLead(db, lead('led-t5', 'claim-1'));
