@@ -66,6 +66,9 @@ export class BuyerConnection {
   /** The call is done and the connection may carry another. */
   release(): void {
     this.user = undefined;
+    // A buyer that answered before the whole request was sent: the rest of it would go ahead of the next
+    // call's request, so the connection carries no other.
+    if (this.socket.writableLength > 0) this.socket.destroy();
     if (this.socket.destroyed) return;
     this.socket.setTimeout(IDLE_TIMEOUT_MS);
     this.pool.keep(this);

@@ -332,6 +332,19 @@ describe('sendToBuyer against real HTTP servers', () => {
       expect(accepted).to.equal(2);
     });
 
+    it('never reuses a connection whose buyer answered before reading the whole request', async () => {
+      const url = await serveRaw((socket, index) => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        // The first request's body is left unread: were its connection kept, the next call's request
+        // would wait behind it.
+        if (index === 0) socket.pause();
+      });
+      const large = post(url, `{"padding":"${'a'.repeat(32 * 1024 * 1024)}"}`);
+      expect(await sendToBuyer(large, LOCAL)).to.include({ kind: 'reply', body: 'ok' });
+      expect(await sendToBuyer(post(url), { ...LOCAL, timeoutMs: 1_000 })).to.include({ kind: 'reply', body: 'ok' });
+      expect(accepted).to.equal(2);
+    });
+
     it('gives up on a buyer that never ends its headers, within their bound', async () => {
       const url = await serveRaw((socket) => {
         socket.write('HTTP/1.1 200 OK\r\n');
