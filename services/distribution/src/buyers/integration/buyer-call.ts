@@ -77,7 +77,12 @@ export async function callBuyer(
   if (timeoutMs <= 0 || (options.sendBy !== undefined && Date.now() >= options.sendBy))
     return withoutCall({ outcome: 'error', error: 'deadline_passed' });
 
-  const result = await sendToBuyer(request, { timeoutMs, local: integration.local, signal: options.signal });
+  const result = await sendToBuyer(request, {
+    timeoutMs,
+    local: integration.local,
+    signal: options.signal,
+    resendOnClosedConnection: options.kind !== 'post',
+  });
   switch (result.kind) {
     case 'reply': {
       const reply = withoutEchoes(

@@ -34,6 +34,7 @@ const MAX_TLS_SESSIONS = 1_000;
 
 export class BuyerConnection {
   private user: ConnectionUser | undefined;
+  private calls = 0;
 
   constructor(
     readonly socket: Socket,
@@ -60,7 +61,13 @@ export class BuyerConnection {
   /** Gives the connection to a call: its bytes go to `user` until released or destroyed. */
   use(user: ConnectionUser): void {
     this.user = user;
+    this.calls++;
     this.socket.setTimeout(0);
+  }
+
+  /** The call in progress is not the connection's first: the buyer may have closed it while it was idle. */
+  get kept(): boolean {
+    return this.calls > 1;
   }
 
   /** The call is done and the connection may carry another. */
@@ -87,9 +94,9 @@ export class ConnectionPool {
   /** `lookup` checks the addresses a name resolves to when a connection is opened. */
   constructor(private readonly lookup?: LookupFunction) {}
 
-  /** An idle connection to the origin, the most recently used first, or a new one. */
-  take(origin: Origin): BuyerConnection {
-    const spare = this.idle.get(origin.key)?.pop();
+  /** An idle connection to the origin, the most recently used first, or a new one (always, when `fresh`). */
+  take(origin: Origin, fresh = false): BuyerConnection {
+    const spare = fresh ? undefined : this.idle.get(origin.key)?.pop();
     return spare ?? new BuyerConnection(this.open(origin), origin, this);
   }
 

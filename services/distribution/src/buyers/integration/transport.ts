@@ -42,6 +42,13 @@ export interface TransportOptions {
   /** The buyer is marked local: http:// and private addresses allowed. */
   local: boolean;
   signal?: AbortSignal;
+  /**
+   * The request takes nothing from the buyer (a ping, a status look-up): when a kept-alive connection
+   * turns out closed before any byte of the reply came (the buyer closed it as the request went out),
+   * the request is sent once more, on a new connection, within the same time. A post is never sent
+   * twice: the buyer may have taken the first.
+   */
+  resendOnClosedConnection?: boolean;
 }
 
 const NOT_PUBLIC = 'ERR_LEADFLOW_NOT_PUBLIC';
@@ -110,22 +117,37 @@ function targetOf(url: string, local: boolean, configured: boolean): TargetOrRef
   return target;
 }
 
-function exchange(request: BuyerRequest, options: TransportOptions): Promise<Outcome> {
+async function exchange(request: BuyerRequest, options: TransportOptions): Promise<Outcome> {
   const target = targetOf(request.url, options.local, request.body !== undefined);
-  if ('refused' in target) return Promise.resolve({ kind: 'failed', error: target.refused });
-  if (options.signal?.aborted) return Promise.resolve({ kind: 'timeout' });
+  if ('refused' in target) return { kind: 'failed', error: target.refused };
+  if (options.signal?.aborted) return { kind: 'timeout' };
   let bytes: Buffer;
   try {
     bytes = requestBytes(request, target.path, target.host);
   } catch (error) {
     // An invalid header name or value (the operator's configuration): nothing is sent.
-    if (error instanceof InvalidHeaderError) return Promise.resolve({ kind: 'failed', error: 'other' });
+    if (error instanceof InvalidHeaderError) return { kind: 'failed', error: 'other' };
     throw error;
   }
-  const connection = (options.local ? POOLS.local : POOLS.remote).take(target.origin);
-  return new Promise((resolve) => {
-    const call = new ReplyWait(connection, request.method === 'HEAD', options, resolve);
-    connection.use(call);
+  const pool = options.local ? POOLS.local : POOLS.remote;
+  const started = performance.now();
+  const first = await call(pool.take(target.origin), bytes, request, options);
+  if (!first.closedUnanswered || !options.resendOnClosedConnection) return first.outcome;
+  const timeoutMs = options.timeoutMs - (performance.now() - started);
+  if (timeoutMs <= 0) return { kind: 'timeout' };
+  return (await call(pool.take(target.origin, true), bytes, request, { ...options, timeoutMs })).outcome;
+}
+
+interface CallEnd {
+  outcome: Outcome;
+  /** A kept connection closed before any byte of the reply came. */
+  closedUnanswered: boolean;
+}
+
+function call(connection: BuyerConnection, bytes: Buffer, request: BuyerRequest, options: TransportOptions) {
+  return new Promise<CallEnd>((resolve) => {
+    const wait = new ReplyWait(connection, request.method === 'HEAD', options, resolve);
+    connection.use(wait);
     // Written at once: on a connection still opening it waits in the socket, and goes nowhere if the
     // call is given up on before the connection is up.
     connection.socket.write(bytes);
@@ -143,13 +165,14 @@ class ReplyWait implements ConnectionUser {
   private readonly reader: HttpReplyReader;
   private readonly timer: NodeJS.Timeout;
   private settled = false;
+  private answered = false;
   private readonly abort = () => this.fail({ kind: 'timeout' });
 
   constructor(
     private readonly connection: BuyerConnection,
     headRequest: boolean,
     private readonly options: TransportOptions,
-    private readonly resolve: (outcome: Outcome) => void,
+    private readonly resolve: (end: CallEnd) => void,
   ) {
     this.reader = new HttpReplyReader(options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, headRequest);
     this.timer = setTimeout(this.abort, options.timeoutMs);
@@ -157,6 +180,7 @@ class ReplyWait implements ConnectionUser {
   }
 
   onData(chunk: Buffer): void {
+    this.answered = true;
     this.progress(this.reader.push(chunk));
   }
 
@@ -179,17 +203,21 @@ class ReplyWait implements ConnectionUser {
     if (reply.reusable) this.connection.release();
     else this.connection.destroy();
     this.resolve({
-      kind: 'reply',
-      status: reply.status,
-      contentType: reply.contentType,
-      body: reply.body.toString('utf8'),
+      outcome: {
+        kind: 'reply',
+        status: reply.status,
+        contentType: reply.contentType,
+        body: reply.body.toString('utf8'),
+      },
+      closedUnanswered: false,
     });
   }
 
   private fail(outcome: Outcome): void {
     if (!this.finish()) return;
     this.connection.destroy();
-    this.resolve(outcome);
+    const closed = outcome.kind === 'failed' && outcome.error === 'reset';
+    this.resolve({ outcome, closedUnanswered: closed && !this.answered && this.connection.kept });
   }
 
   /** False when the call has already settled. */

@@ -345,6 +345,49 @@ describe('sendToBuyer against real HTTP servers', () => {
       expect(accepted).to.equal(2);
     });
 
+    describe('a kept connection the buyer closes as a request goes out', () => {
+      /** Answers the first request on each connection, and closes the connection on its second unanswered. */
+      const closingSecondRequests = () => {
+        const requestsOn = new WeakMap<Socket, number>();
+        return serveRaw((socket) => {
+          const seen = (requestsOn.get(socket) ?? 0) + 1;
+          requestsOn.set(socket, seen);
+          if (seen === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+          else socket.destroy();
+        });
+      };
+
+      it('sends a request marked safe to resend once more, on a new connection', async () => {
+        const url = await closingSecondRequests();
+        const ping = { ...LOCAL, resendOnClosedConnection: true };
+        expect(await sendToBuyer(post(url), ping)).to.include({ kind: 'reply', body: 'ok' });
+        expect(await sendToBuyer(post(url), ping)).to.include({ kind: 'reply', body: 'ok' });
+        expect(accepted).to.equal(2);
+      });
+
+      it('never sends a post twice: it fails as a reset', async () => {
+        const url = await closingSecondRequests();
+        expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'reply', body: 'ok' });
+        expect(await sendToBuyer(post(url), LOCAL)).to.include({ kind: 'failed', error: 'reset' });
+        expect(accepted).to.equal(1);
+      });
+
+      it('resends nothing when the connection was new, or the reply had begun', async () => {
+        const url = await serveRaw((socket) => socket.destroy());
+        const ping = { ...LOCAL, resendOnClosedConnection: true };
+        expect(await sendToBuyer(post(url), ping)).to.include({ kind: 'failed', error: 'reset' });
+        expect(accepted).to.equal(1);
+        raw?.close();
+        const cutting = await serveRaw((socket, index) => {
+          if (index === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+          else socket.end('HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\ncut');
+        });
+        expect(await sendToBuyer(post(cutting), ping)).to.include({ kind: 'reply', body: 'ok' });
+        expect(await sendToBuyer(post(cutting), ping)).to.include({ kind: 'failed', error: 'reset' });
+        expect(accepted).to.equal(1);
+      });
+    });
+
     it('gives up on a buyer that never ends its headers, within their bound', async () => {
       const url = await serveRaw((socket) => {
         socket.write('HTTP/1.1 200 OK\r\n');
