@@ -7,6 +7,7 @@ import type { StoredLead } from '@leadflow/distribution/src/leads/stored-lead';
 import { intentWrite, type NewIntent } from '@leadflow/distribution/src/selling/lead-post.repository';
 import { loadDistributionConfig } from '@leadflow/service-kit/config';
 import { expect } from 'chai';
+import { CompiledQuery } from 'kysely';
 import { testKeyRing } from '../../../support/key-ring.js';
 import { publisherRow } from '../../../support/publisher-row.js';
 import { describeEachDatabase } from '../../../support/test-database.js';
@@ -77,6 +78,23 @@ describeEachDatabase('statements sent together', (database) => {
     expect(await names('t1-')).to.deep.equal(['t1-a renamed', 't1-b t1-b']);
     expect(sent, 'one round trip on MySQL, one a statement on SQLite').to.have.length(
       database().kind === 'mysql' ? 1 : 4,
+    );
+  });
+
+  it('splits statements into packets well under the packet bound of the server, each run once', async () => {
+    const lengthOf = (characters: number) =>
+      CompiledQuery.raw('select length(?) as n', ['a'.repeat(characters)]) as CompiledQuery<{ n: number }>;
+    const sent: string[] = [];
+    const results = await executeTogether(watchedDb(db, sent), [
+      lengthOf(200_000),
+      lengthOf(10),
+      lengthOf(150_000),
+      lengthOf(20),
+      lengthOf(30),
+    ]);
+    expect(results.map((result) => Number(result.rows[0]?.n))).to.deep.equal([200_000, 10, 150_000, 20, 30]);
+    expect(sent, 'two packets of at most 1 MiB (a character counted as 3 bytes) on MySQL').to.have.length(
+      database().kind === 'mysql' ? 2 : 5,
     );
   });
 
