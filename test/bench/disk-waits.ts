@@ -1,5 +1,4 @@
-import { sampled } from '../support/metrics-text.js';
-import type { MeasuredWindow } from './load.js';
+import type { Sample } from '../support/metrics-text.js';
 
 /** How often the distribution service's commits waited for the disk, and the fsyncs that served them. */
 export interface DiskWaitCounts {
@@ -7,46 +6,19 @@ export interface DiskWaitCounts {
   syncs: number;
 }
 
-/** The counters of one /metrics text; undefined where the store has none (MySQL). */
-export function diskWaitCounts(metricsText: string): DiskWaitCounts | undefined {
-  const waits = sampled(metricsText, 'leadflow_store_disk_waits_total');
-  const syncs = sampled(metricsText, 'leadflow_store_syncs_total');
+/** The counters of one reading of the metrics; undefined where the store has none (MySQL). */
+function diskWaitCounts(samples: readonly Sample[]): DiskWaitCounts | undefined {
+  const value = (name: string) => samples.find((sample) => sample.name === name)?.value;
+  const waits = value('leadflow_store_disk_waits_total');
+  const syncs = value('leadflow_store_syncs_total');
   return waits === undefined || syncs === undefined ? undefined : { waits, syncs };
 }
 
-/** The disk waits of the distribution service between start() and stop(), read from its metrics. */
-export class DiskWaitMeter implements MeasuredWindow {
-  private startedAt: DiskWaitCounts | undefined;
-  /** undefined until stopped, and on a store that counts none. */
-  counted: DiskWaitCounts | undefined;
-
-  constructor(private readonly metricsUrl: string) {}
-
-  async start(): Promise<void> {
-    this.startedAt = await this.read();
-  }
-
-  async stop(): Promise<void> {
-    const now = await this.read();
-    if (!now || !this.startedAt) return;
-    this.counted = { waits: now.waits - this.startedAt.waits, syncs: now.syncs - this.startedAt.syncs };
-  }
-
-  private async read(): Promise<DiskWaitCounts | undefined> {
-    return diskWaitCounts(await (await fetch(this.metricsUrl)).text());
-  }
-}
-
-/** Several windows opened and closed together. */
-export function windows(...all: MeasuredWindow[]): MeasuredWindow {
-  return {
-    start: async () => {
-      for (const window of all) await window.start();
-    },
-    stop: async () => {
-      for (const window of all) await window.stop();
-    },
-  };
+/** The disk waits counted between two readings of the distribution service's metrics. */
+export function diskWaitsBetween(before: readonly Sample[], after: readonly Sample[]): DiskWaitCounts | undefined {
+  const [earlier, later] = [diskWaitCounts(before), diskWaitCounts(after)];
+  if (!earlier || !later) return undefined;
+  return { waits: later.waits - earlier.waits, syncs: later.syncs - earlier.syncs };
 }
 
 /** Disk waits per lead answered and per post made in the window; undefined where none are counted. */

@@ -34,6 +34,18 @@ export interface MeasuredWindow {
   stop(): void | Promise<void>;
 }
 
+/** Several windows opened and closed together, in order. */
+export function windows(...all: MeasuredWindow[]): MeasuredWindow {
+  return {
+    start: async () => {
+      for (const window of all) await window.start();
+    },
+    stop: async () => {
+      for (const window of all) await window.stop();
+    },
+  };
+}
+
 export interface LoadErrors {
   total: number;
   non200: Record<string, number>;

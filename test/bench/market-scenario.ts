@@ -1,6 +1,6 @@
-import { DiskWaitMeter, diskWaitFigures, windows } from './disk-waits.js';
+import { diskWaitFigures, diskWaitsBetween } from './disk-waits.js';
 import { startLeadflow } from './leadflow-processes.js';
-import { applyLoad, type LoadSettings } from './load.js';
+import { applyLoad, type LoadSettings, windows } from './load.js';
 import {
   MARKET_BUDGETS_MS,
   MARKET_LEAD_KEY,
@@ -25,7 +25,7 @@ import { type MarketFigures, marketFigures } from './market-figures.js';
 import { measureProcesses, type ScenarioResult } from './scenario.js';
 import { withScratchDatabase } from './scratch-database.js';
 import { seedPublishersAndBuyers } from './seed.js';
-import { ServiceStagesMeter } from './service-stages.js';
+import { ServiceMetricsMeter, stageFigures } from './service-stages.js';
 import { simulatorProcess, simulatorUrl, writeSimulatorConfig } from './simulator-process.js';
 import { withTempDir } from './temp-dir.js';
 
@@ -155,8 +155,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
       ...variant.settings,
     });
     const processes = [...leadflow.processes, simulator];
-    const diskWaits = new DiskWaitMeter(leadflow.metricsUrl);
-    const stages = new ServiceStagesMeter(leadflow.metricsUrl);
+    const serviceMetrics = new ServiceMetricsMeter(leadflow.metricsUrl);
     const result = await measureProcesses(processes, leadflow.readyUrl, async (window) => {
       const keys = await seedPublishersAndBuyers(leadflow, marketBuyersDocument(variant.market, simulatorBaseUrl));
       const target = {
@@ -165,9 +164,7 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
         expectedStatuses: ['sold', 'rejected'] as const,
         clickidPrefix: CLICKID_PREFIX,
       };
-      // The stages first: prom-client resets its event-loop histogram at each scrape, so their reading at the
-      // end must be the first after the run.
-      return applyLoad(target, settings, windows(window, stages, diskWaits));
+      return applyLoad(target, settings, windows(window, serviceMetrics));
     });
     const { answers } = result.load;
     const stored = await readStoredLeads(dataDir, databaseUrl, new Set(answers.map((answer) => answer.leadId)));
@@ -176,10 +173,11 @@ function runVariant(settings: LoadSettings, databaseUrl: string | undefined, var
       (total, lead) => total + lead.calls.filter((call) => call.kind === 'post').length,
       0,
     );
+    const readings = serviceMetrics.readings;
     const market = {
       ...marketFigures(answers, stored),
-      diskWaits: diskWaitFigures(diskWaits.counted, answers.length, posts),
-      stages: stages.figures,
+      diskWaits: readings && diskWaitFigures(diskWaitsBetween(readings.before, readings.after), answers.length, posts),
+      stages: readings && stageFigures(readings.before, readings.after),
     };
     return { ...result, market, takes, capture: captureOf(takes) };
   });

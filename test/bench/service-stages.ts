@@ -18,10 +18,14 @@ export interface StageFigures {
   gcPauses: Record<string, { count: number; meanMs: number }>;
 }
 
-/** The distribution service's stage figures between start() and stop(). */
-export class ServiceStagesMeter implements MeasuredWindow {
+/**
+ * The distribution service's metrics, read once when the measured run starts and once when it stops: one
+ * scrape each for every figure, since prom-client resets its event-loop histogram at each scrape.
+ */
+export class ServiceMetricsMeter implements MeasuredWindow {
   private startedAt: Sample[] | undefined;
-  figures: StageFigures | undefined;
+  /** The two readings, once stopped. */
+  readings: { before: Sample[]; after: Sample[] } | undefined;
 
   constructor(private readonly metricsUrl: string) {}
 
@@ -30,8 +34,8 @@ export class ServiceStagesMeter implements MeasuredWindow {
   }
 
   async stop(): Promise<void> {
-    const now = await this.read();
-    if (this.startedAt) this.figures = stageFigures(this.startedAt, now);
+    const after = await this.read();
+    if (this.startedAt) this.readings = { before: this.startedAt, after };
   }
 
   private async read(): Promise<Sample[]> {
