@@ -25,9 +25,9 @@ describe('the distribution service stages of a bench run', () => {
         'nodejs_gc_duration_seconds_sum{kind="minor"} 0.08',
         'nodejs_gc_duration_seconds_count{kind="major"} 2',
         'nodejs_gc_duration_seconds_sum{kind="major"} 0.012',
-        // Whole sampling intervals of 10 ms: the delay is what exceeds them.
-        'nodejs_eventloop_lag_p50_seconds 0.01105',
-        'nodejs_eventloop_lag_p99_seconds 0.014',
+        // Whole sampling intervals of 50 ms: the delay is what exceeds them.
+        'nodejs_eventloop_lag_p50_seconds 0.05105',
+        'nodejs_eventloop_lag_p99_seconds 0.054',
       ].join('\n'),
     );
     expect(stageFigures(BEFORE, after)).to.deep.equal({
@@ -42,7 +42,7 @@ describe('the distribution service stages of a bench run', () => {
   });
 
   it('has no fsync figures on a store that has none (MySQL)', () => {
-    const figures = stageFigures([], parseSamples('nodejs_eventloop_lag_p99_seconds 0.012'));
+    const figures = stageFigures([], parseSamples('nodejs_eventloop_lag_p99_seconds 0.052'));
     expect(figures).to.include({ syncP50Ms: undefined, syncP99Ms: undefined, eventLoopDelayP99Ms: 2 });
   });
 });

@@ -1,3 +1,4 @@
+import { EVENT_LOOP_SAMPLING_MS } from '@leadflow/service-kit/metrics';
 import { parseSamples, type Sample } from '../support/metrics-text.js';
 import type { MeasuredWindow } from './load.js';
 import { round } from './stats.js';
@@ -61,11 +62,8 @@ export function stageFigures(before: readonly Sample[], after: readonly Sample[]
 
 const msOf = (seconds: number | undefined) => (seconds === undefined ? undefined : round(seconds * 1000));
 
-/**
- * prom-client samples the event loop every 10 ms (its default precision, which the services keep) and records
- * each whole interval between samples: the delay is what exceeds it.
- */
-const EVENT_LOOP_SAMPLING_SECONDS = 0.01;
+/** The services' event-loop sampling interval: prom-client's lag quantiles are whole intervals between samples. */
+const EVENT_LOOP_SAMPLING_SECONDS = EVENT_LOOP_SAMPLING_MS / 1000;
 
 /** Cumulative counts by upper bound (seconds), as counted between the two readings. */
 function bucketDeltas(before: readonly Sample[], after: readonly Sample[], name: string): [number, number][] {
