@@ -99,11 +99,7 @@ function changeRow(change: LeadChange): LeadUpdate {
   };
 }
 
-export async function insertLead(db: Db, lead: StoredLead): Promise<void> {
-  await insertRows(db, 'leads', [leadRow(lead)]);
-}
-
-/** `insertLead`'s statement, to run with others. */
+/** The insert of a new lead, to run with others. */
 export function leadInsert(db: Db, lead: StoredLead): CompiledQuery {
   return rowsInsert(db, 'leads', [leadRow(lead)])!;
 }

@@ -2,7 +2,7 @@ import { createDatabase, type Db, isDuplicateKeyError, migrateToLatest } from '@
 import { rowsInsert } from '@leadflow/distribution/src/db/insert-rows';
 import type { LeadPostState } from '@leadflow/distribution/src/db/schema';
 import { executeTogether, runPlanned } from '@leadflow/distribution/src/db/statements-together';
-import { insertLead } from '@leadflow/distribution/src/leads/lead.repository';
+import { leadInsert } from '@leadflow/distribution/src/leads/lead.repository';
 import type { StoredLead } from '@leadflow/distribution/src/leads/stored-lead';
 import { intentWrite, type NewIntent } from '@leadflow/distribution/src/selling/lead-post.repository';
 import { loadDistributionConfig } from '@leadflow/service-kit/config';
@@ -150,7 +150,7 @@ describeEachDatabase('statements sent together', (database) => {
     const open = (value: NewIntent) => db.transaction().execute((trx) => runPlanned(trx, intentWrite(trx, value)));
 
     it('is written while the claim holds, no other post is open and the buyer had none', async () => {
-      await insertLead(db, lead('led-t5', 'claim-1'));
+      await db.executeQuery(leadInsert(db, lead('led-t5', 'claim-1')));
       expect(await open(intent('led-t5', 'buyer-a'))).to.equal(undefined);
       expect(await posts('led-t5')).to.deep.equal(['buyer-a pending']);
       await settle('led-t5', 'buyer-a', 'rejected');
@@ -159,7 +159,7 @@ describeEachDatabase('statements sent together', (database) => {
     });
 
     it('leaves nothing behind when it is refused', async () => {
-      await insertLead(db, lead('led-t6', 'claim-1'));
+      await db.executeQuery(leadInsert(db, lead('led-t6', 'claim-1')));
       expect(await open(intent('led-t6', 'buyer-a', 'claim-of-another'))).to.equal('claim_lost');
       expect(await posts('led-t6')).to.deep.equal([]);
       expect(await open(intent('led-t6', 'buyer-a'))).to.equal(undefined);
