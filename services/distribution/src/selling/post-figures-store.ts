@@ -6,11 +6,12 @@ import { listRecentLivePosts } from './lead-post.repository.js';
 import {
   type AcceptPrior,
   EVEN_PRIOR,
+  overallFigures,
   type PostFigures,
   type PostObservation,
   priceBandOf,
   resultOf,
-  summarizePosts,
+  segmentFigures,
   WINDOW_POSTS,
 } from './post-figures.js';
 
@@ -30,8 +31,8 @@ const TREE_REFRESH_MS = 1_000;
 export class PostFiguresStore {
   /** Newest first, at most WINDOW_POSTS per buyer. */
   private readonly posts = new Map<string, PostObservation[]>();
-  /** By buyer, then by state and price band ("TX 2", "TX ", " 2", " " for none). */
-  private readonly cache = new Map<string, Map<string, PostFigures>>();
+  /** By buyer: its figures over every lead, and by state and price band ("TX 2", "TX ", " 2"). */
+  private readonly cache = new Map<string, { overall: PostFigures; bySegment: Map<string, PostFigures> }>();
   /** The figures of every buyer's posts together, newest first, and when they were worked out. */
   private tree: { figures: PostFigures; at: number; stale: boolean } | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -47,17 +48,20 @@ export class PostFiguresStore {
    * `priceBand` (priceBandOf), for leads offered to it at that price.
    */
   figures(buyerId: string, state?: string, priceBand?: number): PostFigures {
+    // First: a refresh of the tree's figures clears every buyer's.
     const prior = this.treePrior();
+    const posts = this.posts.get(buyerId) ?? [];
     let cached = this.cache.get(buyerId);
     if (!cached) {
-      cached = new Map();
+      cached = { overall: overallFigures(posts, prior), bySegment: new Map() };
       this.cache.set(buyerId, cached);
     }
+    if (state === undefined && priceBand === undefined) return cached.overall;
     const key = `${state ?? ''} ${priceBand ?? ''}`;
-    let figures = cached.get(key);
+    let figures = cached.bySegment.get(key);
     if (!figures) {
-      figures = summarizePosts(this.posts.get(buyerId) ?? [], state, priceBand, prior);
-      cached.set(key, figures);
+      figures = segmentFigures(cached.overall, posts, state, priceBand);
+      cached.bySegment.set(key, figures);
     }
     return figures;
   }
@@ -69,7 +73,7 @@ export class PostFiguresStore {
   treeFigures(): PostFigures {
     const now = Date.now();
     if (!this.tree || (this.tree.stale && now - this.tree.at >= TREE_REFRESH_MS)) {
-      this.tree = { figures: summarizePosts(newestAcross([...this.posts.values()])), at: now, stale: false };
+      this.tree = { figures: overallFigures(newestAcross([...this.posts.values()])), at: now, stale: false };
       // Every buyer's accept rate starts at the tree's.
       this.cache.clear();
     }
@@ -192,14 +196,18 @@ function newestAcross(lists: readonly (readonly PostObservation[])[]): PostObser
   const next = lists.map(() => 0);
   const merged: PostObservation[] = [];
   while (merged.length < WINDOW_POSTS) {
-    let newest = -1;
-    for (const [list, posts] of lists.entries()) {
-      const post = posts[next[list]!];
-      if (post && (newest < 0 || post.at > lists[newest]![next[newest]!]!.at)) newest = list;
+    let newest: PostObservation | undefined;
+    let newestList = -1;
+    for (let list = 0; list < lists.length; list++) {
+      const post = lists[list]![next[list]!];
+      if (post && (!newest || post.at > newest.at)) {
+        newest = post;
+        newestList = list;
+      }
     }
-    if (newest < 0) break;
-    merged.push(lists[newest]![next[newest]!]!);
-    next[newest] = next[newest]! + 1;
+    if (!newest) break;
+    merged.push(newest);
+    next[newestList]! += 1;
   }
   return merged;
 }

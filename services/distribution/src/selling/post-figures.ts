@@ -86,16 +86,10 @@ export const EVEN_PRIOR: AcceptPrior = { acceptRate: 0.5, posts: 2 };
 /**
  * Figures of posts given newest first (only the first WINDOW_POSTS count). Each weighs by its recency;
  * the accept rate is smoothed toward `prior` (by default Laplace: (accepted + 1) / (answered + 2),
- * weighted), so that a buyer with no history starts at the prior. With `state`, the accept rate is that state's, pulled toward the
- * buyer's overall rate as much as SEGMENT_SHRINK_POSTS posts would; with `priceBand` too, that band's
- * within the state (or overall), pulled the same way toward the rate above it.
+ * weighted), so that a buyer with no history starts at the prior. These are the figures of every lead;
+ * segmentFigures gives those of a state and a price band.
  */
-export function summarizePosts(
-  newestFirst: readonly PostObservation[],
-  state?: string,
-  priceBand?: number,
-  prior: AcceptPrior = EVEN_PRIOR,
-): PostFigures {
+export function overallFigures(newestFirst: readonly PostObservation[], prior: AcceptPrior = EVEN_PRIOR): PostFigures {
   const window = newestFirst.slice(0, WINDOW_POSTS);
   let total = 0;
   let unanswered = 0;
@@ -107,12 +101,6 @@ export function summarizePosts(
     else answeredPosts += 1;
     if (post.result === 'accepted') acceptedPosts += 1;
   }
-  let acceptRate = acceptRateToward(window, () => true, prior.acceptRate, prior.posts);
-  if (state !== undefined) acceptRate = acceptRateToward(window, inState(state), acceptRate, SEGMENT_SHRINK_POSTS);
-  if (priceBand !== undefined) {
-    const inSegment = state === undefined ? inBand(priceBand) : inStateAndBand(state, priceBand);
-    acceptRate = acceptRateToward(window, inSegment, acceptRate, SEGMENT_SHRINK_POSTS);
-  }
   const [p50Ms, p90Ms] = latencyQuantiles(
     window.map((post, rank) => ({
       latencyMs: post.latencyMs,
@@ -123,7 +111,7 @@ export function summarizePosts(
   );
   return {
     posts: window.length,
-    acceptRate,
+    acceptRate: acceptRateToward(window, undefined, undefined, prior.acceptRate, prior.posts),
     unansweredRate: total > 0 ? unanswered / total : 0,
     silentRate: silentShare(window, total),
     p50Ms,
@@ -132,6 +120,28 @@ export function summarizePosts(
     answeredPosts,
     acceptedPosts,
   };
+}
+
+/**
+ * `overall` (overallFigures of the same posts) with the accept rate of leads of `state` and `priceBand`:
+ * with `state`, that state's, pulled toward the overall rate as much as SEGMENT_SHRINK_POSTS posts
+ * would; with `priceBand` too, that band's within the state (or overall), pulled the same way toward the
+ * rate above it. Only the accept rate differs by segment, and it is worked out without building
+ * anything: a lead's post plan asks it of every bidder, for the lead's own state and price.
+ */
+export function segmentFigures(
+  overall: PostFigures,
+  newestFirst: readonly PostObservation[],
+  state: string | undefined,
+  priceBand: number | undefined,
+): PostFigures {
+  if (state === undefined && priceBand === undefined) return overall;
+  let { acceptRate } = overall;
+  if (state !== undefined)
+    acceptRate = acceptRateToward(newestFirst, state, undefined, acceptRate, SEGMENT_SHRINK_POSTS);
+  if (priceBand !== undefined)
+    acceptRate = acceptRateToward(newestFirst, state, priceBand, acceptRate, SEGMENT_SHRINK_POSTS);
+  return { ...overall, acceptRate };
 }
 
 /** Each rank's weight (newest 0): worked out once, as every buyer's figures weigh their posts alike. */
@@ -153,25 +163,25 @@ function silentShare(window: readonly PostObservation[], totalWeight: number): n
   return silent / (totalWeight + SILENT_PRIOR_POSTS);
 }
 
-const inState = (state: string) => (post: PostObservation) => post.state === state;
-const inBand = (band: number) => (post: PostObservation) => post.priceBand === band;
-const inStateAndBand = (state: string, band: number) => (post: PostObservation) =>
-  post.state === state && post.priceBand === band;
-
 /**
- * The weighted share of the answered posts of a segment accepted, pulled toward `prior` as much as
- * `priorPosts` posts would (with 0.5 and 2: Laplace smoothing). Weights by rank in the window.
+ * The weighted share of the answered posts of a segment (of `state` and of `priceBand`, each where
+ * given) accepted, pulled toward `prior` as much as `priorPosts` posts would (with 0.5 and 2: Laplace
+ * smoothing). Weights by rank among the first WINDOW_POSTS posts.
  */
 function acceptRateToward(
-  window: readonly PostObservation[],
-  inSegment: (post: PostObservation) => boolean,
+  newestFirst: readonly PostObservation[],
+  state: string | undefined,
+  priceBand: number | undefined,
   prior: number,
   priorPosts: number,
 ): number {
   let answered = 0;
   let accepted = 0;
-  for (const [rank, post] of window.entries()) {
-    if (!inSegment(post)) continue;
+  const end = Math.min(newestFirst.length, WINDOW_POSTS);
+  for (let rank = 0; rank < end; rank++) {
+    const post = newestFirst[rank]!;
+    if ((state !== undefined && post.state !== state) || (priceBand !== undefined && post.priceBand !== priceBand))
+      continue;
     if (post.result !== 'unanswered') answered += RECENCY_WEIGHTS[rank]!;
     if (post.result === 'accepted') accepted += RECENCY_WEIGHTS[rank]!;
   }

@@ -1,11 +1,12 @@
 import {
   HALF_LIFE_POSTS,
   latencyQuantiles,
+  overallFigures,
   type PostObservation,
   type PostResult,
   priceBandOf,
   resultOf,
-  summarizePosts,
+  segmentFigures,
   WINDOW_POSTS,
 } from '@leadflow/distribution/src/selling/post-figures';
 import { expect } from 'chai';
@@ -16,11 +17,15 @@ function post(result: PostResult, latencyMs = 100, state = 'CA', priceBand?: num
   return { leadId: `lead_${serial}`, at: 1_000_000 - serial, latencyMs, result, state, priceBand };
 }
 
+/** The figures of a segment, as the store gives them: the overall figures, then the segment's accept rate. */
+const figuresOf = (posts: readonly PostObservation[], state?: string, priceBand?: number) =>
+  segmentFigures(overallFigures(posts), posts, state, priceBand);
+
 const times = (count: number, make: () => PostObservation) => Array.from({ length: count }, make);
 
 describe("post figures: what a buyer's own posts say of it", () => {
   it('starts a buyer with no posts at an even accept rate and no latency', () => {
-    expect(summarizePosts([])).to.deep.equal({
+    expect(figuresOf([])).to.deep.equal({
       posts: 0,
       acceptRate: 0.5,
       unansweredRate: 0,
@@ -34,10 +39,10 @@ describe("post figures: what a buyer's own posts say of it", () => {
   });
 
   it('learns the accept rate of answered posts, smoothed while there are few, and leaves unanswered ones out of it', () => {
-    const few = summarizePosts([post('accepted'), post('declined'), post('declined')]);
+    const few = figuresOf([post('accepted'), post('declined'), post('declined')]);
     expect(few.acceptRate).to.be.closeTo(2 / 5, 0.05);
     const pattern: PostResult[] = ['accepted', 'unanswered', 'declined', 'declined', 'declined'];
-    const many = summarizePosts(Array.from({ length: 100 }, (_, i) => post(pattern[i % pattern.length]!)));
+    const many = figuresOf(Array.from({ length: 100 }, (_, i) => post(pattern[i % pattern.length]!)));
     expect(many.posts).to.equal(100);
     expect(many.acceptRate).to.be.within(0.15, 0.3);
     expect(many.unansweredRate).to.be.within(0.15, 0.3);
@@ -46,17 +51,17 @@ describe("post figures: what a buyer's own posts say of it", () => {
   it('tells a buyer that hangs now and then from one whose posts were cut short by the deadline', () => {
     const answered = () => [post('declined', 300), post('accepted', 500)];
     // One post in ten never answered, though given its whole timeout: slower than any answer.
-    const hangs = summarizePosts(
+    const hangs = figuresOf(
       Array.from({ length: 10 }, (_, i) => (i === 0 ? [post('unanswered', 2000)] : answered())).flat(),
     );
     expect(hangs.silentRate).to.be.within(0.04, 0.06);
     // Posts cut at 400 ms, when the buyer answers in up to 500: they may have been answered.
-    const cut = summarizePosts(
+    const cut = figuresOf(
       Array.from({ length: 10 }, (_, i) => (i === 0 ? [post('unanswered', 400)] : answered())).flat(),
     );
     expect(cut.silentRate).to.equal(0);
     // A first post that hung does not bar a buyer: its share is pulled toward none.
-    expect(summarizePosts([post('unanswered', 2000)]).silentRate).to.be.closeTo(1 / 3, 1e-9);
+    expect(figuresOf([post('unanswered', 2000)]).silentRate).to.be.closeTo(1 / 3, 1e-9);
   });
 
   it('follows a buyer that changed: recent posts weigh most, and only the most recent count', () => {
@@ -64,15 +69,15 @@ describe("post figures: what a buyer's own posts say of it", () => {
       ...times(HALF_LIFE_POSTS * 2, () => post('accepted')),
       ...times(WINDOW_POSTS, () => post('declined')),
     ];
-    const figures = summarizePosts(nowAccepting);
+    const figures = figuresOf(nowAccepting);
     expect(figures.posts).to.equal(WINDOW_POSTS);
     expect(figures.acceptRate, 'three quarters of the weight is in the newest hundred posts').to.be.above(0.7);
-    const older = summarizePosts(nowAccepting.slice(HALF_LIFE_POSTS * 2));
+    const older = figuresOf(nowAccepting.slice(HALF_LIFE_POSTS * 2));
     expect(older.acceptRate).to.be.below(0.02);
   });
 
   it('takes the latency percentiles by weight, a post without an answer as longer than it was given', () => {
-    const figures = summarizePosts([
+    const figures = figuresOf([
       ...times(8, () => post('declined', 100)),
       post('accepted', 400),
       post('unanswered', 2000),
@@ -80,7 +85,7 @@ describe("post figures: what a buyer's own posts say of it", () => {
     expect(figures.p50Ms).to.equal(100);
     expect(figures.p90Ms).to.equal(400);
     // Posts cut short by the deadline at 300 ms were slower than that: they do not make the buyer look fast.
-    const cut = summarizePosts([...times(6, () => post('unanswered', 300)), ...times(4, () => post('accepted', 900))]);
+    const cut = figuresOf([...times(6, () => post('unanswered', 300)), ...times(4, () => post('accepted', 900))]);
     expect(cut.p50Ms).to.equal(900);
     expect(cut.p90Ms).to.equal(900);
     const answered = (latencyMs: number, weight = 1) => ({ latencyMs, answered: true, weight });
@@ -102,10 +107,10 @@ describe("post figures: what a buyer's own posts say of it", () => {
   it("gives a state its own accept rate, pulled toward the buyer's while the state has few posts", () => {
     const posts = [...times(50, () => post('accepted', 100, 'TX')), ...times(150, () => post('declined', 100, 'CA'))];
     posts.sort((a, b) => (a.leadId < b.leadId ? -1 : 1)); // interleaving does not matter to the test
-    const overall = summarizePosts(posts).acceptRate;
-    expect(summarizePosts(posts, 'TX').acceptRate).to.be.above(0.6);
-    expect(summarizePosts(posts, 'CA').acceptRate).to.be.below(overall);
-    expect(summarizePosts(posts, 'NY').acceptRate, "a state never seen: the buyer's rate").to.be.closeTo(overall, 1e-9);
+    const overall = figuresOf(posts).acceptRate;
+    expect(figuresOf(posts, 'TX').acceptRate).to.be.above(0.6);
+    expect(figuresOf(posts, 'CA').acceptRate).to.be.below(overall);
+    expect(figuresOf(posts, 'NY').acceptRate, "a state never seen: the buyer's rate").to.be.closeTo(overall, 1e-9);
   });
 
   it("gives a price band its own accept rate within the state, pulled toward the state's", () => {
@@ -116,13 +121,13 @@ describe("post figures: what a buyer's own posts say of it", () => {
       ...times(80, () => post('declined', 100, 'CA', cheap)),
     ];
     posts.sort((a, b) => (a.leadId < b.leadId ? -1 : 1));
-    const texas = summarizePosts(posts, 'TX').acceptRate;
-    expect(summarizePosts(posts, 'TX', cheap).acceptRate).to.be.above(texas + 0.2);
-    expect(summarizePosts(posts, 'TX', dear).acceptRate).to.be.below(texas - 0.2);
-    expect(summarizePosts(posts, 'CA', cheap).acceptRate, 'the band within its state').to.be.below(
-      summarizePosts(posts, 'TX', cheap).acceptRate - 0.3,
+    const texas = figuresOf(posts, 'TX').acceptRate;
+    expect(figuresOf(posts, 'TX', cheap).acceptRate).to.be.above(texas + 0.2);
+    expect(figuresOf(posts, 'TX', dear).acceptRate).to.be.below(texas - 0.2);
+    expect(figuresOf(posts, 'CA', cheap).acceptRate, 'the band within its state').to.be.below(
+      figuresOf(posts, 'TX', cheap).acceptRate - 0.3,
     );
-    expect(summarizePosts(posts, 'TX', priceBandOf(3_000)).acceptRate, 'a band never seen').to.be.closeTo(texas, 1e-9);
+    expect(figuresOf(posts, 'TX', priceBandOf(3_000)).acceptRate, 'a band never seen').to.be.closeTo(texas, 1e-9);
   });
 
   it('bands prices under $10, $10-25, $25-50, $50-100 and from $100', () => {
