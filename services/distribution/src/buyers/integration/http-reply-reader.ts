@@ -197,9 +197,25 @@ function headEnd(bytes: Buffer): { headLength: number; bodyStart: number } | -1 
   }
 }
 
+/** The headers whose values the reader uses; every other header is checked for its name alone. */
+type HeaderRead = 'content-type' | 'content-length' | 'transfer-encoding' | 'connection';
+const HEADERS_READ_BY_LENGTH = new Map<number, HeaderRead>([
+  [12, 'content-type'],
+  [14, 'content-length'],
+  [17, 'transfer-encoding'],
+  [10, 'connection'],
+]);
+
+/** The header read by this name, whatever its case; undefined for any other. */
+function headerRead(name: string): HeaderRead | undefined {
+  const read = HEADERS_READ_BY_LENGTH.get(name.length);
+  return read !== undefined && name.toLowerCase() === read ? read : undefined;
+}
+
+/** Line by line through the head without splitting it: a reply's head is parsed for every buyer call. */
 function parseHead(text: string, headRequest: boolean): Head | undefined {
-  const lines = text.split('\n');
-  const statusLine = STATUS_LINE.exec(lines[0]!.replace(/\r$/, ''));
+  let end = lineEndOf(text, 0);
+  const statusLine = STATUS_LINE.exec(lineOf(text, 0, end));
   if (!statusLine) return undefined;
   const http11 = statusLine[1] === '1';
   const status = Number(statusLine[2]);
@@ -207,15 +223,19 @@ function parseHead(text: string, headRequest: boolean): Head | undefined {
   let contentLength: string | undefined;
   let transferEncoding: string | undefined;
   let connectionClose = false;
-  for (let index = 1; index < lines.length; index++) {
-    const line = lines[index]!.replace(/\r$/, '');
+  while (end < text.length) {
+    const start = end + 1;
+    end = lineEndOf(text, start);
+    const line = lineOf(text, start, end);
     const colon = line.indexOf(':');
     // No name, or a continuation line (obsolete folding): refused, as by node:http.
     if (colon <= 0) return undefined;
     const name = line.slice(0, colon);
     if (!isHeaderName(name)) return undefined;
+    const read = headerRead(name);
+    if (read === undefined) continue;
     const value = line.slice(colon + 1).trim();
-    switch (name.toLowerCase()) {
+    switch (read) {
       case 'content-type':
         contentType ??= value;
         break;
@@ -237,6 +257,17 @@ function parseHead(text: string, headRequest: boolean): Head | undefined {
   if (transferEncoding !== undefined && contentLength !== undefined) return undefined;
   const keepAlive = http11 && !connectionClose;
   return { status, contentType, framing: framingOf(status, headRequest, contentLength, transferEncoding), keepAlive };
+}
+
+/** Where the line starting at `start` ends: its LF, or the end of the head. */
+function lineEndOf(text: string, start: number): number {
+  const lineFeed = text.indexOf('\n', start);
+  return lineFeed === -1 ? text.length : lineFeed;
+}
+
+/** The line from `start` to `end`, without the CR before its LF. */
+function lineOf(text: string, start: number, end: number): string {
+  return text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
 }
 
 function framingOf(
