@@ -129,6 +129,9 @@ describe('observability: trace ids in logs, buyer hosts in spans (tracing on)', 
       const post = spans.find((span) => span.name === 'leadflow.buyer.post')!;
       expect(post.kind).to.equal(SpanKind.CLIENT);
       expect(post.attributes['server.address']).to.equal('127.0.0.1');
+      const server = spans.find((span) => span.kind === SpanKind.SERVER && span.name === SUBMIT_LEAD)!;
+      expect(post.spanContext().traceId, "in the lead's trace").to.equal(server.spanContext().traceId);
+      expect(post.parentSpanContext?.spanId, 'a child of a span of the sale, not a root').to.be.a('string');
       for (const span of spans) {
         const text = spanText(span);
         for (const secret of [BUYER_SECRET, '/leads/inbound', key, SSN]) expect(text, span.name).to.not.include(secret);

@@ -57,17 +57,13 @@ export class BuyerCaller {
     } else {
       callOptions.deadlineMs = request.deadline;
     }
-    const result = await this.deps.tracer.startActiveSpan(
-      SPAN_NAMES[kind],
-      { kind: SpanKind.CLIENT, attributes },
-      async (span) => {
-        const answer = await this.deps.call(exchange, buyer.definition.integration, lead, callOptions);
-        span.setAttribute('leadflow.buyer.outcome', answer.outcome);
-        if (answer.httpStatus !== null) span.setAttribute('http.response.status_code', answer.httpStatus);
-        span.end();
-        return answer;
-      },
-    );
+    // Not an active span: nothing under a buyer call makes spans of its own, and making it active
+    // would copy the context, a closure and an async frame more for each of a lead's hundred calls.
+    const span = this.deps.tracer.startSpan(SPAN_NAMES[kind], { kind: SpanKind.CLIENT, attributes });
+    const result = await this.deps.call(exchange, buyer.definition.integration, lead, callOptions);
+    span.setAttribute('leadflow.buyer.outcome', result.outcome);
+    if (result.httpStatus !== null) span.setAttribute('http.response.status_code', result.httpStatus);
+    span.end();
     const traced = { ...result, startedAt };
     // A call that outlives the deadline is cut short only by its signal (no room to linger, a shutdown).
     const cutShort = options.outlivesDeadline
