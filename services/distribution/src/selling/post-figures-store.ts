@@ -56,7 +56,6 @@ export class PostFiguresStore {
       cached = { overall: overallFigures(posts, prior), bySegment: new Map() };
       this.cache.set(buyerId, cached);
     }
-    if (state === undefined && priceBand === undefined) return cached.overall;
     const key = `${state ?? ''} ${priceBand ?? ''}`;
     let figures = cached.bySegment.get(key);
     if (!figures) {
